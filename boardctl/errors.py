@@ -1,0 +1,31 @@
+"""One root exception; each subclass is also the builtin that fits, so callers may catch either."""
+
+from __future__ import annotations
+
+
+class BoardctlError(Exception):
+    """Root of every error boardctl raises on purpose."""
+
+
+class EventFormatError(BoardctlError, ValueError):
+    """An event line (file, stdio, serial, web) is malformed. The message names where."""
+
+
+class ConfigError(BoardctlError, ValueError):
+    """A bad value in the config file or on the command line. The message names the key."""
+
+
+class ProtocolError(BoardctlError, ValueError):
+    """A line from the microcontroller failed its checksum or grammar."""
+
+
+class HardwareError(BoardctlError, OSError):
+    """A device could not be opened or stopped answering."""
+
+
+class EngineError(BoardctlError, RuntimeError):
+    """The UCI engine failed in a way a restart did not fix."""
+
+
+class GameFileError(BoardctlError, OSError):
+    """A saved game or state file cannot be read back."""

@@ -1,0 +1,207 @@
+"""The event model: what the board senses, and the one list of codes used everywhere.
+
+Events travel as JSON lines (see docs/events.md)::
+
+    {"t": 12.345, "square": "e2", "occupied": false}
+    {"t": 20.000, "button": "hint"}
+    {"t": 25.0}
+    {"t": 26.0, "snapshot": "ffff00000000ffff"}
+
+Times are seconds and never decrease. A stream may also leave ``t`` out of every line,
+in which case the reader stamps each line itself (``parse_event(..., t=...)``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import chess
+
+from boardctl.errors import EventFormatError
+
+
+class Code(StrEnum):
+    """Why an LED is lit, why a warning was given, why a state line was sent. One list for all."""
+
+    ENGINE_MOVE = "engine-move"
+    HINT = "hint"
+    LEGAL_MOVES = "legal-moves"
+    LIFTED = "lifted"
+    TOUCH_MOVE = "touch-move"
+    CASTLING_ROOK_FIRST = "castling-rook-first"
+    ILLEGAL_MOVE = "illegal-move"
+    MISMATCH = "mismatch"
+    TAKEBACK = "takeback"
+    NEW_GAME = "new-game"
+    PROMOTION = "promotion"
+    SETUP = "setup"
+    BLUNDER = "blunder"
+    CHECK = "check"
+    RESULT = "result"
+    DRAW_OFFER = "draw-offer"
+    CLOCK = "clock"
+    SELFTEST = "selftest"
+
+
+class Button(StrEnum):
+    """Buttons on the board (and on the web page, which sends the same names)."""
+
+    HINT = "hint"
+    TAKEBACK = "takeback"
+    NEW_GAME = "new-game"
+    DRAW = "draw"
+    RESIGN = "resign"
+    CLAIM = "claim"
+    ADJUST = "adjust"
+    #: Cycles the promotion piece queen -> rook -> bishop -> knight while the promotion window is open.
+    PROMOTE = "promote"
+    PROMOTE_QUEEN = "promote-queen"
+    PROMOTE_ROOK = "promote-rook"
+    PROMOTE_BISHOP = "promote-bishop"
+    PROMOTE_KNIGHT = "promote-knight"
+    #: The clock button of a player who has just moved (FIDE 6.2); optional.
+    CLOCK = "clock"
+
+
+PROMOTION_BUTTONS: dict[Button, chess.PieceType] = {
+    Button.PROMOTE_QUEEN: chess.QUEEN,
+    Button.PROMOTE_ROOK: chess.ROOK,
+    Button.PROMOTE_BISHOP: chess.BISHOP,
+    Button.PROMOTE_KNIGHT: chess.KNIGHT,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SquareChanged:
+    """A reed switch changed: a piece arrived on or left ``square``."""
+
+    t: float
+    square: chess.Square
+    occupied: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPressed:
+    t: float
+    button: Button
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Time passes with nothing sensed; lets settle and promotion windows expire."""
+
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The whole board's occupancy at once (a serial resync), compared rather than replayed."""
+
+    t: float
+    occupancy: int
+
+
+Event = SquareChanged | ButtonPressed | Tick | Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class LedIntent:
+    """Light ``square`` for reason ``why``; the hardware picks colour and blink pattern from ``why``."""
+
+    square: chess.Square
+    why: Code
+
+    def to_json(self) -> dict[str, str]:
+        return {"square": chess.square_name(self.square), "why": str(self.why)}
+
+
+def _where(where: str) -> str:
+    return f"{where}: " if where else ""
+
+
+def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Event:
+    """Build an event from a decoded JSON object; ``t`` stamps lines that carry none."""
+    if not isinstance(obj, dict):
+        raise EventFormatError(f"{_where(where)}expected a JSON object, got {type(obj).__name__}")
+    unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot"}
+    if unknown:
+        raise EventFormatError(f"{_where(where)}unknown key(s) {', '.join(sorted(unknown))}")
+    if "t" in obj:
+        raw_t = obj["t"]
+        if isinstance(raw_t, bool) or not isinstance(raw_t, int | float) or not math.isfinite(raw_t):
+            raise EventFormatError(f"{_where(where)}'t' must be a finite number, got {raw_t!r}")
+        if raw_t < 0:
+            raise EventFormatError(f"{_where(where)}'t' must not be negative, got {raw_t!r}")
+        t = float(raw_t)
+    elif t is None:
+        raise EventFormatError(f"{_where(where)}missing 't'")
+    kinds = [k for k in ("square", "button", "snapshot") if k in obj]
+    if len(kinds) > 1:
+        raise EventFormatError(f"{_where(where)}one event per line, got {' and '.join(kinds)}")
+    if "square" in obj:
+        name = obj["square"]
+        if not isinstance(name, str) or name not in chess.SQUARE_NAMES:
+            raise EventFormatError(f"{_where(where)}'square' must be a square name like 'e4', got {name!r}")
+        occupied = obj.get("occupied")
+        if not isinstance(occupied, bool):
+            raise EventFormatError(f"{_where(where)}'occupied' must be true or false, got {occupied!r}")
+        return SquareChanged(t, chess.parse_square(name), occupied)
+    if "occupied" in obj:
+        raise EventFormatError(f"{_where(where)}'occupied' without 'square'")
+    if "button" in obj:
+        name = obj["button"]
+        try:
+            return ButtonPressed(t, Button(name))
+        except ValueError:
+            names = ", ".join(b.value for b in Button)
+            raise EventFormatError(f"{_where(where)}unknown button {name!r} (one of {names})") from None
+    if "snapshot" in obj:
+        raw = obj["snapshot"]
+        try:
+            occupancy = int(raw, 16) if isinstance(raw, str) else -1
+        except ValueError:
+            occupancy = -1
+        if not 0 <= occupancy <= chess.BB_ALL:
+            raise EventFormatError(f"{_where(where)}'snapshot' must be a 64-bit hex bitboard, got {raw!r}")
+        return Snapshot(t, occupancy)
+    return Tick(t)
+
+
+def parse_event(line: str | bytes, *, t: float | None = None, where: str = "") -> Event:
+    """Parse one JSON line. ``where`` (e.g. ``"game.jsonl:12"``) prefixes every error message."""
+    try:
+        obj = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise EventFormatError(f"{_where(where)}not valid JSON ({exc})") from None
+    return event_from_json(obj, t=t, where=where)
+
+
+def has_time(line: str | bytes) -> bool:
+    """Whether a raw line carries its own ``t`` (streams must not mix the two kinds)."""
+    try:
+        obj = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+    return isinstance(obj, dict) and "t" in obj
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    match event:
+        case SquareChanged(t, square, occupied):
+            return {"t": round(t, 6), "square": chess.square_name(square), "occupied": occupied}
+        case ButtonPressed(t, button):
+            return {"t": round(t, 6), "button": str(button)}
+        case Snapshot(t, occupancy):
+            return {"t": round(t, 6), "snapshot": f"{occupancy:016x}"}
+        case Tick(t):
+            return {"t": round(t, 6)}
+    raise TypeError(event)  # pragma: no cover
+
+
+def format_event(event: Event) -> str:
+    """One JSON line, without the newline."""
+    return json.dumps(event_to_json(event), separators=(", ", ": "))
