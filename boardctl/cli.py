@@ -13,6 +13,7 @@ from boardctl.errors import BoardctlError
 #: sub-command name -> module defining ``add_parser(subparsers)`` and ``run(args) -> int``.
 COMMANDS: dict[str, str] = {
     "replay": "boardctl.replay",
+    "pin": "boardctl.web.pin",
 }
 
 

@@ -1,0 +1,1 @@
+"""The web companion: the page, its WebSocket, the PIN for LAN clients."""

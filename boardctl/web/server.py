@@ -1,0 +1,401 @@
+"""The web companion: an aiohttp server for the page, its WebSocket and a small JSON API.
+
+The WebSocket (``/ws``) sends the daemon's state lines unchanged, the same JSON as the sim's
+stdio mode, starting with the current state; the page sends actions (see
+:mod:`boardctl.web.protocol`) and gets ``{"reply": id, ...}`` back.
+
+Security model:
+
+- By default the server binds 127.0.0.1 and needs no PIN. To stop other web sites (via the
+  visitor's browser) and DNS rebinding from reaching it, a request whose ``Host`` is not a
+  loopback name, or whose ``Origin`` is not the page's own, is refused.
+- On any other address (LAN mode, e.g. ``--host 0.0.0.0`` for a phone) every state-changing
+  request and WebSocket action needs the PIN; reading the state, the PGN and past games does not.
+  Wrong PINs are counted per client address, and after :data:`MAX_PIN_FAILURES` in a row the
+  address is locked out for :data:`PIN_LOCKOUT_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import io
+import ipaddress
+import json
+import logging
+import re
+import time
+from pathlib import Path
+from typing import Any, Protocol, Self
+
+import chess
+import chess.pgn
+from aiohttp import WSMsgType, web
+
+from boardctl.errors import BoardctlError, ConfigError
+from boardctl.web.protocol import (
+    MAX_MESSAGE_BYTES,
+    PinError,
+    parse_client_message,
+    validate_action,
+)
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).parent / "static"
+MAX_PIN_FAILURES = 5
+PIN_LOCKOUT_SECONDS = 60.0
+PIN_HEADER = "X-Boardctl-Pin"
+_LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+_GAME_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.pgn$")
+
+
+class Daemon(Protocol):
+    """What the server needs from ``boardctl.daemon`` (state lines out, actions in)."""
+
+    def subscribe(self) -> asyncio.Queue[dict[str, Any]]: ...
+
+    def unsubscribe(self, queue: asyncio.Queue[dict[str, Any]]) -> None: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+    async def submit(self, action: dict[str, Any]) -> None: ...
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether binding ``host`` keeps the server on this machine only."""
+    if host.strip("[]") in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(netloc: str) -> str:
+    """``example:8080`` -> ``example``; ``[::1]:80`` -> ``::1``."""
+    if netloc.startswith("["):
+        return netloc[1 : netloc.find("]")] if "]" in netloc else netloc
+    return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
+
+
+class _PinGuard:
+    """Checks PINs in constant time and locks out an address after repeated failures."""
+
+    def __init__(self, pin: str | None, *, clock: Any = time.monotonic) -> None:
+        self._pin = pin
+        self._clock = clock
+        self._failures: dict[str, int] = {}
+        self._locked_until: dict[str, float] = {}
+
+    def check(self, remote: str, given: str | None) -> None:
+        if self._pin is None:
+            return
+        now = self._clock()
+        until = self._locked_until.get(remote, 0.0)
+        if now < until:
+            raise PinError(f"too many wrong PINs from {remote}; try again in {until - now:.0f} s")
+        if given is None or given == "":
+            raise PinError("this board is in LAN mode: enter the PIN (shown by 'boardctl pin')")
+        if hmac.compare_digest(given.encode(), self._pin.encode()):
+            self._failures.pop(remote, None)
+            return
+        count = self._failures.get(remote, 0) + 1
+        self._failures[remote] = count
+        log.warning("wrong PIN from %s (%d in a row)", remote, count)
+        if count >= MAX_PIN_FAILURES:
+            self._failures.pop(remote, None)
+            self._locked_until[remote] = now + PIN_LOCKOUT_SECONDS
+            raise PinError(f"wrong PIN; too many attempts from {remote}, locked for {PIN_LOCKOUT_SECONDS:.0f} s")
+        raise PinError("wrong PIN")
+
+
+class WebServer:
+    """Serves the page and bridges browsers to the daemon. ``port=0`` picks a free port."""
+
+    def __init__(
+        self,
+        daemon: Daemon,
+        *,
+        host: str,
+        port: int,
+        pin: str | None,
+        lan: bool | None = None,
+        games_dir: Path | None = None,
+    ) -> None:
+        """``lan`` defaults to "host is not loopback"; tests force it on a loopback bind."""
+        self._daemon = daemon
+        self._host = host
+        self._requested_port = port
+        self._lan = (not is_loopback_host(host)) if lan is None else lan
+        if self._lan and not pin:
+            raise ConfigError(f"web.pin: a PIN is required to serve on {host!r} (LAN mode); see 'boardctl pin'")
+        self._guard = _PinGuard(pin if self._lan else None)
+        self._games_dir = games_dir
+        self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
+        self._port: int | None = None
+        self._sockets: set[web.WebSocketResponse] = set()
+        self._app = self._build_app()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The bound port (the real one when 0 was asked for)."""
+        if self._port is None:
+            raise RuntimeError("WebServer.port: the server is not started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        host = self._host
+        if host in ("0.0.0.0", "::", ""):
+            host = "127.0.0.1"
+        elif ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    @property
+    def is_lan(self) -> bool:
+        """Whether state-changing requests need the PIN."""
+        return self._lan
+
+    @property
+    def app(self) -> web.Application:
+        return self._app
+
+    async def start(self) -> None:
+        if self._runner is not None:
+            return
+        runner = web.AppRunner(self._app, access_log=None, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, self._host, self._requested_port, shutdown_timeout=1.0)
+        try:
+            await site.start()
+        except OSError as exc:
+            await runner.cleanup()
+            raise BoardctlError(f"web: cannot listen on {self._host}:{self._requested_port} ({exc.strerror or exc})") from exc
+        self._runner, self._site = runner, site
+        addresses = runner.addresses
+        self._port = int(addresses[0][1]) if addresses else self._requested_port
+        log.info("web page at %s (%s)", self.url, "LAN mode, PIN required" if self._lan else "local only")
+
+    async def close(self) -> None:
+        """Stop serving; safe to call twice."""
+        runner, self._runner = self._runner, None
+        if runner is None:
+            return
+        for ws in list(self._sockets):
+            with contextlib.suppress(Exception):
+                await ws.close(code=1001, message=b"server shutting down")
+        await runner.cleanup()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- app ------------------------------------------------------------------------------
+
+    def _build_app(self) -> web.Application:
+        app = web.Application(middlewares=[self._guard_middleware], client_max_size=MAX_MESSAGE_BYTES)
+        app.router.add_get("/", self._index)
+        app.router.add_get("/ws", self._websocket)
+        app.router.add_get("/api/info", self._info)
+        app.router.add_get("/api/state", self._state)
+        app.router.add_post("/api/action", self._action)
+        app.router.add_get("/api/pgn", self._current_pgn)
+        app.router.add_get("/api/games", self._games)
+        app.router.add_get("/api/games/{name}", self._game_file)
+        app.router.add_static("/static/", STATIC_DIR, append_version=False)
+        return app
+
+    @web.middleware
+    async def _guard_middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """Refuse foreign Host (DNS rebinding) and foreign Origin (cross-site requests)."""
+        host = request.headers.get("Host", "")
+        if not self._lan and _host_name(host) not in _LOOPBACK_NAMES and _host_name(host) != self._host:
+            return _error(403, f"Host {host!r} is not allowed; open the page via http://127.0.0.1:{self._port}/")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin != "null":
+            netloc = origin.split("://", 1)[-1].rstrip("/")
+            if netloc != host:
+                return _error(403, f"cross-origin request from {origin!r} refused")
+        response: web.StreamResponse = await handler(request)
+        if isinstance(response, web.Response | web.FileResponse):
+            response.headers.setdefault("Cache-Control", "no-cache")
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
+
+    def _remote(self, request: web.Request) -> str:
+        return request.remote or "?"
+
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC_DIR / "index.html")
+
+    async def _info(self, request: web.Request) -> web.Response:
+        return web.json_response({"pin_required": self._lan, "games": self._games_path() is not None})
+
+    async def _state(self, request: web.Request) -> web.Response:
+        return web.json_response(self._daemon.state())
+
+    async def _submit(self, action: dict[str, Any]) -> None:
+        log.debug("web action %s", action)
+        await self._daemon.submit(action)
+
+    async def _action(self, request: web.Request) -> web.Response:
+        if request.content_type != "application/json":
+            # Also keeps out cross-site "simple" form posts, which cannot set this type.
+            return _error(415, "POST /api/action: send JSON with Content-Type: application/json")
+        try:
+            self._guard.check(self._remote(request), request.headers.get(PIN_HEADER))
+        except PinError as exc:
+            return _error(403, str(exc))
+        try:
+            body = await request.read()
+            action = validate_action(json.loads(body))
+            await self._submit(action)
+        except json.JSONDecodeError as exc:
+            return _error(400, f"POST /api/action: not valid JSON ({exc})")
+        except (BoardctlError, ValueError) as exc:
+            return _error(400, str(exc))
+        return web.json_response({"ok": True})
+
+    async def _websocket(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
+        await ws.prepare(request)
+        self._sockets.add(ws)
+        queue = self._daemon.subscribe()
+        sender = asyncio.create_task(self._forward(queue, ws))
+        remote = self._remote(request)
+        try:
+            await ws.send_str(_dumps(self._daemon.state()))
+            async for msg in ws:
+                if msg.type == WSMsgType.TEXT:
+                    await self._handle_ws_message(ws, remote, msg.data)
+                elif msg.type == WSMsgType.ERROR:
+                    log.info("websocket from %s closed with %s", remote, ws.exception())
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sender
+            self._daemon.unsubscribe(queue)
+            self._sockets.discard(ws)
+        return ws
+
+    async def _handle_ws_message(self, ws: web.WebSocketResponse, remote: str, text: str) -> None:
+        msg_id: int | None = None
+        try:
+            message = parse_client_message(text)
+            msg_id = message.id
+            self._guard.check(remote, message.pin)
+            await self._submit(message.action)
+        except (BoardctlError, ValueError) as exc:
+            if msg_id is None:
+                with contextlib.suppress(Exception):
+                    msg_id = json.loads(text).get("id")
+            reply: dict[str, Any] = {"reply": msg_id if isinstance(msg_id, int) else None, "error": str(exc)}
+            if isinstance(exc, PinError):
+                reply["pin"] = "required"
+            await ws.send_str(_dumps(reply))
+            return
+        await ws.send_str(_dumps({"reply": msg_id, "ok": True}))
+
+    async def _forward(self, queue: asyncio.Queue[dict[str, Any]], ws: web.WebSocketResponse) -> None:
+        while not ws.closed:
+            line = await queue.get()
+            await ws.send_str(_dumps(line))
+
+    # -- games ------------------------------------------------------------------------------
+
+    def _games_path(self) -> Path | None:
+        path = self._games_dir or getattr(self._daemon, "games_dir", None)
+        return Path(path) if path is not None else None
+
+    async def _current_pgn(self, request: web.Request) -> web.Response:
+        maker = getattr(self._daemon, "pgn", None)
+        text = maker() if callable(maker) else pgn_from_state(self._daemon.state())
+        return web.Response(
+            text=str(text),
+            content_type="application/x-chess-pgn",
+            headers={"Content-Disposition": 'attachment; filename="boardctl-game.pgn"'},
+        )
+
+    async def _games(self, request: web.Request) -> web.Response:
+        folder = self._games_path()
+        if folder is None or not folder.is_dir():
+            return web.json_response({"games": []})
+        games = await asyncio.to_thread(list_games, folder)
+        return web.json_response({"games": games})
+
+    async def _game_file(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        folder = self._games_path()
+        if not _GAME_NAME_RE.match(name) or folder is None:
+            return _error(404, f"no game {name!r}")
+        path = (folder / name).resolve()
+        if path.parent != folder.resolve() or not path.is_file():
+            return _error(404, f"no game {name!r}")
+        return web.FileResponse(
+            path,
+            headers={"Content-Type": "application/x-chess-pgn", "Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+
+def list_games(folder: Path) -> list[dict[str, Any]]:
+    """The saved games' headers, newest first (the daemon writes one ``.pgn`` per game)."""
+    games: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("*.pgn"), key=lambda p: p.stat().st_mtime, reverse=True):
+        if not _GAME_NAME_RE.match(path.name):
+            continue
+        try:
+            with path.open(encoding="utf-8", errors="replace") as fh:
+                headers = chess.pgn.read_headers(fh)
+        except OSError as exc:
+            log.warning("cannot read %s: %s", path, exc)
+            continue
+        if headers is None:
+            continue
+        games.append(
+            {
+                "name": path.name,
+                "date": headers.get("Date", "?"),
+                "white": headers.get("White", "?"),
+                "black": headers.get("Black", "?"),
+                "result": headers.get("Result", "*"),
+                "opening": headers.get("Opening", ""),
+                "modified": path.stat().st_mtime,
+            }
+        )
+    return games
+
+
+def pgn_from_state(state: dict[str, Any]) -> str:
+    """A PGN from a state line, for daemons that do not offer ``pgn()`` themselves."""
+    start = state.get("start_fen") or state.get("initial_fen") or chess.STARTING_FEN
+    board = chess.Board(start)
+    for uci in state.get("moves", []):
+        board.push_uci(uci)
+    game = chess.pgn.Game.from_board(board)
+    result = state.get("result") or "*"
+    game.headers["Result"] = result
+    game.headers["Event"] = "boardctl"
+    if state.get("opening"):
+        game.headers["Opening"] = str(state["opening"])
+    out = io.StringIO()
+    print(game, file=out, end="\n")
+    return out.getvalue()
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def _error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status)
