@@ -38,7 +38,7 @@ MAX_MESSAGE_BYTES = 64 * 1024
 COLORS = ("white", "black", "random")
 NEW_GAME_KEYS = frozenset({"color", "level", "time-control", "fen", "pgn"})
 _LEVEL_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$|^[0-9]{3,4}$")
-_TIME_CONTROL_RE = re.compile(r"^[0-9]{1,4}(\.[0-9]+)?(\+[0-9]{1,3})?$")
+_TIME_CONTROL_RE = re.compile(r"^[0-9]{1,4}(\.[0-9]+)?\+[0-9]{1,3}$")
 _PIN_RE = re.compile(r"^[0-9]{4,12}$")
 
 
@@ -126,10 +126,12 @@ def _validate_new_game(params: Any) -> dict[str, Any]:
             )
         out["level"] = text
     tc = params.get("time-control")
-    if tc is not None and tc != "":
+    if tc == "":
+        out["time-control"] = ""  # explicitly no clock
+    elif tc is not None:
         if not isinstance(tc, str) or not _TIME_CONTROL_RE.match(tc.strip()):
             raise WebInputError(
-                f"new-game.time-control: expected minutes[+increment seconds] such as '15+10', got {tc!r}"
+                f"new-game.time-control: expected minutes+increment seconds such as '15+10' (or empty for no clock), got {tc!r}"
             )
         out["time-control"] = tc.strip()
     if params.get("fen") not in (None, "") and params.get("pgn") not in (None, ""):
