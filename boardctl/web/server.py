@@ -169,9 +169,9 @@ class WebServer:
     async def start(self) -> None:
         if self._runner is not None:
             return
-        runner = web.AppRunner(self._app, access_log=None, handle_signals=False)
+        runner = web.AppRunner(self._app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
-        site = web.TCPSite(runner, self._host, self._requested_port, shutdown_timeout=1.0)
+        site = web.TCPSite(runner, self._host, self._requested_port)
         try:
             await site.start()
         except OSError as exc:
