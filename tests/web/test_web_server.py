@@ -19,7 +19,13 @@ import chess
 import pytest
 
 from boardctl.errors import BoardctlError, ConfigError
-from boardctl.web.server import MAX_PIN_FAILURES, PIN_HEADER, WebServer, is_loopback_host, list_games
+from boardctl.web.server import (
+    MAX_PIN_FAILURES,
+    PIN_HEADER,
+    WebServer,
+    is_loopback_host,
+    list_games,
+)
 
 PIN = "246810"
 
@@ -140,7 +146,7 @@ def test_non_loopback_host_is_lan_mode_and_needs_a_pin() -> None:
     daemon = RecordingDaemon()
     assert not is_loopback_host("0.0.0.0") and not is_loopback_host("192.168.1.20")
     assert is_loopback_host("127.0.0.1") and is_loopback_host("::1") and is_loopback_host("localhost")
-    with pytest.raises(ConfigError, match="web.pin"):
+    with pytest.raises(ConfigError, match=r"web\.pin"):
         WebServer(daemon, host="0.0.0.0", port=0, pin=None)
     assert WebServer(daemon, host="0.0.0.0", port=0, pin=PIN).is_lan
     assert not WebServer(daemon, host="127.0.0.1", port=0, pin=PIN).is_lan
