@@ -137,6 +137,7 @@ class WebServer:
         self._site: web.TCPSite | None = None
         self._port: int | None = None
         self._sockets: set[web.WebSocketResponse] = set()
+        self._annotator = Annotator()
         self._app = self._build_app()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -241,7 +242,7 @@ class WebServer:
         return web.json_response({"pin_required": self._lan, "games": self._games_path() is not None})
 
     async def _state(self, request: web.Request) -> web.Response:
-        return web.json_response(self._daemon.state())
+        return web.json_response(self._annotator.annotate(self._daemon.state()))
 
     async def _submit(self, action: dict[str, Any]) -> None:
         log.debug("web action %s", action)
@@ -273,7 +274,7 @@ class WebServer:
         sender = asyncio.create_task(self._forward(queue, ws))
         remote = self._remote(request)
         try:
-            await ws.send_str(_dumps(self._daemon.state()))
+            await ws.send_str(_dumps(self._annotator.annotate(self._daemon.state())))
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
                     await self._handle_ws_message(ws, remote, msg.data)
@@ -310,7 +311,7 @@ class WebServer:
     async def _forward(self, queue: asyncio.Queue[dict[str, Any]], ws: web.WebSocketResponse) -> None:
         while not ws.closed:
             line = await queue.get()
-            await ws.send_str(_dumps(line))
+            await ws.send_str(_dumps(self._annotator.annotate(line)))
 
     # -- games ------------------------------------------------------------------------------
 
@@ -346,6 +347,63 @@ class WebServer:
             path,
             headers={"Content-Type": "application/x-chess-pgn", "Content-Disposition": f'attachment; filename="{name}"'},
         )
+
+
+class Annotator:
+    """Adds ``san`` and ``opening`` to state lines that lack them, for the page's move list.
+
+    The daemon's state lines are passed on unchanged otherwise; keys the daemon sends itself
+    always win. Moves are replayed from ``start_fen`` (default: the standard start), and the
+    last game's replay is kept, so a new move costs one push, not a replay of the game.
+    """
+
+    def __init__(self) -> None:
+        self._board = chess.Board()
+        self._san: list[str] = []
+
+    def _replay(self, start: str, moves: list[str]) -> list[str] | None:
+        board = self._board
+        done = [m.uci() for m in board.move_stack]
+        if board.root().fen() != start or done != moves[: len(done)]:
+            try:
+                board = chess.Board(start)
+            except ValueError:
+                return None
+            self._san = []
+        try:
+            for uci in moves[len(board.move_stack) :]:
+                move = board.parse_uci(uci)
+                self._san.append(board.san(move))
+                board.push(move)
+        except ValueError:
+            self._board, self._san = chess.Board(), []
+            return None
+        self._board = board
+        return list(self._san)
+
+    def annotate(self, line: dict[str, Any]) -> dict[str, Any]:
+        if "san" in line and "opening" in line:
+            return line
+        moves = line.get("moves")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            return line
+        san = self._replay(str(line.get("start_fen") or chess.STARTING_FEN), moves)
+        if san is None:
+            return line
+        out = dict(line)
+        out.setdefault("san", san)
+        if "opening" not in line:
+            out["opening"] = _opening_name(self._board)
+        return out
+
+
+def _opening_name(board: chess.Board) -> str | None:
+    try:
+        from boardctl.openings import classify
+    except ImportError:  # the openings table is optional for the page
+        return None
+    found = classify(board)
+    return f"{found.eco} {found.name}" if found is not None else None
 
 
 def list_games(folder: Path) -> list[dict[str, Any]]:

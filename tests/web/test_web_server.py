@@ -22,6 +22,7 @@ from boardctl.errors import BoardctlError, ConfigError
 from boardctl.web.server import (
     MAX_PIN_FAILURES,
     PIN_HEADER,
+    Annotator,
     WebServer,
     is_loopback_host,
     list_games,
@@ -111,7 +112,8 @@ def test_lan_websocket_actions_need_the_pin_but_reading_does_not() -> None:
             assert (await resp.json())["pin_required"] is True
         async with session.ws_connect(server.url + "ws") as ws:
             first = json.loads(await ws.receive_str())
-            assert first == daemon.state()
+            # The daemon's line unchanged, plus the move list's SAN (no opening for the start position).
+            assert first == {**daemon.state(), "san": [], "opening": None}
             for n, pin in enumerate([None, "", "135790", 135790]):
                 msg: dict[str, Any] = {"id": n, "action": {"event": {"square": "e2", "occupied": False}}}
                 if pin is not None:
@@ -242,3 +244,24 @@ def test_past_games_are_listed_and_downloadable_but_nothing_else(tmp_path: Path)
     serve(scenario, daemon=daemon)
     (tmp_path / "empty").mkdir()
     assert list_games(tmp_path / "empty") == []
+
+
+# -- the move list's SAN and opening, added only where the daemon gives none ----------------------
+
+
+def test_annotator_adds_san_and_opening_and_follows_takebacks() -> None:
+    annotator = Annotator()
+    line: dict[str, Any] = {"fen": "?", "moves": ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]}
+    out = annotator.annotate(line)
+    assert out["san"] == ["e4", "e5", "Nf3", "Nc6", "Bb5"]
+    assert "Ruy Lopez" in out["opening"]
+    assert "san" not in line  # the daemon's line itself is not changed
+    assert annotator.annotate({**line, "moves": ["e2e4", "c7c5"]})["san"] == ["e4", "c5"]
+    assert "Sicilian" in annotator.annotate({**line, "moves": ["e2e4", "c7c5"]})["opening"]
+    # Keys the daemon sends win; a game from a FEN replays from its start_fen.
+    own = {"moves": ["e2e4"], "san": ["pawn to e4"], "opening": "mine"}
+    assert annotator.annotate(own) == own
+    endgame = {"moves": ["e2e4"], "start_fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"}
+    assert annotator.annotate(endgame)["san"] == ["e4"]
+    # Moves that do not fit the start position are passed on without annotations.
+    assert "san" not in annotator.annotate({"moves": ["e2e5"]})

@@ -85,10 +85,26 @@ function humanColor(state) {
   return c === "black" || c === "white" ? c : null;
 }
 
+// Squares on the page are *physical* (the board's wiring), like events and LEDs; the FEN is
+// logical. With the board turned round (orientation "flipped") logical square s sits on 63 - s.
+function isRotated(state) { return state.orientation === "flipped"; }
+
+function physicalPieces(state) {
+  const logical = parseFenPlacement(state.fen);
+  if (!isRotated(state)) return logical;
+  const out = {};
+  for (const [sq, piece] of Object.entries(logical)) {
+    const i = 63 - (FILES.indexOf(sq[0]) + 8 * (Number(sq[1]) - 1));
+    out[FILES[i % 8] + (Math.floor(i / 8) + 1)] = piece;
+  }
+  return out;
+}
+
+// Whether to draw rank 8 at the bottom: the human playing Black from the normal side looks at the
+// board from rank 8. A turned-round board already puts Black on the wiring's ranks 1-2.
 function isFlipped(state) {
   if (app.flipped !== null) return app.flipped;
-  if (state.orientation === "flipped") return true;
-  return humanColor(state) === "black";
+  return humanColor(state) === "black" && !isRotated(state);
 }
 
 // -- the board --------------------------------------------------------------------------------
@@ -137,7 +153,7 @@ function setPiece(el, letter) {
 function renderBoard(state) {
   const flipped = isFlipped(state);
   layoutBoard(flipped);
-  const pieces = parseFenPlacement(state.fen);
+  const pieces = physicalPieces(state);
   const sensed = occupiedSet(state, pieces);
   for (const sq of Object.keys(app.carried)) {
     if (!sensed.has(sq) || pieces[sq] === app.carried[sq]) delete app.carried[sq];
@@ -169,8 +185,8 @@ function renderBoard(state) {
 
 function renderClocks(state) {
   const clock = state.clock || state.clocks || null;
-  const flipped = isFlipped(state);
-  const top = flipped ? "white" : "black", bottom = flipped ? "black" : "white";
+  const blackBelow = isFlipped(state) !== isRotated(state);
+  const top = blackBelow ? "white" : "black", bottom = blackBelow ? "black" : "white";
   for (const [id, color] of [["#clock-top", top], ["#clock-bottom", bottom]]) {
     const box = $(id);
     box.querySelector(".name").textContent = color === humanColor(state) ? `${color} (you)` : color;
@@ -215,15 +231,18 @@ function renderInfo(state) {
   $("#eval").textContent = formatEval(state.eval ?? state.score);
   const hint = state.hint;
   $("#hint").textContent = hint ? (typeof hint === "object" ? (hint.san || hint.uci || JSON.stringify(hint)) : hint) : "–";
-  $("#result").textContent = state.result || "*";
+  $("#result").textContent = (state.result || "*") + (state.termination ? ` (${state.termination})` : "");
   const promoting = (state.leds || []).some((l) => l.why === "promotion") || Boolean(state.promotion);
   $("#promotion").classList.toggle("active", promoting);
 
   const parts = [];
-  if (state.result && state.result !== "*") parts.push(`Game over: ${state.result}` + (state.termination ? ` (${state.termination})` : ""));
+  if (state.result && state.result !== "*") parts.push(`Game over: ${state.result}` + (state.termination ? ` (${state.termination}).` : "."));
   else if (state.pending) parts.push(`Engine plays ${state.pending_san || state.pending}: make the move on the board.`);
+  else if (state.thinking) parts.push("Engine is thinking…");
   else if (state.fen) parts.push((state.fen.split(" ")[1] === "w" ? "White" : "Black") + " to move.");
-  if (state.reason) parts.push(`(${state.reason})`);
+  if (state.matching === false) parts.push("Set the board up as the lit squares show.");
+  if (state.draw_offer) parts.push("A draw is offered.");
+  if (state.warning) parts.push(state.warning);
   if (state.message) parts.push(state.message);
   $("#status").textContent = parts.join(" ");
 }
