@@ -1,0 +1,87 @@
+"""A chess clock (Fischer increment) driven by explicit times, so virtual and real time behave alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import chess
+
+from boardctl.config import check_time_control
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    initial: float  # seconds
+    increment: float  # seconds added after each of a player's moves
+
+    @classmethod
+    def from_string(cls, text: str) -> TimeControl | None:
+        """``"15+10"`` (minutes + seconds) -> TimeControl; ``""`` -> None (no clock)."""
+        check_time_control(text)
+        if not text:
+            return None
+        minutes, increment = text.split("+")
+        return cls(float(minutes) * 60, float(increment))
+
+    def pgn(self) -> str:
+        """The PGN ``TimeControl`` tag value, e.g. ``900+10``."""
+        return f"{self.initial:g}+{self.increment:g}"
+
+
+class Clock:
+    """Remaining time per colour; at most one side runs at a time."""
+
+    def __init__(self, control: TimeControl) -> None:
+        self.control = control
+        self._left = {chess.WHITE: control.initial, chess.BLACK: control.initial}
+        self.running: chess.Color | None = None
+        self._since = 0.0
+
+    def remaining(self, color: chess.Color, t: float) -> float:
+        left = self._left[color]
+        if self.running == color:
+            left -= max(0.0, t - self._since)
+        return max(0.0, left)
+
+    def start(self, color: chess.Color, t: float) -> None:
+        """Start ``color``'s time (stopping the other side's without increment)."""
+        self.stop(t)
+        self.running = color
+        self._since = t
+
+    def stop(self, t: float) -> None:
+        if self.running is not None:
+            self._left[self.running] = self.remaining(self.running, t)
+            self.running = None
+
+    def moved(self, color: chess.Color, t: float) -> float:
+        """``color`` completed a move at ``t``: stop, add the increment; returns its time left."""
+        if self.running == color:
+            self.stop(t)
+        self._left[color] += self.control.increment
+        return self._left[color]
+
+    def take_back(self, color: chess.Color, left: float) -> None:
+        """Restore ``color``'s time to what it had (a takeback)."""
+        self._left[color] = left
+
+    def flagged(self, t: float) -> chess.Color | None:
+        """The side whose flag has fallen, if any."""
+        if self.running is not None and self.remaining(self.running, t) <= 0:
+            return self.running
+        return None
+
+    def to_json(self, t: float) -> dict[str, Any]:
+        return {
+            "white": round(self.remaining(chess.WHITE, t), 3),
+            "black": round(self.remaining(chess.BLACK, t), 3),
+            "running": None if self.running is None else chess.COLOR_NAMES[self.running],
+        }
+
+    @classmethod
+    def from_json(cls, control: TimeControl, data: dict[str, Any]) -> Clock:
+        """A stopped clock with the saved times (a resumed game restarts the clock when play resumes)."""
+        clock = cls(control)
+        clock._left = {chess.WHITE: float(data["white"]), chess.BLACK: float(data["black"])}
+        return clock

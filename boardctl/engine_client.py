@@ -1,0 +1,224 @@
+"""The engine as an asyncio UCI subprocess: never blocks the loop, and comes back after a crash.
+
+Levels map to standard UCI options only (``UCI_LimitStrength``/``UCI_Elo``, ``Skill Level``),
+clamped to what the engine advertises, so any UCI engine (our numba one, Stockfish) works alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import logging
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+import chess
+import chess.engine
+
+from boardctl.config import check_level
+from boardctl.errors import EngineError
+
+log = logging.getLogger(__name__)
+
+#: Elo aimed at for each named level (None: full strength).
+LEVEL_ELO: dict[str, int | None] = {"beginner": 800, "intermediate": 1400, "advanced": 1900, "master": None}
+#: ``Skill Level`` (0-20) for each practice level; engines without it get ``600 + 200 * n`` Elo.
+PRACTICE_SKILL = {1: 0, 2: 3, 3: 6, 4: 9, 5: 12}
+
+OptionValue = str | int | bool
+
+
+def _clamp(value: int, option: chess.engine.Option) -> int:
+    low = option.min if option.min is not None else value
+    high = option.max if option.max is not None else value
+    return max(low, min(high, value))
+
+
+def _skill_for_elo(elo: int, options: Mapping[str, chess.engine.Option]) -> dict[str, OptionValue]:
+    skill = options["Skill Level"]
+    low, high = skill.min or 0, skill.max or 20
+    # Below the engine's UCI_Elo floor: spread 400..floor over the bottom quarter of the skill range.
+    floor = options["UCI_Elo"].min if "UCI_Elo" in options and options["UCI_Elo"].min else 1350
+    share = max(0.0, min(1.0, (elo - 400) / max(1, floor - 400)))
+    return {"Skill Level": low + round(share * (high - low) / 4)}
+
+
+def uci_options(level: str, options: Mapping[str, chess.engine.Option]) -> dict[str, OptionValue]:
+    """UCI options that set ``level`` on an engine advertising ``options``."""
+    check_level(level)
+    if level.startswith("practice"):
+        n = int(level.removeprefix("practice"))
+        if "Skill Level" in options:
+            return {"Skill Level": _clamp(PRACTICE_SKILL[n], options["Skill Level"])}
+        elo: int | None = 600 + 200 * n
+    else:
+        elo = int(level) if level.isdigit() else LEVEL_ELO[level]
+    if elo is None:
+        result: dict[str, OptionValue] = {}
+        if "UCI_LimitStrength" in options:
+            result["UCI_LimitStrength"] = False
+        if "Skill Level" in options:
+            result["Skill Level"] = options["Skill Level"].max or 20
+        return result
+    if "UCI_Elo" in options and "UCI_LimitStrength" in options:
+        floor = options["UCI_Elo"].min
+        if floor is not None and elo < floor and "Skill Level" in options:
+            return _skill_for_elo(elo, options)
+        return {"UCI_LimitStrength": True, "UCI_Elo": _clamp(elo, options["UCI_Elo"])}
+    if "Skill Level" in options:
+        return _skill_for_elo(elo, options)
+    log.warning("engine has neither UCI_Elo nor Skill Level; level %s plays at full strength", level)
+    return {}
+
+
+def resolve_command(path: str) -> list[str]:
+    """The engine command line: ``path`` (split like a shell), else the bundled engine.
+
+    Falls back to Stockfish, with a warning, where the bundled engine is not installed.
+    """
+    if path:
+        return shlex.split(path)
+    beside = Path(sys.executable).parent / "boardctl-engine"
+    spec = importlib.util.find_spec("engine")
+    bundled = spec is not None and any(
+        (Path(p) / "uci.py").exists() or (Path(p) / "__main__.py").exists()
+        for p in (spec.submodule_search_locations or [])
+    )
+    if bundled:
+        return [str(beside)] if beside.exists() else [sys.executable, "-m", "engine"]
+    for name in ("stockfish", "/usr/games/stockfish"):
+        found = shutil.which(name)
+        if found:
+            log.warning("bundled engine not installed; using %s", found)
+            return [found]
+    raise EngineErrorNotFound("no engine: the bundled engine is not installed and no stockfish on PATH; give engine.path")
+
+
+class EngineErrorNotFound(EngineError):
+    """No engine executable could be found."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    move: chess.Move
+    #: Evaluation after the move from the mover's point of view, in centipawns (mate ~ +-10000).
+    score: int | None
+
+
+class EngineClient:
+    """One engine process; every request re-sends the whole position, so a restart loses nothing."""
+
+    def __init__(
+        self,
+        command: list[str],
+        *,
+        level: str = "intermediate",
+        movetime: float = 1.0,
+        max_restarts: int = 3,
+    ) -> None:
+        self.command = command
+        self.level = level
+        self.movetime = movetime
+        self.max_restarts = max_restarts
+        self.name = Path(command[0]).name if command else "engine"
+        self.restarts = 0
+        self._engine: chess.engine.UciProtocol | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._lock = asyncio.Lock()
+        self._started = False
+
+    async def start(self) -> None:
+        try:
+            self._transport, self._engine = await chess.engine.popen_uci(self.command)
+        except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
+            raise EngineError(f"cannot start engine {shlex.join(self.command)}: {exc}") from None
+        self._started = True
+        self.name = self._engine.id.get("name", self.name)
+        options = uci_options(self.level, self._engine.options)
+        if options:
+            await self._engine.configure(options)
+        log.info("engine %s ready (pid %s, options %s)", self.name, self.pid, options)
+
+    async def set_level(self, level: str) -> None:
+        """Change the strength (a new game chose another level); applied now if the engine runs."""
+        check_level(level)
+        self.level = level
+        async with self._lock:
+            if self._engine is not None and self.is_alive():
+                options = uci_options(level, self._engine.options)
+                if options:
+                    await self._engine.configure(options)
+
+    @property
+    def pid(self) -> int | None:
+        return self._transport.get_pid() if self._transport is not None else None
+
+    def is_alive(self) -> bool:
+        return self._engine is not None and not self._engine.returncode.done()
+
+    async def _restart(self) -> None:
+        await self._shutdown()
+        self.restarts += 1
+        log.warning("engine %s died; restarting (restart %d)", self.name, self.restarts)
+        await self.start()
+
+    async def _request(self, board: chess.Board, movetime: float) -> Reply:
+        async with self._lock:
+            failures = 0
+            while True:
+                try:
+                    if not self.is_alive():
+                        await (self._restart() if self._started else self.start())
+                    assert self._engine is not None
+                    result = await self._engine.play(
+                        board, chess.engine.Limit(time=movetime), info=chess.engine.INFO_SCORE
+                    )
+                except (chess.engine.EngineTerminatedError, chess.engine.EngineError, EngineError) as exc:
+                    failures += 1
+                    if failures > self.max_restarts:
+                        raise EngineError(f"engine {self.name} failed {failures} times in a row: {exc}") from None
+                    log.warning("engine request failed (%s); retrying", exc)
+                    if self._engine is not None and self.is_alive():
+                        await self._shutdown()
+                    continue
+                if result.move is None:
+                    raise EngineError(f"engine {self.name} gave no move in {board.fen()}")
+                score = result.info.get("score")
+                cp = score.pov(board.turn).score(mate_score=10000) if score is not None else None
+                # The score is for the position before the move, from the mover's side.
+                return Reply(result.move, cp)
+
+    async def play(self, board: chess.Board) -> Reply:
+        """The engine's move in ``board`` (its own turn), at its level."""
+        return await self._request(board, self.movetime)
+
+    async def hint(self, board: chess.Board) -> Reply:
+        """A suggested move for the side to move (same search, the human asked)."""
+        return await self._request(board, self.movetime)
+
+    async def _shutdown(self) -> None:
+        engine, transport = self._engine, self._transport
+        self._engine = self._transport = None
+        if engine is not None and not engine.returncode.done():
+            with contextlib.suppress(TimeoutError, chess.engine.EngineError, chess.engine.EngineTerminatedError):
+                await asyncio.wait_for(engine.quit(), timeout=2.0)
+        if transport is not None:
+            transport.close()
+
+    async def close(self) -> None:
+        await self._shutdown()
+
+    async def __aenter__(self) -> EngineClient:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()

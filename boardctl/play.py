@@ -1,0 +1,16 @@
+"""``boardctl play``: a game against the engine on the board (see README, "Playing")."""
+
+from __future__ import annotations
+
+import argparse
+
+from boardctl import daemon
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("play", help="play against the engine", description=__doc__)
+    daemon.add_arguments(parser, mode="play")
+
+
+def run(args: argparse.Namespace) -> int:
+    return daemon.run_command("play", args)

@@ -1,0 +1,567 @@
+"""The game around the tracker: record, clock, engine turns, hints, game end, takeback, orientation.
+
+The session is synchronous and does no I/O: the daemon feeds it events and times, asks it what the
+engine should be asked (:meth:`Session.engine_request`), hands back replies
+(:meth:`Session.engine_replied`) and reads back state lines, LEDs, sounds and log entries.
+
+Squares: events and LEDs are *physical* (the board's wiring); the tracker, the FEN and the moves
+are *logical* (White on ranks 1-2). With the board turned round (``flipped``) a square maps to
+``63 - square``, both ways.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import chess
+
+from boardctl.clock import Clock, TimeControl
+from boardctl.engine_client import Reply
+from boardctl.events import (
+    Button,
+    ButtonPressed,
+    Code,
+    Event,
+    LedIntent,
+    Snapshot,
+    SquareChanged,
+)
+from boardctl.storage import GameRecord, Violation
+from boardctl.tracker import (
+    Forfeit,
+    GameStarted,
+    Matched,
+    MoveMade,
+    MoveTakenBack,
+    Policy,
+    Step,
+    TakebackMode,
+    TakebackOffered,
+    Timing,
+    Tracker,
+)
+from boardctl.tracker import Violation as TrackerViolation
+
+log = logging.getLogger(__name__)
+
+#: After a takeback made by hand leaves the engine to move, wait this long for more takebacks.
+TAKEBACK_GRACE = 2.0
+#: A move that loses this many centipawns (by the engine's judgement) gets a blunder warning.
+BLUNDER_CP = 200
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a game is played with; the parts that matter for resuming are saved in the record."""
+
+    mode: Literal["play", "record"] = "play"
+    color: str = "white"  # the human's colour in play: white, black or random
+    level: str = "intermediate"
+    orientation: str = "auto"  # auto, normal or flipped
+    time_control: str = ""
+    policy: str = "fide"
+    arbiter: bool = False
+    takeback: str = "apply"
+    settle: float = 0.3
+    legal_moves: bool = False
+    blunder_warning: bool = False
+    engine_name: str = "boardctl engine"
+
+
+@dataclass(frozen=True)
+class EngineRequest:
+    """Ask the engine about ``board``; the reply is used only if the game is still at ``serial``."""
+
+    kind: Literal["move", "hint"]
+    board: chess.Board
+    serial: int
+    not_before: float = 0.0
+
+
+def rotate(bb: int) -> int:
+    """A bitboard turned round (square ``s`` -> ``63 - s``)."""
+    return chess.flip_vertical(chess.flip_horizontal(bb))
+
+
+class Session:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        record: GameRecord | None = None,
+        occupancy: int | None = None,
+        fen: str = chess.STARTING_FEN,
+    ) -> None:
+        """A new game (``fen``) or, with ``record``, a resumed one; ``occupancy`` is what the
+        switches show now (physical), default: the game's position."""
+        self.settings = settings
+        self.resumed = record is not None
+        self.record = record if record is not None else self._new_record(fen)
+        self.flipped: bool | None = {"normal": False, "flipped": True}.get(self.record.orientation)
+        board = self.record.board()
+        if occupancy is not None:
+            occupancy = self._logical_bb(occupancy)
+        self.tracker = Tracker(
+            board,
+            policy=Policy(settings.policy),
+            timing=Timing(settle=settings.settle),
+            takeback=TakebackMode(settings.takeback),
+            arbiter=settings.arbiter,
+            occupancy=occupancy,
+            show_legal_moves=settings.legal_moves,
+        )
+        self.clock = self._make_clock()
+        self.serial = 0  # bumped whenever the game changes under a pending engine request
+        self.pending: chess.Move | None = None  # the engine's move shown but not yet on the board
+        self.hint_move: chess.Move | None = None
+        self.draw_offer: bool = False
+        self.warning: str | None = None
+        self.t = 0.0
+        self._tracker_leds: tuple[LedIntent, ...] = ()
+        self._extra_leds: list[LedIntent] = []
+        self._request: EngineRequest | None = None
+        self._engine_score: int | None = None  # engine's view (its own side) at its last move
+        self._sounds: list[Code] = []
+        self._log: list[Event] = []
+        self._dirty = True
+        self._need_snapshot_log = self.resumed
+        self._started = False
+        self._shown_left: float | None = None
+        self._to_save: list[GameRecord] = []
+        self._game_started = False
+        self._schedule_engine(0.0)
+
+    # -- records and settings ---------------------------------------------------------------------
+
+    def _human_color(self) -> chess.Color | None:
+        if self.settings.mode != "play" or self.record.human is None:
+            return None
+        return self.record.human == "white"
+
+    def _new_record(self, fen: str) -> GameRecord:
+        s = self.settings
+        human: str | None = None
+        white, black = "White", "Black"
+        if s.mode == "play":
+            human = random.choice(["white", "black"]) if s.color == "random" else s.color
+            engine = f"{s.engine_name} ({s.level})"
+            white, black = ("Human", engine) if human == "white" else (engine, "Human")
+        orientation = s.orientation
+        if orientation == "auto" and (fen != chess.STARTING_FEN or human == "black"):
+            orientation = "normal"  # only White's first move from the start tells the sides apart
+        return GameRecord(
+            id=GameRecord.new_id(),
+            mode=s.mode,
+            white=white,
+            black=black,
+            fen=fen,
+            human=human,
+            level=s.level if s.mode == "play" else None,
+            orientation=orientation,
+            time_control=s.time_control,
+        )
+
+    def _make_clock(self) -> Clock | None:
+        control = TimeControl.from_string(self.record.time_control)
+        if control is None:
+            return None
+        if self.record.clock is not None:
+            return Clock.from_json(control, self.record.clock)
+        return Clock(control)
+
+    @property
+    def board(self) -> chess.Board:
+        return self.tracker.board
+
+    def is_over(self) -> bool:
+        return self.record.result != "*"
+
+    def is_engine_turn(self) -> bool:
+        human = self._human_color()
+        return human is not None and self.board.turn != human
+
+    # -- orientation ------------------------------------------------------------------------------
+
+    def _logical_sq(self, square: chess.Square) -> chess.Square:
+        return 63 - square if self.flipped else square
+
+    def _logical_bb(self, bb: int) -> int:
+        return rotate(bb) if self.flipped else bb
+
+    def physical_occupancy(self) -> int:
+        """Where the game's pieces stand, in the board's wiring (what a matching board senses)."""
+        return rotate(self.board.occupied) if self.flipped else self.board.occupied
+
+    def _to_logical(self, event: Event) -> Event:
+        if self.flipped is None and isinstance(event, SquareChanged) and not event.occupied:
+            # Auto orientation: White's first move lifts a piece from White's side.
+            self.flipped = chess.square_rank(event.square) >= 4
+            self.record.orientation = "flipped" if self.flipped else "normal"
+            log.info("orientation: %s (from the first lift, %s)", self.record.orientation, chess.square_name(event.square))
+            self._dirty = True
+        if isinstance(event, SquareChanged):
+            return replace(event, square=self._logical_sq(event.square))
+        if isinstance(event, Snapshot):
+            return replace(event, occupancy=self._logical_bb(event.occupancy))
+        return event
+
+    # -- input ------------------------------------------------------------------------------------
+
+    def feed(self, event: Event) -> None:
+        """One sensed event (physical squares)."""
+        self._advance(event.t)
+        logical = self._to_logical(event)
+        if self._need_snapshot_log:
+            self._log.append(Snapshot(event.t, self.tracker.occupancy))
+            self._need_snapshot_log = False
+        self._log.append(logical)
+        self._apply(self.tracker.feed(logical))
+        self._after(event.t)
+
+    def tick(self, t: float) -> None:
+        """Time passes (settle windows, clock flags, delayed engine requests)."""
+        self._advance(t)
+        self._apply(self.tracker.tick(t))
+        self._after(t)
+
+    def _advance(self, t: float) -> None:
+        self.t = max(self.t, t)
+        if not self._started:
+            self._started = True
+            if self.clock is not None and not self.is_over() and self.clock.running is None:
+                self.clock.start(self.board.turn, t)
+            if self._request is not None:
+                self._request = replace(self._request, not_before=t)
+
+    def _after(self, t: float) -> None:
+        if self.clock is not None and not self.is_over():
+            flagged = self.clock.flagged(t)
+            if flagged is not None:
+                winner_can_mate = not self.board.has_insufficient_material(not flagged)
+                result = ("0-1" if flagged == chess.WHITE else "1-0") if winner_can_mate else "1/2-1/2"
+                self._end(result, f"{chess.COLOR_NAMES[flagged]} lost on time" if winner_can_mate
+                          else f"{chess.COLOR_NAMES[flagged]} ran out of time; opponent cannot mate", t)
+
+    # -- tracker outputs --------------------------------------------------------------------------
+
+    def _apply(self, step: Step) -> None:
+        self._tracker_leds = step.leds
+        for out in step.outputs:
+            match out:
+                case MoveMade():
+                    self._on_move(out)
+                case MoveTakenBack():
+                    self._on_taken_back(out)
+                case GameStarted():
+                    self._on_game_started(out.fen, out.t)
+                case TrackerViolation():
+                    self._on_violation(out)
+                case TakebackOffered():
+                    self.warning = f"takeback of {out.move.uci()} offered: press takeback to confirm"
+                case Matched():
+                    self.warning = None
+                case Forfeit():
+                    self._end(out.result, f"{chess.COLOR_NAMES[out.loser]} forfeits: second illegal move", out.t)
+                case ButtonPressed():
+                    self._on_button(out.button, out.t)
+
+    def _on_move(self, out: MoveMade) -> None:
+        if self.is_over():
+            log.warning("move %s after the game ended (%s); not recorded", out.san, self.record.result)
+            return
+        mover = not self.board.turn  # the tracker's board already has the move
+        engine_move = self.pending is not None and out.move == self.pending
+        self.pending = None
+        self.hint_move = None
+        self.draw_offer = False
+        self.warning = None
+        self._extra_leds = []
+        self.serial += 1
+        clock_left: float | None = None
+        if self.clock is not None:
+            if engine_move:
+                clock_left = self._shown_left  # switched when the move was shown
+            else:
+                clock_left = self.clock.moved(mover, out.t)
+                self.clock.start(self.board.turn, out.t)  # an engine's time runs while it thinks
+        self._shown_left = None
+        self.record.moves.append(out.move.uci())
+        self.record.clocks.append(None if clock_left is None else round(clock_left, 3))
+        self._dirty = True
+        outcome = self.board.outcome(claim_draw=False)
+        if outcome is not None:
+            self._end(outcome.result(), outcome.termination.name.lower().replace("_", " "), out.t)
+            return
+        self._schedule_engine(out.t)
+
+    def _on_taken_back(self, out: MoveTakenBack) -> None:
+        if self.record.moves and self.record.moves[-1] == out.move.uci():
+            self.record.moves.pop()
+            self.record.clocks.pop()
+        self.record.violations = [v for v in self.record.violations if v.ply <= len(self.record.moves)]
+        self.record.result, self.record.termination = "*", ""
+        self.pending = None
+        self.hint_move = None
+        self._extra_leds = []
+        self.serial += 1
+        self._dirty = True
+        self._restore_clocks(out.t)
+        # By hand, more takebacks may follow; only then may the engine move again.
+        self._schedule_engine(out.t, delay=TAKEBACK_GRACE)
+
+    def _restore_clocks(self, t: float) -> None:
+        if self.clock is None:
+            return
+        board = chess.Board(self.record.fen)
+        left = {chess.WHITE: self.clock.control.initial, chess.BLACK: self.clock.control.initial}
+        for uci, clk in zip(self.record.moves, self.record.clocks, strict=True):
+            if clk is not None:
+                left[board.turn] = clk
+            board.push_uci(uci)
+        self.clock.stop(t)
+        for color, value in left.items():
+            self.clock.take_back(color, value)
+        self.clock.start(self.board.turn, t)
+
+    def _on_game_started(self, fen: str, t: float) -> None:
+        old = self.record
+        self.record = self._new_record(fen)
+        if not old.moves and not old.is_finished():
+            self.record.id = old.id  # nothing worth keeping: the same files are reused
+        elif not old.is_finished():
+            old.termination = "abandoned"
+            self._to_save.append(old)
+        if self.flipped is not None and self.settings.orientation == "auto":
+            self.record.orientation = "flipped" if self.flipped else "normal"  # the board stays where it is
+        self.flipped = {"normal": False, "flipped": True}.get(self.record.orientation)
+        self.clock = self._make_clock()
+        if self.clock is not None:
+            self.clock.start(chess.Board(fen).turn, t)
+        self.pending = self.hint_move = None
+        self.draw_offer = False
+        self.warning = None
+        self._shown_left = None
+        self._extra_leds = []
+        self._engine_score = None
+        self._game_started = True
+        self.serial += 1
+        self._dirty = True
+        self._schedule_engine(t)
+
+    def _on_violation(self, out: TrackerViolation) -> None:
+        color = chess.COLOR_NAMES[out.color]
+        self.record.violations.append(Violation(len(self.record.moves), str(out.code), color, out.detail))
+        self.warning = f"{color}: {out.code}: {out.detail}"
+        self._sounds.append(out.code)
+        self._dirty = True
+
+    # -- buttons ----------------------------------------------------------------------------------
+
+    def press(self, button: Button, t: float) -> None:
+        """A button from the web page (board buttons arrive as events through the tracker)."""
+        self.feed(ButtonPressed(t, button))
+
+    def _on_button(self, button: Button, t: float) -> None:
+        if button == Button.NEW_GAME:
+            pass  # the tracker has started the new game itself (GameStarted follows)
+        elif button == Button.TAKEBACK:
+            self.take_back(t)
+        elif self.is_over():
+            self.warning = f"the game is over ({self.record.result}); press new-game"
+        elif button == Button.HINT:
+            self._request = EngineRequest("hint", self.board.copy(), self.serial, t)
+        elif button == Button.RESIGN:
+            loser = self._human_color()
+            loser = self.board.turn if loser is None else loser
+            self._end("0-1" if loser == chess.WHITE else "1-0", f"{chess.COLOR_NAMES[loser]} resigned", t)
+        elif button == Button.CLAIM:
+            self._claim(t)
+        elif button == Button.DRAW:
+            self._draw(t)
+
+    def _claim(self, t: float) -> None:
+        if self.board.can_claim_threefold_repetition():
+            self._end("1/2-1/2", "draw claimed: threefold repetition", t)
+        elif self.board.can_claim_fifty_moves():
+            self._end("1/2-1/2", "draw claimed: fifty-move rule", t)
+        else:
+            self.warning = "no draw to claim (neither threefold repetition nor the fifty-move rule)"
+
+    def _draw(self, t: float) -> None:
+        if self.settings.mode == "play":
+            # The engine accepts when it does not think itself better.
+            if self._engine_score is not None and self._engine_score <= 0:
+                self._end("1/2-1/2", "draw agreed", t)
+            else:
+                self.warning = "the engine declines the draw"
+        elif self.draw_offer:
+            self._end("1/2-1/2", "draw agreed", t)
+        else:
+            # One button for both players: a second press accepts, a move declines.
+            self.draw_offer = True
+            self.warning = "draw offered: press draw again to accept, or move to decline"
+            self._extra_leds = [LedIntent(sq, Code.DRAW_OFFER) for sq in self._king_squares()]
+
+    def new_game(self, t: float, *, fen: str | None = None, settings: Settings | None = None) -> None:
+        """Start a new game now (button or web); the tracker waits for the board to match."""
+        if settings is not None:
+            self.settings = settings
+        board = chess.Board(fen) if fen else None
+        self._game_started = False
+        self._apply(self.tracker.new_game(t, board))
+        if not self._game_started:
+            self._on_game_started(board.fen() if board else chess.STARTING_FEN, t)
+        self._after(t)
+
+    def take_back(self, t: float) -> None:
+        """One takeback: against the engine the engine's reply and the human's move together."""
+        if self.pending is not None:
+            self._apply(self.tracker.expect(None, t))
+            self.pending = None
+        plies = 1
+        if self.settings.mode == "play" and not self.is_engine_turn() and len(self.record.moves) >= 2:
+            plies = 2
+        plies = min(plies, len(self.board.move_stack))
+        if plies == 0:
+            self.warning = "nothing to take back"
+            return
+        self._request = None
+        self._apply(self.tracker.take_back(plies, t))
+        self._request = None  # the human moves next (or the engine, after the board matches)
+        self._schedule_engine(t, delay=TAKEBACK_GRACE)
+
+    # -- game end ---------------------------------------------------------------------------------
+
+    def _king_squares(self) -> list[chess.Square]:
+        return [sq for c in chess.COLORS if (sq := self.board.king(c)) is not None]
+
+    def _end(self, result: str, termination: str, t: float) -> None:
+        self.record.result = result
+        self.record.termination = termination
+        self.tracker.finish()
+        self._request = None
+        if self.pending is not None:
+            self._apply(self.tracker.expect(None, t))
+            self.pending = None
+        if self.clock is not None:
+            self.clock.stop(t)
+        kings = {"1-0": [self.board.king(chess.WHITE)], "0-1": [self.board.king(chess.BLACK)]}.get(
+            result, [self.board.king(chess.WHITE), self.board.king(chess.BLACK)]
+        )
+        self._extra_leds = [LedIntent(sq, Code.RESULT) for sq in kings if sq is not None]
+        self._sounds.append(Code.RESULT)
+        self.warning = f"game over: {result} ({termination})"
+        self._dirty = True
+        log.info("game %s over: %s (%s)", self.record.id, result, termination)
+
+    # -- the engine -------------------------------------------------------------------------------
+
+    def _schedule_engine(self, t: float, *, delay: float = 0.0) -> None:
+        self._request = None
+        if not self.is_over() and self.is_engine_turn():
+            self._request = EngineRequest("move", self.board.copy(), self.serial, t + delay)
+
+    def engine_request(self) -> EngineRequest | None:
+        """What the engine should be asked now (the daemon starts it once per request)."""
+        request = self._request
+        if request is None or request.not_before > self.t or not self._started:
+            return None
+        if request.kind == "move" and not self.tracker.is_matching():
+            return None  # wait until the board shows the game (after a takeback, resume or setup)
+        return request
+
+    def engine_replied(self, request: EngineRequest, reply: Reply, t: float) -> None:
+        """The engine answered ``request``; stale answers (the game moved on) are dropped."""
+        self._advance(t)
+        if request is not self._request or request.serial != self.serial or self.is_over():
+            log.info("dropping stale engine reply %s", reply.move.uci())
+            return
+        self._request = None
+        if request.kind == "hint":
+            self.hint_move = reply.move
+            self.tracker.hint(reply.move)
+            self._tracker_leds = self.tracker.leds()
+            return
+        self._check_blunder(reply.score)
+        self._engine_score = reply.score
+        self.pending = reply.move
+        if self.clock is not None:
+            engine_color = self.board.turn
+            self._shown_left = round(self.clock.moved(engine_color, t), 3)
+            self.clock.start(not engine_color, t)  # the human's time runs from the moment it is shown
+        self._apply(self.tracker.expect(reply.move, t))
+        self._after(t)
+
+    def _check_blunder(self, score: int | None) -> None:
+        if not self.settings.blunder_warning or score is None or self._engine_score is None:
+            return
+        if score - self._engine_score >= BLUNDER_CP and self.board.move_stack:
+            move = self.board.peek()
+            self.warning = f"blunder warning: {self.board.move_stack[-1].uci()} loses about {(score - self._engine_score) / 100:.1f} pawns"
+            self._extra_leds = [LedIntent(move.from_square, Code.BLUNDER), LedIntent(move.to_square, Code.BLUNDER)]
+            self._sounds.append(Code.BLUNDER)
+
+    def engine_failed(self, request: EngineRequest, message: str) -> None:
+        if request is self._request:
+            self._request = None
+        self.warning = f"engine failed: {message}"
+
+    # -- output -----------------------------------------------------------------------------------
+
+    def leds(self) -> list[LedIntent]:
+        """The LEDs to light now, physical squares, tracker's first then the session's."""
+        seen: set[tuple[int, str]] = set()
+        out: list[LedIntent] = []
+        for intent in (*self._tracker_leds, *self._extra_leds):
+            phys = LedIntent(self._logical_sq(intent.square), intent.why)
+            if (phys.square, phys.why) not in seen:
+                seen.add((phys.square, phys.why))
+                out.append(phys)
+        return out
+
+    def state_line(self) -> dict[str, Any]:
+        """The state everyone sees (stdio, web page); keys documented in docs/events.md."""
+        human = self.record.human
+        return {
+            "fen": self.board.fen(),
+            "pending": None if self.pending is None else self.pending.uci(),
+            "moves": list(self.record.moves),
+            "leds": [intent.to_json() for intent in self.leds()],
+            "result": self.record.result,
+            "termination": self.record.termination or None,
+            "turn": chess.COLOR_NAMES[self.board.turn],
+            "mode": self.settings.mode,
+            "human": human,
+            "level": self.record.level,
+            "orientation": self.record.orientation,
+            "clock": None if self.clock is None else self.clock.to_json(self.t),
+            "hint": None if self.hint_move is None else self.hint_move.uci(),
+            "draw_offer": self.draw_offer,
+            "matching": self.tracker.is_matching(),
+            "thinking": self._request is not None and self._request.kind == "move",
+            "warning": self.warning,
+            "game": self.record.id,
+        }
+
+    def take_dirty(self) -> bool:
+        """Whether the record changed since the last call (the daemon saves it then)."""
+        dirty, self._dirty = self._dirty, False
+        if dirty and self.clock is not None:
+            self.record.clock = self.clock.to_json(self.t)
+        return dirty
+
+    def take_finished(self) -> list[GameRecord]:
+        """Earlier records to save once more (a game abandoned for a new one)."""
+        records, self._to_save = self._to_save, []
+        return records
+
+    def take_sounds(self) -> list[Code]:
+        sounds, self._sounds = self._sounds, []
+        return sounds
+
+    def take_log(self) -> list[Event]:
+        entries, self._log = self._log, []
+        return entries

@@ -1,0 +1,128 @@
+"""``--board sim --stdio``: events as JSON lines on stdin, state lines on stdout.
+
+Input lines are exactly those of docs/events.md. Either every line carries ``t`` (virtual time:
+time moves only with the input, and the daemon waits for the engine's reply before reading the
+next line, so a script replays deterministically) or none does (each line is stamped with the
+monotonic clock, counted from the start, and timers run in real time). Mixing the two is an error.
+
+Output: one state line for each input line (no ``"reason"`` key), plus unprompted lines that carry
+a ``"reason"`` (``engine-move``, ``hint``, ``timer``, ``engine-error``). Every line has ``"input"``,
+the number of input lines handled so far. A malformed input line is answered by a state line with
+an ``"error"`` key. At the end of input the game is saved and the exit status is 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import time
+from typing import Any, TextIO
+
+from boardctl.daemon import ActionError, Daemon
+from boardctl.errors import EventFormatError
+from boardctl.events import has_time, parse_event
+
+log = logging.getLogger(__name__)
+
+
+class MixedTimeError(EventFormatError):
+    """Some input lines carry ``t`` and others do not."""
+
+
+async def _printer(queue: asyncio.Queue[dict[str, Any]], out: TextIO, counter: list[int]) -> None:
+    while True:
+        line = await queue.get()
+        out.write(json.dumps({**line, "input": counter[0]}, separators=(",", ":")) + "\n")
+        out.flush()
+        queue.task_done()
+
+
+async def run_stdio(
+    daemon: Daemon,
+    stop: asyncio.Event,
+    *,
+    stdin: Any = None,
+    stdout: TextIO | None = None,
+) -> int:
+    """Run ``daemon`` (whose board is the sim) from JSON lines until EOF or ``stop``; returns the exit status."""
+    reader = stdin if stdin is not None else sys.stdin.buffer
+    out = stdout if stdout is not None else sys.stdout
+    loop = asyncio.get_running_loop()
+    queue = daemon.subscribe()
+    counter = [0]
+    printer = loop.create_task(_printer(queue, out, counter))
+    origin = time.monotonic()
+    daemon._clock = lambda: time.monotonic() - origin  # real-time stamps count from the start
+    timed: bool | None = None
+    ticker: asyncio.Task[None] | None = None
+    stopper = loop.create_task(stop.wait())
+    status = 0
+    try:
+        while not stop.is_set():
+            reading = loop.run_in_executor(None, reader.readline)
+            done, _ = await asyncio.wait({reading, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if reading not in done:
+                break
+            raw: bytes = reading.result()
+            if not raw:
+                break
+            if not raw.strip():
+                continue
+            counter[0] += 1
+            where = f"stdin:{counter[0]}"
+            line_timed = has_time(raw)
+            if timed is None:
+                timed = line_timed
+                _start(daemon, raw, timed)
+                if not timed:
+                    ticker = loop.create_task(daemon._ticker())
+            elif line_timed != timed:
+                raise MixedTimeError(
+                    f"{where}: every line must carry 't' or none may "
+                    f"(the first line {'did' if timed else 'did not'}, this one {'does' if line_timed else 'does not'})"
+                )
+            try:
+                event = parse_event(raw, t=None if timed else daemon.now(), where=where)
+                if event.t < daemon.session.t:
+                    raise EventFormatError(f"{where}: 't' went back from {daemon.session.t:g} to {event.t:g}")
+            except EventFormatError as exc:
+                log.warning("%s", exc)
+                daemon.flush(error=str(exc))
+            else:
+                with contextlib.suppress(ActionError):
+                    daemon.inject(event)
+                if timed:
+                    await daemon.idle()
+            await queue.join()
+    except MixedTimeError as exc:
+        sys.stderr.write(f"boardctl: error: {exc}\n")
+        status = 2
+    finally:
+        if ticker is not None:
+            ticker.cancel()
+        stopper.cancel()
+        await queue.join()
+        printer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await printer
+        daemon.unsubscribe(queue)
+    return status
+
+
+def _start(daemon: Daemon, first: bytes, timed: bool) -> None:
+    """Start the sim board once the time base is known: its opening snapshot is stamped with the
+    first line's time (virtual) or now (real)."""
+    daemon.virtual_time = timed
+    daemon.direct = True
+    if timed:
+        with contextlib.suppress(EventFormatError):
+            daemon.session.t = max(daemon.session.t, parse_event(first).t)
+    board = daemon.board
+    if board is not None:
+        board._clock = daemon.now
+        board.start(daemon.feed)
+    if not timed:
+        daemon.tick()

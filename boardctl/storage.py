@@ -1,0 +1,247 @@
+"""Saved games: one PGN, one state file and one raw event log per game, written so a power cut loses nothing.
+
+Files in the games directory, per game id (e.g. ``20261129-150102-3f2a``):
+
+- ``<id>.pgn``: the game (Seven Tag Roster, TimeControl, ECO/Opening, FEN, ``[%clk]``, violations as comments);
+- ``<id>.json``: the state file (settings, moves, clocks, violations, result) that ``play``/``record`` resume from;
+- ``<id>.jsonl``: every sensed event in game orientation (docs/events.md), for ``boardctl replay``.
+
+PGN and state are rewritten whole after every move: temporary file, fsync, rename, fsync of the directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import logging
+import os
+import secrets
+import tempfile
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+
+from boardctl import openings
+from boardctl.clock import TimeControl
+from boardctl.errors import GameFileError
+from boardctl.events import Event, format_event
+
+log = logging.getLogger(__name__)
+
+STATE_VERSION = 1
+
+
+@dataclass
+class Violation:
+    ply: int  # the number of moves made when it happened
+    code: str
+    color: str
+    detail: str
+
+
+@dataclass
+class GameRecord:
+    """Everything needed to write the PGN and to resume; JSON round-trips through :meth:`to_json`."""
+
+    id: str
+    mode: str  # "play" or "record"
+    white: str
+    black: str
+    fen: str = chess.STARTING_FEN  # the position the game started from
+    moves: list[str] = field(default_factory=list)  # UCI
+    clocks: list[float | None] = field(default_factory=list)  # mover's time left after each move
+    violations: list[Violation] = field(default_factory=list)
+    result: str = "*"
+    termination: str = ""
+    human: str | None = None  # "white"/"black" in play
+    level: str | None = None
+    orientation: str = "normal"  # "normal" or "flipped" (decided), or "auto" (not yet)
+    time_control: str = ""
+    clock: dict[str, Any] | None = None  # Clock.to_json at the last save
+    started: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+    @staticmethod
+    def new_id() -> str:
+        return dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+    def board(self) -> chess.Board:
+        board = chess.Board(self.fen)
+        for uci in self.moves:
+            board.push_uci(uci)
+        return board
+
+    def is_finished(self) -> bool:
+        """Decided, or abandoned for a new game: either way not resumed."""
+        return self.result != "*" or self.termination == "abandoned"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": STATE_VERSION, **asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: Any, *, where: str) -> GameRecord:
+        try:
+            if data.get("version") != STATE_VERSION:
+                raise ValueError(f"unsupported version {data.get('version')!r}")
+            fields = {k: v for k, v in data.items() if k != "version"}
+            fields["violations"] = [Violation(**v) for v in fields.get("violations", [])]
+            record = cls(**fields)
+            record.board()  # every move must be legal
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+            raise GameFileError(f"{where}: not a valid game state file ({exc})") from None
+        return record
+
+    def to_pgn(self) -> chess.pgn.Game:
+        game = chess.pgn.Game()
+        start = chess.Board(self.fen)
+        game.setup(start)  # sets FEN/SetUp only when not the standard start
+        date = self.started[:10].replace("-", ".")
+        game.headers["Event"] = "Casual game" if self.mode == "play" else "Over-the-board game"
+        game.headers["Site"] = "boardctl"
+        game.headers["Date"] = date
+        game.headers["Round"] = "-"
+        game.headers["White"] = self.white
+        game.headers["Black"] = self.black
+        game.headers["Result"] = self.result
+        tc = TimeControl.from_string(self.time_control)
+        game.headers["TimeControl"] = tc.pgn() if tc else "-"
+        opening = openings.classify(self.board())
+        if opening is not None:
+            game.headers["ECO"] = opening.eco
+            game.headers["Opening"] = opening.name
+        if self.termination:
+            game.headers["Termination"] = self.termination
+        notes: dict[int, list[str]] = {}
+        for v in self.violations:
+            notes.setdefault(v.ply, []).append(f"{v.color} {v.code}: {v.detail}")
+        node: chess.pgn.GameNode = game
+        if 0 in notes:
+            game.comment = "; ".join(notes[0])
+        for ply, uci in enumerate(self.moves, start=1):
+            node = node.add_variation(chess.Move.from_uci(uci))
+            clock = self.clocks[ply - 1] if ply - 1 < len(self.clocks) else None
+            if clock is not None:
+                node.set_clock(clock)
+            if ply in notes:
+                node.comment = " ".join(filter(None, [node.comment, "; ".join(notes[ply])]))
+        if self.termination:
+            node.comment = " ".join(filter(None, [node.comment, self.termination]))
+        return game
+
+    def pgn_text(self) -> str:
+        return str(self.to_pgn()) + "\n"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that a crash leaves either the old or the new file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+class EventLog:
+    """Appends events to ``<id>.jsonl``; times are shifted so they never decrease across restarts."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._last = self._last_time(path)
+        self._offset: float | None = None
+        self._file = path.open("a", encoding="utf-8")
+
+    @staticmethod
+    def _last_time(path: Path) -> float:
+        last = 0.0
+        with contextlib.suppress(FileNotFoundError), path.open(encoding="utf-8") as f:
+            for line in f:
+                with contextlib.suppress(ValueError, TypeError, AttributeError):
+                    last = max(last, float(json.loads(line)["t"]))
+        return last
+
+    def append(self, event: Event) -> None:
+        if self._offset is None:
+            self._offset = max(0.0, self._last - event.t)
+        shifted = replace(event, t=event.t + self._offset)
+        self._file.write(format_event(shifted) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class GameStore:
+    """The games directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def ensure(self) -> None:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise GameFileError(f"cannot create games directory {self.root}: {exc.strerror}") from None
+
+    def path(self, game_id: str, suffix: str) -> Path:
+        return self.root / f"{game_id}{suffix}"
+
+    def save(self, record: GameRecord) -> None:
+        """Write the state file, then the PGN (the state file is what resume trusts)."""
+        self.ensure()
+        write_atomically(self.path(record.id, ".json"), json.dumps(record.to_json(), indent=1) + "\n")
+        write_atomically(self.path(record.id, ".pgn"), record.pgn_text())
+
+    def load(self, game_id: str) -> GameRecord:
+        path = self.path(game_id, ".json")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise GameFileError(f"no game {game_id!r} in {self.root}") from None
+        except (OSError, ValueError) as exc:
+            raise GameFileError(f"{path}: cannot read ({exc})") from None
+        return GameRecord.from_json(data, where=str(path))
+
+    def ids(self) -> list[str]:
+        """Game ids, oldest first (ids start with the UTC start time)."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name.removesuffix(".json") for p in self.root.glob("*.json"))
+
+    def records(self) -> Iterator[GameRecord]:
+        for game_id in self.ids():
+            try:
+                yield self.load(game_id)
+            except GameFileError as exc:
+                log.warning("skipping %s", exc)
+
+    def unfinished(self, mode: str) -> GameRecord | None:
+        """The newest unfinished game of ``mode`` (what play/record resume)."""
+        for game_id in reversed(self.ids()):
+            try:
+                record = self.load(game_id)
+            except GameFileError as exc:
+                log.warning("cannot resume: %s", exc)
+                continue
+            if record.mode == mode and not record.is_finished():
+                return record
+        return None
+
+    def event_log(self, game_id: str) -> EventLog:
+        self.ensure()
+        return EventLog(self.path(game_id, ".jsonl"))

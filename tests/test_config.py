@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from boardctl import config
+from boardctl.errors import ConfigError
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_without_files(tmp_path: Path) -> None:
+    cfg = config.load({}, files=[tmp_path / "missing.toml"])
+    assert cfg.board_backend == "sim"
+    assert cfg.engine_level == "intermediate"
+    assert cfg.web_port == 8080
+    assert cfg.web_host == "127.0.0.1"
+
+
+def test_precedence_cli_over_user_over_system(tmp_path: Path) -> None:
+    system = write(tmp_path / "etc.toml", '[engine]\nlevel = "beginner"\nmovetime = 2.0\n[game]\ncolor = "black"\n')
+    user = write(tmp_path / "user.toml", '[engine]\nlevel = "advanced"\n')
+    cfg = config.load({}, files=[system, user])
+    assert (cfg.engine_level, cfg.engine_movetime, cfg.game_color) == ("advanced", 2.0, "black")
+    cfg = config.load({"engine.level": "1700", "game.color": None}, files=[system, user])
+    assert (cfg.engine_level, cfg.game_color) == ("1700", "black")
+
+
+def test_default_files_follow_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    (tmp_path / "boardctl").mkdir()
+    write(tmp_path / "boardctl" / "config.toml", '[game]\ntime_control = "15+10"\n')
+    assert config.user_file() == tmp_path / "boardctl" / "config.toml"
+    cfg = config.load({}, files=[tmp_path / "none.toml", config.user_file()])
+    assert cfg.game_time_control == "15+10"
+    assert cfg.games_dir == tmp_path / "data" / "boardctl" / "games"
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('[engine]\nlevel = "grandmaster"\n', "engine.level"),
+        ("[engine]\nlevel = 99999\n", "engine.level"),
+        ('[board]\nbackend = "usb"\n', "board.backend"),
+        ('[game]\ntime_control = "15 minutes"\n', "game.time_control"),
+        ("[game]\narbiter = 1\n", "game.arbiter"),
+        ("[web]\nport = 70000\n", "web.port"),
+        ('[board]\nsettle = "slow"\n', "board.settle"),
+        ("[board]\nspeed = 3\n", "board.speed"),
+        ('backend = "sim"\n', "backend"),
+        ("[board\n", "not valid TOML"),
+    ],
+)
+def test_bad_file_values_name_the_key_and_file(tmp_path: Path, text: str, needle: str) -> None:
+    path = write(tmp_path / "c.toml", text)
+    with pytest.raises(ConfigError) as info:
+        config.load({}, files=[path])
+    assert needle in str(info.value)
+    assert str(path) in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_bad_cli_value_names_flag_and_key(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"command line: --level \(engine.level\): must be one of"):
+        config.load({"engine.level": "practice9"}, files=[])
+
+
+def test_levels_accepted() -> None:
+    for level in ("beginner", "master", "practice1", "practice5", "400", "3200", 1500):
+        assert config.check_level(level) == str(level)
+    for bad in ("practice0", "399", "3201", "", True, 1.5):
+        with pytest.raises(ValueError):
+            config.check_level(bad)
+
+
+def test_every_key_is_documented() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "config.md").read_text(encoding="utf-8")
+    for key in config.KEYS:
+        assert f"`{key.name}`" in doc, key.name
+        if key.flag:
+            assert f"`{key.flag}`" in doc, key.flag
