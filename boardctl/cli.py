@@ -14,6 +14,10 @@ from boardctl.errors import BoardctlError
 COMMANDS: dict[str, str] = {
     "replay": "boardctl.replay",
     "pin": "boardctl.web.pin",
+    "play": "boardctl.play",
+    "record": "boardctl.record",
+    "demo": "boardctl.demo",
+    "games": "boardctl.games",
 }
 
 
