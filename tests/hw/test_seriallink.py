@@ -1,0 +1,241 @@
+"""The serial backend with faults injected: corruption, loss, garbage, device reset, unplug/replug."""
+
+from __future__ import annotations
+
+import os
+import select
+import threading
+import time
+import tty
+from collections.abc import Iterator
+from typing import Any
+
+import chess
+import pytest
+import serial
+
+from boardctl.events import Button, ButtonPressed, Code, Event, LedIntent, Snapshot, SquareChanged
+from boardctl.hw import EventQueue
+from boardctl.hw.protocol import LineFramer, encode_line, parse_line
+from boardctl.hw.seriallink import SerialBoard
+
+START = chess.Board().occupied
+
+
+class LoopDevice:
+    """Plays the microcontroller over pyserial's ``loop://``: what it writes, the host reads."""
+
+    def __init__(self) -> None:
+        self.port: Any = None
+        self.opened = 0
+        self.seq = 0
+        self.unplugged = False
+
+    def open(self) -> Any:
+        if self.unplugged:
+            raise serial.SerialException("no such device")
+        self.port = serial.serial_for_url("loop://", timeout=0.02)
+        self.opened += 1
+        return self.port
+
+    def line(self, kind: str, *args: str, seq: int | None = None) -> bytes:
+        raw = encode_line(self.seq if seq is None else seq, kind, *args)
+        self.seq = (self.seq if seq is None else seq) + 1 & 0xFF
+        return raw
+
+    def send(self, kind: str, *args: str, seq: int | None = None) -> None:
+        self.port.write(self.line(kind, *args, seq=seq))
+
+    def raw(self, data: bytes) -> None:
+        self.port.write(data)
+
+
+def _next(q: EventQueue, kind: type, timeout: float = 3.0) -> Event:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = q.get(timeout=0.05)
+        if isinstance(event, kind):
+            return event
+    raise AssertionError(f"no {kind.__name__} within {timeout} s")
+
+
+@pytest.fixture
+def loop_board() -> Iterator[tuple[SerialBoard, LoopDevice, EventQueue]]:
+    dev = LoopDevice()
+    q = EventQueue()
+    board = SerialBoard("loop://", opener=dev.open, reconnect_delay=0.05)
+    board.start(q)
+    assert board.wait_connected(3.0)
+    dev.send("HELLO", "boardfw-1", "8x8")
+    dev.send("S", f"{START:016x}", "boot")
+    assert _next(q, Snapshot).occupancy == START
+    try:
+        yield board, dev, q
+    finally:
+        board.close()
+
+
+def test_changes_and_buttons_arrive_with_host_time(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+    board, dev, q = loop_board
+    before = time.monotonic()
+    dev.send("C", "e2", "0")
+    dev.send("C", "e4", "1")
+    dev.send("B", "hint")
+    events = [_next(q, SquareChanged), _next(q, SquareChanged), _next(q, ButtonPressed)]
+    assert [(e.square, e.occupied) for e in events[:2]] == [(chess.E2, False), (chess.E4, True)]  # type: ignore[union-attr]
+    assert events[2] == ButtonPressed(events[2].t, Button.HINT)
+    assert all(before <= e.t <= time.monotonic() for e in events)
+    assert board.occupancy == START ^ chess.BB_E2 ^ chess.BB_E4
+    assert board.stats.bad_lines == 0 and board.stats.echoes >= 1  # loop:// echoes our own '?' and 'L'
+
+
+def test_corrupted_line_is_dropped_and_resynced_by_snapshot(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+    board, dev, q = loop_board
+    raw = bytearray(dev.line("C", "e2", "0"))
+    raw[5] ^= 0x01  # "e2" -> "d2": checksum catches it
+    dev.raw(bytes(raw))
+    dev.send("S", f"{START & ~chess.BB_E2:016x}", "req")
+    snap = _next(q, Snapshot)
+    assert snap.occupancy == START & ~chess.BB_E2  # the lift is not lost: it arrives as a resync
+    assert board.stats.bad_lines == 1
+    assert q.drain() == []  # never replayed as a lift
+
+
+def test_lost_line_is_detected_by_sequence_number(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+    board, dev, q = loop_board
+    dev.line("C", "g1", "0")  # consumed a sequence number, never sent
+    dev.send("C", "f3", "1")
+    ev = _next(q, SquareChanged)
+    assert (ev.square, ev.occupied) == (chess.F3, True)  # type: ignore[union-attr]
+    assert board.stats.lost_lines == 1
+    dev.send("S", f"{START & ~chess.BB_G1 | chess.BB_F3:016x}", "req")
+    assert _next(q, Snapshot).occupancy == START & ~chess.BB_G1 | chess.BB_F3
+
+
+def test_garbage_and_partial_lines_are_survived(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+    board, dev, q = loop_board
+    dev.raw(b"\x00\xff\x03garbage\r\n")
+    dev.raw(dev.line("C", "e2", "0")[:7])  # a partial line, then the device talks on
+    dev.raw(b"\n")
+    dev.raw(b"z" * 5000)  # a flood with no newline
+    dev.raw(b"\n")
+    dev.send("C", "a2", "0")
+    ev = _next(q, SquareChanged)
+    assert ev.square == chess.A2  # type: ignore[union-attr]
+    assert board.stats.bad_lines >= 2 and board.stats.overflows == 1
+    dev.send("S", f"{START & ~chess.BB_A2 & ~chess.BB_E2:016x}", "req")
+    assert _next(q, Snapshot).occupancy == START & ~chess.BB_A2 & ~chess.BB_E2
+
+
+def test_device_reset_resyncs(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+    board, dev, q = loop_board
+    dev.seq = 200
+    dev.send("C", "b1", "0", seq=0x30)  # noise before the reset is fine too
+    dev.send("HELLO", "boardfw-1", "8x8", seq=0)
+    dev.send("S", f"{START & ~chess.BB_B1 & ~chess.BB_C1:016x}", "boot")
+    snap = _next(q, Snapshot)
+    assert snap.occupancy == START & ~chess.BB_B1 & ~chess.BB_C1
+    assert board.stats.resets == 2
+
+
+def test_heartbeat_is_silent_unless_it_differs(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+    _, dev, q = loop_board
+    dev.send("S", f"{START:016x}", "beat")
+    dev.send("B", "draw")
+    assert isinstance(_next(q, ButtonPressed), ButtonPressed)
+    assert q.drain() == []
+    dev.send("S", f"{START ^ chess.BB_H2:016x}", "beat")
+    assert _next(q, Snapshot).occupancy == START ^ chess.BB_H2
+
+
+def test_contradicting_change_asks_for_a_snapshot(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+    board, dev, q = loop_board
+    dev.send("C", "e4", "0")  # e4 is already empty
+    dev.send("S", f"{START:016x}", "req")
+    assert _next(q, Snapshot).occupancy == START
+    assert board.stats.resyncs >= 1
+
+
+def test_unplug_and_replug(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+    board, dev, q = loop_board
+    first = dev.port
+    dev.unplugged = True
+    first.close()  # the cable is pulled: reads fail under the reader thread
+    time.sleep(0.2)
+    assert not board.wait_connected(0.0)
+    dev.unplugged = False
+    assert board.wait_connected(3.0)
+    assert dev.port is not first
+    dev.send("HELLO", "boardfw-1", "8x8", seq=0)
+    dev.send("S", f"{START ^ chess.BB_D2:016x}", "req")  # a pawn moved while unplugged
+    assert _next(q, Snapshot).occupancy == START ^ chess.BB_D2
+    assert board.stats.reconnects >= 1
+
+
+# --- over a real pseudo-terminal, where the test also sees what the host sends -----------------------
+
+
+class PtyDevice:
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+        self.framer = LineFramer()
+        self.seq = 0
+
+    def send(self, kind: str, *args: str) -> None:
+        os.write(self.master, encode_line(self.seq, kind, *args))
+        self.seq = self.seq + 1 & 0xFF
+
+    def expect(self, kind: str, timeout: float = 3.0) -> tuple[str, ...]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                for raw in self.framer.feed(os.read(self.master, 4096)):
+                    line = parse_line(raw)
+                    if line.kind == kind:
+                        return line.args
+        raise AssertionError(f"host sent no {kind} line")
+
+    def unplug(self) -> None:
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def test_pty_host_requests_snapshot_sends_leds_and_tunes_and_survives_replug() -> None:
+    devices = [PtyDevice()]
+    q = EventQueue()
+    board = SerialBoard(opener=lambda: serial.serial_for_url(devices[-1].path, timeout=0.02), reconnect_delay=0.05)
+    try:
+        board.start(q)
+        dev = devices[-1]
+        dev.expect("?")
+        dev.send("S", f"{START:016x}", "req")
+        assert _next(q, Snapshot).occupancy == START
+        board.show([LedIntent(chess.E2, Code.ENGINE_MOVE), LedIntent(chess.E4, Code.ENGINE_MOVE)])
+        assert dev.expect("L") == ("e2:ffff:0050ff", "e4:ffff:0050ff")
+        board.play(Code.ENGINE_MOVE)
+        assert dev.expect("T") == ("880:80",)
+        dev.send("E", "bad-checksum")
+        assert dev.expect("L")  # the device complained: the frame is sent again
+        devices.append(PtyDevice())
+        dev.unplug()
+        new = devices[-1]
+        new.expect("?")
+        assert new.expect("L") == ("e2:ffff:0050ff", "e4:ffff:0050ff")  # LEDs restored after replug
+        new.send("S", f"{START ^ chess.BB_E2:016x}", "req")
+        assert _next(q, Snapshot).occupancy == START ^ chess.BB_E2
+    finally:
+        board.close()
+        devices[-1].unplug()
+
+
+def test_close_while_unplugged_does_not_hang() -> None:
+    board = SerialBoard("/nonexistent/ttyACM9", reconnect_delay=0.05)
+    board.start(EventQueue())
+    time.sleep(0.1)
+    started = time.monotonic()
+    board.close()
+    assert time.monotonic() - started < 1.0
+    assert not any(t.name == "boardctl-serial" and t.is_alive() for t in threading.enumerate())
