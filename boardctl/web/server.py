@@ -84,13 +84,13 @@ class _PinGuard:
     """Checks PINs in constant time and locks out an address after repeated failures."""
 
     def __init__(self, pin: str | None, *, clock: Any = time.monotonic) -> None:
-        self._pin = pin
+        self.pin = pin
         self._clock = clock
         self._failures: dict[str, int] = {}
         self._locked_until: dict[str, float] = {}
 
     def check(self, remote: str, given: str | None) -> None:
-        if self._pin is None:
+        if self.pin is None:
             return
         now = self._clock()
         until = self._locked_until.get(remote, 0.0)
@@ -98,7 +98,7 @@ class _PinGuard:
             raise PinError(f"too many wrong PINs from {remote}; try again in {until - now:.0f} s")
         if given is None or given == "":
             raise PinError("this board is in LAN mode: enter the PIN (shown by 'boardctl pin')")
-        if hmac.compare_digest(given.encode(), self._pin.encode()):
+        if hmac.compare_digest(given.encode(), self.pin.encode()):
             self._failures.pop(remote, None)
             return
         count = self._failures.get(remote, 0) + 1
@@ -181,7 +181,11 @@ class WebServer:
         self._runner, self._site = runner, site
         addresses = runner.addresses
         self._port = int(addresses[0][1]) if addresses else self._requested_port
-        log.info("web page at %s (%s)", self.url, "LAN mode, PIN required" if self._lan else "local only")
+        if self._lan:
+            # A Pi has no screen: the log is one of the two places the owner can read the PIN.
+            log.warning("web page at %s for the LAN; changing anything needs PIN %s", self.url, self._guard.pin)
+        else:
+            log.warning("web page at %s", self.url)
 
     async def close(self) -> None:
         """Stop serving; safe to call twice."""
