@@ -485,6 +485,8 @@ class Tracker:
         """Record the first piece of the side to move that was deliberately lifted (FIDE 4.3a)."""
         if self._policy is not Policy.FIDE or self._expected is not None or self._touched is not None:
             return
+        if self._adjusting:
+            return  # "j'adoube" announced: pieces may be straightened until the next move
         board = self._board
         own = board.occupied_co[board.turn]
         seen: set[chess.Square] = set()
@@ -494,8 +496,6 @@ class Tracker:
             seen.add(change.square)
             if not own & chess.BB_SQUARES[change.square]:
                 continue
-            if self._adjusting and self._occ & chess.BB_SQUARES[change.square]:
-                continue  # announced "j'adoube" and put back
             if any(m.from_square == change.square for m, _ in self._legal_after()):
                 self._touched = change.square
                 return
@@ -516,7 +516,7 @@ class Tracker:
             return
         if self._is_castling_after_rook(occ):
             return self._castling_after_rook(t, out)
-        if self._takeback is not TakebackMode.OFF and board.move_stack and self._is_takeback(occ):
+        if self._takeback is not TakebackMode.OFF and board.move_stack and not self._finished and self._is_takeback(occ):
             move = board.peek()
             if self._takeback is TakebackMode.APPLY:
                 self._apply_takeback(t, out)
@@ -707,6 +707,12 @@ class Tracker:
             and self._first_lift(change.square) is not None
             for change in self._log
         )
+        unexplained = any(self._last_event(sq) is None for sq in chess.SquareSet(occ ^ board.occupied))
+        if unexplained:
+            # Changed without events (a resync): only the player can say what happened.
+            self._mismatch_at = t + self._timing.mismatch_delay
+            self._mismatch_shown = False
+            return
         if self._is_partial(occ):
             return  # a move half made: castling's king without its rook, an e.p. pawn beside its victim
         if own_missing and (extra or placed_on_victim):

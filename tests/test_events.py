@@ -1,0 +1,89 @@
+"""The event line format: exact round trips, and clear errors for every malformed line."""
+
+from __future__ import annotations
+
+import json
+
+import chess
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from boardctl.errors import BoardctlError, EventFormatError
+from boardctl.events import (
+    Button,
+    ButtonPressed,
+    Snapshot,
+    SquareChanged,
+    Tick,
+    event_from_json,
+    format_event,
+    has_time,
+    parse_event,
+)
+
+times = st.floats(0, 1e6, allow_nan=False).map(lambda t: round(t, 6))
+events = st.one_of(
+    st.builds(SquareChanged, times, st.integers(0, 63), st.booleans()),
+    st.builds(ButtonPressed, times, st.sampled_from(list(Button))),
+    st.builds(Tick, times),
+    st.builds(Snapshot, times, st.integers(0, chess.BB_ALL)),
+)
+
+
+@given(events)
+def test_round_trip(event: object) -> None:
+    assert parse_event(format_event(event)) == event  # type: ignore[arg-type]
+
+
+def test_documented_examples() -> None:
+    assert parse_event('{"t": 12.345, "square": "e2", "occupied": false}') == SquareChanged(12.345, chess.E2, False)
+    assert parse_event('{"t": 20.000, "button": "hint"}') == ButtonPressed(20.0, Button.HINT)
+    assert parse_event('{"t": 25.0}') == Tick(25.0)
+
+
+def test_unstamped_line_takes_the_readers_time() -> None:
+    assert parse_event('{"square": "a1", "occupied": true}', t=3.5) == SquareChanged(3.5, chess.A1, True)
+    assert not has_time('{"square": "a1", "occupied": true}')
+    assert has_time('{"t": 1, "square": "a1", "occupied": true}')
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("not json", "not valid JSON"),
+    ("[1, 2]", "expected a JSON object"),
+    ('{"square": "e2", "occupied": false}', "missing 't'"),
+    ('{"t": -1}', "must not be negative"),
+    ('{"t": "1"}', "finite number"),
+    ('{"t": true}', "finite number"),
+    ('{"t": 1, "square": "e9", "occupied": true}', "square name"),
+    ('{"t": 1, "square": "e2", "occupied": 1}', "true or false"),
+    ('{"t": 1, "square": "e2"}', "true or false"),
+    ('{"t": 1, "occupied": true}', "without 'square'"),
+    ('{"t": 1, "button": "fly"}', "unknown button 'fly'"),
+    ('{"t": 1, "button": "hint", "square": "e2", "occupied": true}', "one event per line"),
+    ('{"t": 1, "snapshot": "zz"}', "64-bit hex"),
+    ('{"t": 1, "colour": "red"}', "unknown key"),
+])
+def test_malformed_lines_say_what_is_wrong_and_where(line: str, message: str) -> None:
+    with pytest.raises(EventFormatError, match=message) as info:
+        parse_event(line, where="game.jsonl:7")
+    assert str(info.value).startswith("game.jsonl:7: ")
+    assert isinstance(info.value, BoardctlError) and isinstance(info.value, ValueError)
+
+
+@given(st.text(max_size=60))
+def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:
+    try:
+        parse_event(text, t=0.0)
+    except EventFormatError:
+        pass
+
+
+@given(st.dictionaries(st.sampled_from(["t", "square", "occupied", "button", "snapshot", "x"]),
+                       st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=5))))
+def test_arbitrary_objects_parse_or_fail_cleanly(obj: dict[str, object]) -> None:
+    try:
+        event = event_from_json(obj, t=0.0)
+    except EventFormatError:
+        return
+    assert parse_event(json.dumps(json.loads(format_event(event)))) == event
