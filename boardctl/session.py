@@ -383,9 +383,10 @@ class Session:
             self._draw(t)
 
     def _claim(self, t: float) -> None:
-        if self.board.can_claim_threefold_repetition():
+        # Only the position on the board counts: a button cannot announce a move to be made.
+        if self.board.is_repetition(3):
             self._end("1/2-1/2", "draw claimed: threefold repetition", t)
-        elif self.board.can_claim_fifty_moves():
+        elif self.board.is_fifty_moves():
             self._end("1/2-1/2", "draw claimed: fifty-move rule", t)
         else:
             self.warning = "no draw to claim (neither threefold repetition nor the fifty-move rule)"
