@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from boardctl.daemon import ActionError, Daemon
 from boardctl.errors import EventFormatError
-from boardctl.events import has_time, parse_event
+from boardctl.events import event_from_json
 
 log = logging.getLogger(__name__)
 
@@ -73,19 +73,25 @@ async def run_stdio(
                 continue
             counter[0] += 1
             where = f"stdin:{counter[0]}"
-            line_timed = has_time(raw)
+            try:
+                obj = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                daemon.flush(error=f"{where}: not valid JSON ({exc})")
+                await queue.join()
+                continue
+            line_timed = isinstance(obj, dict) and "t" in obj
             if timed is None:
                 timed = line_timed
-                _start(daemon, raw, timed)
+                _start(daemon, obj, timed)
                 if not timed:
                     ticker = loop.create_task(daemon._ticker())
-            elif line_timed != timed:
+            elif line_timed != timed and isinstance(obj, dict):
                 raise MixedTimeError(
                     f"{where}: every line must carry 't' or none may "
                     f"(the first line {'did' if timed else 'did not'}, this one {'does' if line_timed else 'does not'})"
                 )
             try:
-                event = parse_event(raw, t=None if timed else daemon.now(), where=where)
+                event = event_from_json(obj, t=None if timed else daemon.now(), where=where)
                 if event.t < daemon.session.t:
                     raise EventFormatError(f"{where}: 't' went back from {daemon.session.t:g} to {event.t:g}")
             except EventFormatError as exc:
@@ -112,14 +118,14 @@ async def run_stdio(
     return status
 
 
-def _start(daemon: Daemon, first: bytes, timed: bool) -> None:
+def _start(daemon: Daemon, first: Any, timed: bool) -> None:
     """Start the sim board once the time base is known: its opening snapshot is stamped with the
     first line's time (virtual) or now (real)."""
     daemon.virtual_time = timed
     daemon.direct = True
     if timed:
         with contextlib.suppress(EventFormatError):
-            daemon.session.t = max(daemon.session.t, parse_event(first).t)
+            daemon.session.t = max(daemon.session.t, event_from_json(first).t)
     board = daemon.board
     if board is not None:
         board._clock = daemon.now
