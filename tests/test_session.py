@@ -1,0 +1,166 @@
+"""The session around the real tracker, in-process: engine turns, takeback, clock, orientation, draws, hints."""
+
+from __future__ import annotations
+
+import chess
+from test_daemon_support import move_events
+
+from boardctl.engine_client import Reply
+from boardctl.events import Button, ButtonPressed, SquareChanged
+from boardctl.session import Session, Settings
+
+
+class Hands:
+    """Moves pieces on a session's board at virtual times."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.t = 0.0
+        session.tick(0.0)
+
+    def move(self, uci: str, *, flipped: bool = False) -> None:
+        board = self.session.board
+        for square, occupied in move_events(board, chess.Move.from_uci(uci), flipped=flipped):
+            self.t += 0.1
+            self.session.feed(SquareChanged(self.t, chess.parse_square(square), occupied))
+        self.t += 0.5
+        self.session.tick(self.t)
+
+    def press(self, button: Button) -> None:
+        self.t += 0.1
+        self.session.feed(ButtonPressed(self.t, button))
+
+    def engine_answers(self, uci: str, score: int | None = 0) -> None:
+        request = self.session.engine_request()
+        assert request is not None and request.kind == "move"
+        self.session.engine_replied(request, Reply(chess.Move.from_uci(uci), score), self.t)
+
+
+def leds(session: Session, why: str) -> set[str]:
+    return {led["square"] for led in session.state_line()["leds"] if led["why"] == why}
+
+
+def test_engine_move_is_shown_then_carried_out() -> None:
+    session = Session(Settings(mode="play", color="white"))
+    hands = Hands(session)
+    assert session.engine_request() is None  # the human's turn
+    hands.move("e2e4")
+    request = session.engine_request()
+    assert request is not None and request.board.fen() == session.board.fen()
+    hands.engine_answers("e7e5")
+    assert session.state_line()["pending"] == "e7e5"
+    assert leds(session, "engine-move") == {"e7", "e5"}
+    hands.move("e7e5")
+    line = session.state_line()
+    assert line["pending"] is None and line["moves"] == ["e2e4", "e7e5"] and not leds(session, "engine-move")
+
+
+def test_stale_engine_reply_is_dropped() -> None:
+    session = Session(Settings(mode="play", color="white", takeback="apply"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    request = session.engine_request()
+    assert request is not None
+    hands.press(Button.TAKEBACK)  # the human takes the move back while the engine thinks
+    assert session.record.moves == []
+    session.engine_replied(request, Reply(chess.Move.from_uci("e7e5"), 0), hands.t)
+    assert session.pending is None
+
+
+def test_one_takeback_removes_engine_reply_and_human_move() -> None:
+    session = Session(Settings(mode="play", color="white"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    hands.engine_answers("e7e5")
+    hands.move("e7e5")
+    hands.move("g1f3")
+    hands.engine_answers("b8c6")
+    hands.press(Button.TAKEBACK)  # while the engine's move is still pending: only the human's move goes
+    assert session.record.moves == ["e2e4", "e7e5"] and session.pending is None
+    assert leds(session, "takeback") == {"g1", "f3"}
+    hands.move("f3g1")
+    assert session.tracker.is_matching()
+    hands.press(Button.TAKEBACK)  # now two plies: the engine's reply and the human's move
+    assert session.record.moves == []
+    assert leds(session, "takeback") == {"e2", "e4", "e7", "e5"}
+
+
+def test_flipped_board_maps_squares_both_ways() -> None:
+    session = Session(Settings(mode="record", orientation="flipped"))
+    hands = Hands(session)
+    hands.move("e2e4", flipped=True)  # physically d7 -> d5
+    assert session.record.moves == ["e2e4"]
+    session.tracker.hint(chess.Move.from_uci("e7e5"))
+    session.tick(hands.t + 0.1)
+    assert leds(session, "hint") == {"d2", "d4"}  # turned round: logical e7/e5 sit on the wiring's d2/d4
+
+
+def test_loss_on_time_and_draw_when_the_opponent_cannot_mate() -> None:
+    session = Session(Settings(mode="record", time_control="0.05+0"))  # three seconds each
+    hands = Hands(session)
+    hands.move("e2e4")
+    session.tick(hands.t + 2.0)
+    assert session.record.result == "*"
+    session.tick(hands.t + 3.5)
+    assert session.record.result == "1-0" and session.record.termination == "black lost on time"
+    assert leds(session, "result") == {"e1"}
+
+    bare = Session(Settings(mode="record", time_control="0.05+0"), fen="4k3/8/8/8/8/8/8/4K2Q w - - 0 1")
+    bare.tick(0.0)
+    bare.tick(3.1)
+    assert bare.record.result == "1/2-1/2" and "cannot mate" in bare.record.termination
+
+
+def test_clock_records_times_and_increment() -> None:
+    session = Session(Settings(mode="record", time_control="1+2"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    hands.move("e7e5")
+    assert session.record.clocks[0] is not None and 61 < session.record.clocks[0] <= 62.0
+    clock = session.state_line()["clock"]
+    assert clock["running"] == "white" and clock["black"] == session.record.clocks[1]
+
+
+def test_draw_offer_to_the_engine_and_blunder_warning() -> None:
+    session = Session(Settings(mode="play", color="white", blunder_warning=True))
+    hands = Hands(session)
+    hands.move("e2e4")
+    hands.engine_answers("e7e5", score=-20)
+    hands.move("e7e5")
+    hands.move("d1h5")
+    hands.engine_answers("g7g6", score=-30)
+    hands.move("g7g6")
+    hands.move("h5h4")
+    hands.engine_answers("b8c6", score=400)  # the engine now thinks it is much better: h5h4 was a blunder
+    assert "blunder" in (session.warning or "") and leds(session, "blunder") == {"h5", "h4"}
+    hands.move("b8c6")
+    hands.press(Button.DRAW)
+    assert session.record.result == "*" and "declines" in (session.warning or "")
+
+
+def test_hint_lights_the_suggested_move() -> None:
+    session = Session(Settings(mode="play", color="white"))
+    hands = Hands(session)
+    hands.press(Button.HINT)
+    request = session.engine_request()
+    assert request is not None and request.kind == "hint"
+    session.engine_replied(request, Reply(chess.Move.from_uci("d2d4"), 30), hands.t)
+    assert leds(session, "hint") == {"d2", "d4"} and session.state_line()["hint"] == "d2d4"
+    hands.move("e2e4")
+    assert not leds(session, "hint")
+
+
+def test_resign_against_the_engine_and_new_game_with_other_settings() -> None:
+    session = Session(Settings(mode="play", color="white"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    hands.engine_answers("e7e5")
+    hands.move("e7e5")
+    hands.press(Button.RESIGN)
+    assert session.record.result == "0-1" and session.record.termination == "white resigned"
+    old = session.record
+    session.new_game(hands.t + 1, settings=Settings(mode="play", color="black", level="practice2"))
+    assert session.record is not old and session.record.human == "black" and session.record.level == "practice2"
+    assert session.take_finished() == []  # the old game was finished, already saved as such
+    # The board still shows the old game: the tracker waits for the start position.
+    assert not session.tracker.is_matching()
