@@ -74,6 +74,12 @@ def _path(value: Any) -> Any:
     return str(Path(value).expanduser())
 
 
+def _pin(value: Any) -> Any:
+    if not isinstance(value, str) or not (value == "" or re.fullmatch(r"[0-9]{4,12}", value)):
+        raise ValueError(f'must be a string of 4 to 12 digits (pin = "123456"), got {value!r}')
+    return value
+
+
 def check_level(value: Any) -> Any:
     """A named level, ``practice1``-``practice5``, or an Elo number (int or numeric string)."""
     if isinstance(value, str) and value in NAMED_LEVELS + PRACTICE_LEVELS:
@@ -128,7 +134,7 @@ KEYS: tuple[Key, ...] = (
     Key("web.enabled", _boolean, True, "--no-web", "serve the web page"),
     Key("web.host", _string, "127.0.0.1", "--host", "web page address"),
     Key("web.port", _port, 8080, "--port", "web page port"),
-    Key("web.pin", _string, "", None, "PIN the web page asks for; empty: generated on first start and stored"),
+    Key("web.pin", _pin, "", None, "PIN the web page asks for; empty: generated on first start and stored"),
 )
 KEY_BY_NAME = {key.name: key for key in KEYS}
 

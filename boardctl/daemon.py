@@ -128,13 +128,13 @@ class Daemon:
             square, occupied = value["square"], value["occupied"]
             if square not in chess.SQUARE_NAMES or not isinstance(occupied, bool):
                 raise ActionError(f"event: bad square {square!r} or occupied {occupied!r}")
-            self.inject(SquareChanged(self.now(), chess.parse_square(square), occupied))
+            self.inject(SquareChanged(self.now(), chess.parse_square(square), occupied), reason="web")
         elif kind == "button":
             try:
                 button = Button(value)
             except ValueError:
                 raise ActionError(f"button: unknown button {value!r}") from None
-            self.handle(ButtonPressed(self.now(), button))
+            self.handle(ButtonPressed(self.now(), button), reason="web")
         elif kind == "new-game":
             await self.new_game(value or {})
         else:
@@ -160,7 +160,7 @@ class Daemon:
         if self.engine is not None and settings.level != self.engine.level:
             await self.engine.set_level(settings.level)
         self.session.new_game(self.now(), fen=fen, settings=settings)
-        self._after(None)
+        self._after("web")
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -168,12 +168,12 @@ class Daemon:
         """The board's callback when it delivers on the loop's thread (``direct``): no state line yet."""
         self.session.feed(event)
 
-    def handle(self, event: Event) -> dict[str, Any]:
+    def handle(self, event: Event, *, reason: str | None = None) -> dict[str, Any]:
         """Feed one event; returns (and publishes) the state line that answers it."""
         self.session.feed(event)
-        return self._after(None)
+        return self._after(reason)
 
-    def inject(self, event: Event) -> dict[str, Any] | None:
+    def inject(self, event: Event, *, reason: str | None = None) -> dict[str, Any] | None:
         """An event made by hand on the sim board (stdio line, web drag): through the sim's wood rules.
 
         Returns the state line when the board delivers directly; raises ActionError for an
@@ -181,11 +181,11 @@ class Daemon:
         """
         board = self.board
         if board is None or not hasattr(board, "inject"):
-            return self.handle(event)
+            return self.handle(event, reason=reason)
         if not board.inject(event):
-            self._after(None, error=f"impossible on a real board, ignored: {format_event(event)}")
+            self._after(reason, error=f"impossible on a real board, ignored: {format_event(event)}")
             raise ActionError(f"impossible on a real board: {format_event(event)}")
-        return self._after(None) if self.direct else None
+        return self._after(reason) if self.direct else None
 
     def tick(self) -> None:
         """Real time passes: publish only when something besides the clock changed."""
@@ -284,7 +284,10 @@ class Daemon:
                 getter = loop.create_task(queue.get())
                 done, _ = await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
                 if getter in done:
-                    self.handle(getter.result())
+                    try:
+                        self.handle(getter.result())
+                    except Exception:  # one bad event must not take the board down; the game is saved
+                        log.exception("failed to handle %r", getter.result())
                     getter = None
         finally:
             for task in (ticker, getter, stopper):

@@ -212,6 +212,9 @@ class Session:
 
     def feed(self, event: Event) -> None:
         """One sensed event (physical squares)."""
+        if event.t < self.t:
+            # Stamped before a timer tick that ran first (events queue up between threads).
+            event = replace(event, t=self.t)
         self._advance(event.t)
         logical = self._to_logical(event)
         if self._need_snapshot_log:
@@ -223,6 +226,7 @@ class Session:
 
     def tick(self, t: float) -> None:
         """Time passes (settle windows, clock flags, delayed engine requests)."""
+        t = max(t, self.t)
         self._advance(t)
         self._apply(self.tracker.tick(t))
         self._after(t)

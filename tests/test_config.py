@@ -50,6 +50,8 @@ def test_default_files_follow_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ('[game]\ntime_control = "15 minutes"\n', "game.time_control"),
         ("[game]\narbiter = 1\n", "game.arbiter"),
         ("[web]\nport = 70000\n", "web.port"),
+        ("[web]\npin = 1234\n", "web.pin"),
+        ('[web]\npin = "12a4"\n', "web.pin"),
         ('[board]\nsettle = "slow"\n', "board.settle"),
         ("[board]\nspeed = 3\n", "board.speed"),
         ('backend = "sim"\n', "backend"),
