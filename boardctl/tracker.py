@@ -241,7 +241,6 @@ class Tracker:
         self._offer: chess.Move | None = None
         self._cleared = False
         self._finished = False
-        self._legal_cache: tuple[object, list[tuple[chess.Move, int]]] | None = None
         if self._occ != self._board.occupied:
             self._restore = Code.MISMATCH  # resuming onto a board that does not match yet
 
@@ -444,12 +443,13 @@ class Tracker:
 
     # -- judgement -------------------------------------------------------------------------
 
-    def _legal_after(self) -> list[tuple[chess.Move, int]]:
-        key = self._board._transposition_key()
-        if self._legal_cache is None or self._legal_cache[0] != key:
-            moves = [(m, occupancy_after(self._board, m)) for m in self._board.generate_legal_moves()]
-            self._legal_cache = (key, moves)
-        return self._legal_cache[1]
+    def _legal_after(self, from_mask: int = chess.BB_ALL, to_mask: int = chess.BB_ALL) -> list[tuple[chess.Move, int]]:
+        """Legal moves from ``from_mask`` to ``to_mask``, each with the occupancy after it."""
+        board = self._board
+        return [(m, occupancy_after(board, m)) for m in board.generate_legal_moves(from_mask, to_mask)]
+
+    def _has_legal_move_from(self, square: chess.Square) -> bool:
+        return any(self._board.generate_legal_moves(chess.BB_SQUARES[square]))
 
     def _last_event(self, square: chess.Square) -> _Change | None:
         for change in reversed(self._log):
@@ -496,7 +496,7 @@ class Tracker:
             seen.add(change.square)
             if not own & chess.BB_SQUARES[change.square]:
                 continue
-            if any(m.from_square == change.square for m, _ in self._legal_after()):
+            if self._has_legal_move_from(change.square):
                 self._touched = change.square
                 return
 
@@ -510,7 +510,8 @@ class Tracker:
             return
         if self._promotion is not None:
             return
-        candidates = [m for m, after in self._legal_after() if after == occ and self._is_consistent(m)]
+        own_lifted = board.occupied_co[board.turn] & ~occ
+        candidates = [m for m, after in self._legal_after(own_lifted, occ | board.castling_rights) if after == occ and self._is_consistent(m)]
         if candidates:
             self._judge_move(t, candidates[0], out)
             return
@@ -602,9 +603,8 @@ class Tracker:
 
     def _accept(self, t: float, move: chess.Move, out: list[Output]) -> None:
         board = self._board
-        san = board.san(move)
         ply = len(board.move_stack) + 1
-        board.push(move)
+        san = board.san_and_push(move)
         out.append(MoveMade(t, move, san, ply))
         self._expected = None
         self._hint = None
@@ -644,6 +644,9 @@ class Tracker:
 
     def _is_takeback(self, occ: int) -> bool:
         board = self._board
+        last = board.peek()
+        if not occ & chess.BB_SQUARES[last.from_square]:
+            return False  # the moved piece is not back where it came from
         move = board.pop()
         try:
             before = board.occupied
@@ -667,6 +670,9 @@ class Tracker:
         """The rook went first and settled (a completed rook move), then the king followed."""
         board = self._board
         if not board.move_stack:
+            return False
+        last = board.peek()
+        if board.piece_type_at(last.to_square) != chess.ROOK or occ & chess.BB_SQUARES[last.to_square] == 0:
             return False
         rook_move = board.pop()
         try:
@@ -736,7 +742,7 @@ class Tracker:
         diff = occ ^ board.occupied
         if not diff & ~occ & board.occupied_co[board.turn]:
             return False  # nothing of the mover's has left its square
-        for move, after in self._legal_after():
+        for move, after in self._legal_after(diff & ~occ & board.occupied_co[board.turn]):
             changed = (board.occupied ^ after) | chess.BB_SQUARES[move.to_square]
             if not diff & ~changed and self._first_lift(move.from_square) is not None:
                 return True
@@ -769,7 +775,6 @@ class Tracker:
 
     def _start_game(self, t: float, board: chess.Board, out: list[Output]) -> None:
         self._board = board.copy()
-        self._legal_cache = None
         self.illegal_counts = {chess.WHITE: 0, chess.BLACK: 0}
         self._touched = None
         self._adjusting = False
@@ -811,7 +816,6 @@ class Tracker:
             own_missing = board.occupied_co[board.turn] & ~self._occ
             if chess.popcount(own_missing) == 1:
                 source = chess.lsb(own_missing)
-                for move, _ in self._legal_after():
-                    if move.from_square == source:
-                        lit.setdefault(move.to_square, Code.LEGAL_MOVES)
+                for move in board.generate_legal_moves(own_missing):
+                    lit.setdefault(move.to_square, Code.LEGAL_MOVES)
         return tuple(LedIntent(square, why) for square, why in sorted(lit.items()))
