@@ -815,7 +815,6 @@ class Tracker:
         if self._show_legal_moves and restore is None and self._expected is None:
             own_missing = board.occupied_co[board.turn] & ~self._occ
             if chess.popcount(own_missing) == 1:
-                source = chess.lsb(own_missing)
                 for move in board.generate_legal_moves(own_missing):
                     lit.setdefault(move.to_square, Code.LEGAL_MOVES)
         return tuple(LedIntent(square, why) for square, why in sorted(lit.items()))
