@@ -1,0 +1,68 @@
+"""The edge: real pins, NeoPixels, PWM and USB serial. The only module importing ``machine``."""
+
+import select
+import sys
+
+import machine
+import neopixel
+
+from boardfw import pins
+from boardfw.device import Device
+from boardfw.leds import Strip, Tune
+from boardfw.matrix import Buttons, Matrix
+
+try:
+    from time import sleep_ms, ticks_diff, ticks_ms
+except ImportError:  # CPython, under the tests
+    import time
+
+    def ticks_ms():
+        return int(time.monotonic() * 1000) & 0x3FFFFFFF
+
+    def ticks_diff(a, b):
+        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+    def sleep_ms(ms):
+        time.sleep(ms / 1000)
+
+
+def build(write):
+    """The device on this Pico's pins (``boardfw/pins.py``, generated from hardware/pinout.toml)."""
+    Pin = machine.Pin
+    rows = [Pin(n, Pin.OUT, value=1) for n in pins.ROWS]
+    columns = [Pin(n, Pin.IN, Pin.PULL_UP) for n in pins.COLUMNS]
+    buttons = {name: Pin(n, Pin.IN, Pin.PULL_UP) for name, n in pins.BUTTONS.items()}
+    strip = Strip(neopixel.NeoPixel(Pin(pins.WS2812, Pin.OUT), 64), pins.LED_ORDER)
+    pwm = machine.PWM(Pin(pins.BUZZER))
+    pwm.duty_u16(0)
+    return Device(
+        Matrix(rows, columns, ticks_diff=ticks_diff),
+        write,
+        strip=strip,
+        buttons=Buttons(buttons, ticks_diff=ticks_diff),
+        tune=Tune(pwm, ticks_diff=ticks_diff),
+        ticks_diff=ticks_diff,
+        size=str(len(pins.ROWS)) + "x" + str(len(pins.COLUMNS)),
+    )
+
+
+def run(stream=None, reader=None, writer=None, should_stop=None, period_ms=2, device=None):
+    """Serve forever over USB serial (stdin/stdout), or over the streams/device given (tests)."""
+    stream = stream if stream is not None else sys.stdin
+    reader = reader if reader is not None else sys.stdin.buffer
+    writer = writer if writer is not None else sys.stdout.buffer
+    if device is None:
+        device = build(writer.write)
+    poller = select.poll()
+    poller.register(stream, select.POLLIN)
+    device.boot(ticks_ms())
+    while should_stop is None or not should_stop():
+        now = ticks_ms()
+        while poller.poll(0):
+            data = reader.read(1)
+            if not data:
+                break
+            device.feed(data, now)
+        device.poll(now)
+        sleep_ms(period_ms)
+    return device
