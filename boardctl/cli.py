@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "record": "boardctl.record",
     "demo": "boardctl.demo",
     "games": "boardctl.games",
+    "selftest": "boardctl.selftest",
 }
 
 
