@@ -460,20 +460,42 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
 
             return await run_stdio(daemon, stop)
         if cfg.board_backend == "sim" and getattr(args, "terminal", False):
-            _start_terminal(board)
+            _start_terminal(daemon, stack)
         await daemon.run_board(stop)
     return 0
 
 
-def _start_terminal(board: Any) -> None:
-    """The sim's terminal view on this terminal, in a thread (it reads stdin line by line)."""
+def _start_terminal(daemon: Daemon, stack: contextlib.AsyncExitStack) -> None:
+    """The sim's terminal view on this terminal: a thread reads commands; the board is redrawn
+    when the engine moves or the game ends, with the moves so far."""
     import sys
     import threading
 
     from boardctl.hw.sim import run_terminal
 
-    sys.stdout.write("Type a square to lift or place a piece (e2), a move (e2e4), !hint, !takeback; '.' redraws.\n")
-    threading.Thread(target=run_terminal, args=(board, sys.stdin, sys.stdout), daemon=True).start()
+    out = sys.stdout
+    out.write("Type a square to lift or place a piece (e2), a move (e2e4), !hint, !takeback, !resign; '.' redraws.\n")
+    threading.Thread(target=run_terminal, args=(daemon.board, sys.stdin, out), daemon=True).start()
+    queue = daemon.subscribe()
+
+    async def redraw() -> None:
+        shown: tuple[Any, ...] = ()
+        while True:
+            line = await queue.get()
+            key = (line["pending"], line["result"], len(line["moves"]), line["warning"])
+            if key == shown or line.get("reason") is None:
+                continue
+            shown = key
+            notes = [f"moves: {' '.join(line['moves']) or '-'}"]
+            if line["pending"]:
+                notes.append(f"engine plays {line['pending']}: make it on the board")
+            if line["warning"]:
+                notes.append(str(line["warning"]))
+            out.write("\n" + daemon.board.render() + "\n" + "\n".join(notes) + "\n> ")
+            out.flush()
+
+    task = asyncio.get_running_loop().create_task(redraw())
+    stack.callback(task.cancel)
 
 
 def run_command(mode: str, args: argparse.Namespace) -> int:
