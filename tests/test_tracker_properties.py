@@ -1,7 +1,7 @@
 """Property tests: human-like event streams for whole games must come back exactly.
 
 Games come from a biased random walk (castling, en passant, promotion), from the CC0 opening
-lines in shared/data/openings (copied into boardctl/data by the daemon's issue), and hands make
+lines packaged in boardctl/data (from shared/data/openings), and hands make
 every move in one of its human orders with random timings, brushes and adjustments.
 """
 
