@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import logging
 import signal
 import time
@@ -401,6 +402,12 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
     return Session(settings, record=record, fen=fen)
 
 
+def _preload_web(cfg: Config) -> None:
+    if cfg.web_enabled:
+        with contextlib.suppress(ImportError):
+            importlib.import_module("boardctl.web.server")
+
+
 async def _start_web(daemon: Daemon, cfg: Config) -> Any:
     if not cfg.web_enabled:
         return None
@@ -437,7 +444,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             command = resolve_command(cfg.engine_path)
             engine = EngineClient(command, level=cfg.engine_level, movetime=cfg.engine_movetime)
             stack.push_async_callback(engine.close)
-            await engine.start()
+            # The engine starts in its own process while this one imports the web server.
+            await asyncio.gather(engine.start(), asyncio.to_thread(_preload_web, cfg))
         session = open_session(mode, cfg, args, store, engine_name=engine.name if engine else "")
         if engine is not None and session.settings.level != engine.level:
             await engine.set_level(session.settings.level)  # a resumed game keeps its level

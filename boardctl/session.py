@@ -532,6 +532,8 @@ class Session:
         human = self.record.human
         return {
             "fen": self.board.fen(),
+            "start_fen": self.record.fen,
+            "occupancy": f"{rotate(self.tracker.occupancy) if self.flipped else self.tracker.occupancy:016x}",
             "pending": None if self.pending is None else self.pending.uci(),
             "moves": list(self.record.moves),
             "leds": [intent.to_json() for intent in self.leds()],
