@@ -16,6 +16,8 @@ const app = {
   pinRequired: false,
   stateReceivedAt: 0,
   lastRender: 0,
+  localFen: null,     // without occupancy in the state: the position localDelta applies to
+  localDelta: {},     // square -> occupied, this page's accepted events since localFen
 };
 window.boardctl = app; // for tests and the benchmark
 
@@ -47,9 +49,15 @@ function parseFenPlacement(fen) {
 }
 
 function occupiedSet(state, pieces) {
-  // The sensors' view, when the daemon reports it; otherwise the game position.
+  // The sensors' view, when the daemon reports it; otherwise the game position plus this page's
+  // own lift/place events since the position last changed (so a dropped piece shows at once).
   const occ = state.occupancy ?? state.occupied ?? null;
-  if (occ === null || occ === undefined) return new Set(Object.keys(pieces));
+  if (occ === null || occ === undefined) {
+    if (state.fen !== app.localFen) { app.localFen = state.fen; app.localDelta = {}; }
+    const set = new Set(Object.keys(pieces));
+    for (const [sq, present] of Object.entries(app.localDelta)) present ? set.add(sq) : set.delete(sq);
+    return set;
+  }
   if (Array.isArray(occ)) return new Set(occ);
   let bits;
   try { bits = typeof occ === "string" ? BigInt("0x" + occ.replace(/^0x/, "")) : BigInt(occ); }
@@ -245,6 +253,7 @@ function renderInfo(state) {
   if (state.warning) parts.push(state.warning);
   if (state.message) parts.push(state.message);
   $("#status").textContent = parts.join(" ");
+  $("#setup-board").hidden = state.matching !== false;
 }
 
 function render(state) {
@@ -316,7 +325,14 @@ function act(action) {
 }
 
 function squareEvent(square, occupied) {
-  return act({ event: { square, occupied } });
+  return act({ event: { square, occupied } }).then((reply) => {
+    const st = app.state;
+    if (st && (st.occupancy ?? st.occupied ?? null) === null) {
+      app.localDelta[square] = occupied;
+      render(st);
+    }
+    return reply;
+  });
 }
 
 // -- the virtual board: pointer drag makes lift and place events ----------------------------------
@@ -378,6 +394,19 @@ function setupDrag() {
   });
 }
 
+// The virtual board's hands: lift every piece the game does not have and place every missing one
+// (a new game, a takeback, a FEN set-up). These are ordinary sensor events, one square at a time.
+async function setupBoard() {
+  const st = app.state;
+  if (!st) return;
+  const want = new Set(Object.keys(physicalPieces(st)));
+  const have = occupiedSet(st, physicalPieces(st));
+  app.carried = {};
+  for (const sq of have) if (!want.has(sq)) await squareEvent(sq, false);
+  for (const sq of want) if (!have.has(sq)) await squareEvent(sq, true);
+}
+app.setupBoard = setupBoard;
+
 // -- forms and buttons --------------------------------------------------------------------------
 
 function showPinForm(show) {
@@ -427,6 +456,7 @@ function setupControls() {
   for (const btn of document.querySelectorAll("[data-button]")) {
     btn.addEventListener("click", () => act({ button: btn.dataset.button }).catch(() => {}));
   }
+  $("#setup-board").addEventListener("click", () => setupBoard().catch(() => {}));
   $("#flip").addEventListener("click", () => {
     app.flipped = !(app.state ? isFlipped(app.state) : false);
     if (app.state) render(app.state);

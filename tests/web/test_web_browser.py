@@ -1,0 +1,225 @@
+"""The page in real headless Chromium against the real daemon (``boardctl play --board sim``).
+
+The daemon runs as a subprocess with the real engine subprocess; the test plays by dragging
+pieces on the page's virtual board, which sends lift/place events through the daemon's tracker
+exactly like the reed switches. Screenshots go to test-artifacts/web/.
+"""
+
+from __future__ import annotations
+
+import io
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import pytest
+from web_helpers import RunningDaemon, run_daemon
+
+from boardctl.openings import classify
+from boardctl.web.pin import read_pin
+
+WAIT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
+    tmp = tmp_path_factory.mktemp("web-play")
+    with run_daemon(tmp, "--color", "white", "--level", "beginner", "--movetime", "0.1", "--settle", "0.2") as d:
+        yield d
+    assert d.proc.returncode == 0, d.log()
+
+
+@pytest.fixture
+def page(browser: Any, daemon: RunningDaemon) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1100, "height": 850}, accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(daemon.url)
+    page.wait_for_selector('#connection[data-connected="true"]', timeout=WAIT_MS)
+    yield page
+    context.close()
+    assert errors == [], errors
+
+
+def center(page: Any, square: str) -> tuple[float, float]:
+    box = page.locator(f'#board [data-square="{square}"]').bounding_box()
+    assert box is not None, square
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def drag(page: Any, src: str, dst: str | None) -> None:
+    """Drag with the mouse; ``dst=None`` drops the piece off the board (takes it away)."""
+    x, y = center(page, src)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    if dst is None:
+        box = page.locator("#board").bounding_box()
+        tx, ty = box["x"] + box["width"] + 120, box["y"] + 20
+    else:
+        tx, ty = center(page, dst)
+    page.mouse.move(tx, ty, steps=4)
+    page.mouse.up()
+
+
+def carry_out(page: Any, fen: str, uci: str) -> None:
+    """Make ``uci`` with the hands on the virtual board, as a person would (rook, e.p. pawn too)."""
+    board = chess.Board(fen)
+    move = chess.Move.from_uci(uci)
+    name = chess.square_name
+    drag(page, name(move.from_square), name(move.to_square))
+    if board.is_castling(move):
+        rank = chess.square_rank(move.to_square)
+        kingside = chess.square_file(move.to_square) == 6
+        rook_from, rook_to = chess.square(7 if kingside else 0, rank), chess.square(5 if kingside else 3, rank)
+        drag(page, name(rook_from), name(rook_to))
+    elif board.is_en_passant(move):
+        drag(page, name(chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square))), None)
+
+
+def state(page: Any) -> dict[str, Any]:
+    result: dict[str, Any] = page.evaluate("() => window.boardctl.state")
+    return result
+
+
+def wait_for_moves(page: Any, count: int, *, pending: bool) -> dict[str, Any]:
+    page.wait_for_function(
+        "([n, p]) => { const s = window.boardctl.state;"
+        " return s && s.moves.length === n && Boolean(s.pending) === p; }",
+        arg=[count, pending],
+        timeout=WAIT_MS,
+    )
+    return state(page)
+
+
+def lit(page: Any, why: str) -> set[str]:
+    return set(page.eval_on_selector_all(f'#board [data-led~="{why}"]', "els => els.map(e => e.dataset.square)"))
+
+
+def test_play_by_dragging_see_the_reply_lit_and_download_the_pgn(page: Any, daemon: RunningDaemon, artifacts: Path) -> None:
+    page.locator("#new-game summary").click()
+    page.select_option('#new-game-form select[name="color"]', "white")
+    page.fill('#new-game-form input[name="level"]', "beginner")
+    page.locator('#new-game-form button[type="submit"]').click()
+    wait_for_moves(page, 0, pending=False)
+    assert page.locator("#board [data-square]").count() == 64
+    assert page.locator('#board [data-square="e2"]').get_attribute("data-piece") == "P"
+    page.screenshot(path=str(artifacts / "01-loaded.png"))
+
+    drag(page, "e2", "e4")
+    s = wait_for_moves(page, 1, pending=True)
+    assert s["moves"] == ["e2e4"]
+    reply = chess.Move.from_uci(s["pending"])
+    # The engine's reply is lit on the page: every square of it, for the engine-move reason.
+    page.wait_for_function("() => document.querySelectorAll('#board [data-led~=\"engine-move\"]').length >= 2")
+    assert {chess.square_name(reply.from_square), chess.square_name(reply.to_square)} <= lit(page, "engine-move")
+    assert page.locator("#status").inner_text().startswith(f"Engine plays {s['pending']}")
+    page.screenshot(path=str(artifacts / "02-engine-reply-lit.png"))
+
+    carry_out(page, s["fen"], s["pending"])
+    s = wait_for_moves(page, 2, pending=False)
+    assert s["moves"] == ["e2e4", reply.uci()]
+    assert lit(page, "engine-move") == set()
+    # The page shows the move list in SAN, and the opening's name when the moves have one.
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert page.locator("#moves li").first.locator("span").all_inner_texts() == ["e4", board.san(reply)]
+    board.push(reply)
+    named = classify(board)
+    if named is not None:
+        assert page.locator("#opening").inner_text() == f"{named.eco} {named.name}"
+
+    drag(page, "g1", "f3")
+    s = wait_for_moves(page, 3, pending=True)
+    carry_out(page, s["fen"], s["pending"])
+    s = wait_for_moves(page, 4, pending=False)
+    page.screenshot(path=str(artifacts / "03-after-two-moves.png"))
+
+    with page.expect_download() as info:
+        page.locator("#download-pgn").click()
+    download = info.value
+    target = artifacts / "game.pgn"
+    download.save_as(str(target))
+    game = chess.pgn.read_game(io.StringIO(target.read_text()))
+    assert game is not None
+    assert [m.uci() for m in game.mainline_moves()] == s["moves"]
+    assert game.headers["Result"] == "*"
+
+
+def test_bad_fen_gets_a_clear_error_and_a_new_game_as_black_starts_with_the_engine(
+    page: Any, daemon: RunningDaemon, artifacts: Path
+) -> None:
+    page.locator("#new-game summary").click()
+    page.fill('#new-game-form input[name="fen"]', "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1")
+    page.locator('#new-game-form button[type="submit"]').click()
+    page.wait_for_selector("#error:not([hidden])", timeout=WAIT_MS)
+    assert page.locator("#error").inner_text().startswith("new-game.fen: not a valid FEN")
+    page.screenshot(path=str(artifacts / "04-bad-fen.png"))
+
+    page.fill('#new-game-form input[name="fen"]', "")
+    page.select_option('#new-game-form select[name="color"]', "black")
+    page.locator('#new-game-form button[type="submit"]').click()
+    # After a game the pieces stand where it left them: put them back as the lit squares ask.
+    page.wait_for_function("() => window.boardctl.state.moves.length === 0", timeout=WAIT_MS)
+    if page.locator("#setup-board").is_visible():
+        page.screenshot(path=str(artifacts / "05-new-game-set-up.png"))
+        page.locator("#setup-board").click()
+    s = wait_for_moves(page, 0, pending=True)
+    assert page.locator("#error").is_hidden()
+    assert s.get("human") == "black"
+    # Playing Black from the normal side, the page shows rank 8 at the bottom.
+    first = page.locator("#board [data-square]").first.get_attribute("data-square")
+    assert first == "h1"
+    reply = chess.Move.from_uci(s["pending"])
+    assert chess.square_name(reply.to_square) in lit(page, "engine-move")
+    carry_out(page, s["fen"], s["pending"])
+    wait_for_moves(page, 1, pending=False)
+    page.screenshot(path=str(artifacts / "06-playing-black.png"))
+
+
+def test_lan_client_without_the_pin_changes_nothing(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    """``--host 0.0.0.0``: the PIN is made on first start, stored, logged, and needed for any change.
+
+    This one binds all interfaces for a few seconds (a random port, PIN-protected), because what it
+    checks is the daemon's own LAN path; the page is reached through 127.0.0.1.
+    """
+    with run_daemon(tmp_path, "--host", "0.0.0.0", mode="record") as daemon:
+        pin = read_pin(tmp_path / "config" / "boardctl" / "config.toml")
+        assert pin is not None and f"needs PIN {pin}" in daemon.log()
+        context = browser.new_context(viewport={"width": 1100, "height": 850})
+        page = context.new_page()
+        page.goto(daemon.url)
+        page.wait_for_selector('#connection[data-connected="true"]', timeout=WAIT_MS)
+        assert page.locator("#pin-form").is_visible()
+
+        drag(page, "e2", "e4")
+        page.wait_for_selector("#error:not([hidden])", timeout=WAIT_MS)
+        assert "PIN" in page.locator("#error").inner_text()
+        page.locator('[data-button="resign"]').click()
+        page.fill("#pin", "000000" if pin != "000000" else "111111")
+        page.locator("#pin-form button").click()
+        page.locator('[data-button="resign"]').click()
+        page.wait_for_function("() => document.querySelector('#error').textContent === 'wrong PIN'", timeout=WAIT_MS)
+        request = urllib.request.Request(
+            daemon.url + "api/action", data=b'{"new-game": {}}', headers={"Content-Type": "application/json"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(request, timeout=5)
+        assert info.value.code == 403
+        page.screenshot(path=str(artifacts / "07-lan-without-pin.png"))
+        # Nothing changed: no move, no result, and the sensed board is still the start position.
+        s = daemon.state()
+        assert (s["moves"], s["result"]) == ([], "*")
+
+        page.fill("#pin", pin)
+        page.locator("#pin-form button").click()
+        page.locator("#error").evaluate("el => { el.hidden = true; }")
+        drag(page, "e2", "e4")
+        wait_for_moves(page, 1, pending=False)
+        assert daemon.state()["moves"] == ["e2e4"]
+        page.screenshot(path=str(artifacts / "08-lan-with-pin.png"))
+        context.close()
