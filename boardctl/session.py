@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 
 #: After a takeback made by hand leaves the engine to move, wait this long for more takebacks.
 TAKEBACK_GRACE = 2.0
+#: After the engine failed for good (restarts included), wait this long before asking again.
+ENGINE_RETRY = 5.0
 #: A move that loses this many centipawns (by the engine's judgement) gets a blunder warning.
 BLUNDER_CP = 200
 
@@ -510,8 +512,9 @@ class Session:
             self._sounds.append(Code.BLUNDER)
 
     def engine_failed(self, request: EngineRequest, message: str) -> None:
+        """The engine could not answer even after restarts: say so, and ask again a little later."""
         if request is self._request:
-            self._request = None
+            self._request = replace(request, not_before=self.t + ENGINE_RETRY)
         self.warning = f"engine failed: {message}"
 
     # -- output -----------------------------------------------------------------------------------

@@ -178,6 +178,12 @@ def test_takeback_against_the_engine_removes_both_moves(tmp_path: Path) -> None:
     line = daemon.tick(1.0)
     assert line["matching"] is True and line["moves"] == [m.uci() for m in board.move_stack]
     assert not any(led["why"] == "takeback" for led in line["leds"])
+    # A hint: the engine's suggestion for the human, lit until the next move.
+    daemon.button("hint")
+    hint = daemon.reason_line("hint")
+    suggested = chess.Move.from_uci(hint["hint"])
+    assert suggested in board.legal_moves
+    assert {led["square"] for led in hint["leds"] if led["why"] == "hint"} == touched_squares(board, suggested)
     # The human moves again, and the engine answers.
     play_moves(daemon, board, rng, chess.WHITE, 2)
     assert daemon.close() == 0

@@ -122,14 +122,18 @@ class Daemon:
 
     def engine_line(self, *, timeout: float = 20.0) -> dict[str, Any]:
         """The unprompted engine-move line (already read, or the next one)."""
+        return self.reason_line("engine-move", timeout=timeout)
+
+    def reason_line(self, reason: str, *, timeout: float = 20.0) -> dict[str, Any]:
+        """The first unprompted line with ``reason`` (already read, or still to come)."""
         for line in self.unprompted:
-            if line.get("reason") == "engine-move":
+            if line.get("reason") == reason:
                 self.unprompted.remove(line)
                 return line
         while True:
             line = self._next(timeout)
             self.state = line
-            if line.get("reason") == "engine-move":
+            if line.get("reason") == reason:
                 return line
             self.unprompted.append(line)
 

@@ -77,10 +77,17 @@ def test_web_actions_drive_the_sim_board_and_sigterm_saves(tmp_path: Path) -> No
         assert status == 400 and "impossible" in json.dumps(reply)
         status, reply = call(url, "/api/action", {"new-game": {"color": "purple"}})
         assert status == 400 and "color" in json.dumps(reply)
+        status, _ = call(url, "/api/action", {"button": "resign"})
+        state = wait_for(url, lambda s: s["result"] != "*")
+        assert state["result"] == "1-0" and state["termination"] == "black resigned"
+        status, _ = call(url, "/api/action", {"new-game": {"time-control": "5+3"}})
+        assert status == 200
+        state = wait_for(url, lambda s: s["moves"] == [])
+        assert state["moves"] == [] and state["clock"]["white"] == 300.0 and state["matching"] is False
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
-    (state_file,) = games.glob("*.json")
-    assert json.loads(state_file.read_text())["moves"] == ["e2e4"]
+    saved = sorted((json.loads(p.read_text()) for p in games.glob("*.json")), key=lambda s: s["id"])
+    assert [(s["moves"], s["result"]) for s in saved] == [(["e2e4"], "1-0"), ([], "*")]
