@@ -62,6 +62,11 @@ def test_recorded_game_with_takeback_ends_in_mate(tmp_path: Path) -> None:
     assert [e.t for e in events] == sorted(e.t for e in events)
     assert len([e for e in events if hasattr(e, "square")]) == 2 + 2 + 2 + 6
 
+    replayed = subprocess.run([sys.executable, "-m", "boardctl", "replay", str(state_file.with_suffix(".jsonl"))],
+                              capture_output=True, text=True, check=True)
+    again = chess.pgn.read_game(io.StringIO(replayed.stdout))
+    assert again is not None and [m.uci() for m in again.mainline_moves()] == state["moves"]
+
     listing = games_cli(games, "list")
     assert state["id"] in listing and "0-1" in listing and "4 plies" in listing
     shown = games_cli(games, "show", "last")
