@@ -95,7 +95,7 @@ def test_selftest_on_gpio_scans_real_pins_and_reads_the_max7219(factory: WiredMo
         factory.press,
     )
     with GpioBoard(factory.pinout, pin_factory=factory, debounce=0.005) as board:
-        report = SelfTest(board, squares=[chess.A1, chess.B2, chess.C3, chess.H8], timeout=0.6, prompt=person).run()
+        report = SelfTest(board, squares=[chess.A1, chess.B2, chess.C3, chess.H8], timeout=1.5, prompt=person).run()
     assert report.dead_switches == [chess.B2, chess.C3]
     assert report.crossed == {chess.C3: [chess.C4]}
     assert report.stuck_switches == [] and report.dead_leds == []

@@ -29,6 +29,7 @@ class Strip:
         self.brightness = brightness  # of 255: a full-white board would draw almost 4 A
         self.lamps = []
         self.shown = None
+        self.step = None
 
     def index(self, sq):
         rank, file = sq // 8, sq % 8
@@ -42,6 +43,9 @@ class Strip:
 
     def render(self, now):
         step = (now // STEP_MS) % 16
+        if step == self.step and self.shown is not None:
+            return False  # nothing can have changed within a step
+        self.step = step
         bit = 1 << step
         want = [(0, 0, 0)] * 64
         k = self.brightness

@@ -181,22 +181,25 @@ class PtyDevice:
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
         self.framer = LineFramer()
+        self.pending: list[bytes] = []
         self.seq = 0
 
     def send(self, kind: str, *args: str) -> None:
         os.write(self.master, encode_line(self.seq, kind, *args))
         self.seq = self.seq + 1 & 0xFF
 
-    def expect(self, kind: str, timeout: float = 3.0) -> tuple[str, ...]:
+    def expect(self, kind: str, args: tuple[str, ...] | None = None, timeout: float = 3.0) -> tuple[str, ...]:
+        """Wait for a line of ``kind`` (with exactly ``args``, if given) from the host; earlier lines are skipped."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            while self.pending:
+                line = parse_line(self.pending.pop(0))
+                if line.kind == kind and (args is None or line.args == args):
+                    return line.args
             ready, _, _ = select.select([self.master], [], [], 0.05)
             if ready:
-                for raw in self.framer.feed(os.read(self.master, 4096)):
-                    line = parse_line(raw)
-                    if line.kind == kind:
-                        return line.args
-        raise AssertionError(f"host sent no {kind} line")
+                self.pending += self.framer.feed(os.read(self.master, 4096))
+        raise AssertionError(f"host sent no {kind} line {args or ''}")
 
     def unplug(self) -> None:
         os.close(self.master)
@@ -214,16 +217,17 @@ def test_pty_host_requests_snapshot_sends_leds_and_tunes_and_survives_replug() -
         dev.send("S", f"{START:016x}", "req")
         assert _next(q, Snapshot).occupancy == START
         board.show([LedIntent(chess.E2, Code.ENGINE_MOVE), LedIntent(chess.E4, Code.ENGINE_MOVE)])
-        assert dev.expect("L") == ("e2:ffff:0050ff", "e4:ffff:0050ff")
+        lamps = ("e2:ffff:0050ff", "e4:ffff:0050ff")
+        dev.expect("L", lamps)
         board.play(Code.ENGINE_MOVE)
-        assert dev.expect("T") == ("880:80",)
+        dev.expect("T", ("880:80",))
         dev.send("E", "bad-checksum")
-        assert dev.expect("L")  # the device complained: the frame is sent again
+        dev.expect("L", lamps)  # the device complained: the frame is sent again
         devices.append(PtyDevice())
         dev.unplug()
         new = devices[-1]
         new.expect("?")
-        assert new.expect("L") == ("e2:ffff:0050ff", "e4:ffff:0050ff")  # LEDs restored after replug
+        new.expect("L", lamps)  # LEDs restored after replug
         new.send("S", f"{START ^ chess.BB_E2:016x}", "req")
         assert _next(q, Snapshot).occupancy == START ^ chess.BB_E2
     finally:
