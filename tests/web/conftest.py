@@ -10,8 +10,10 @@ import pytest
 from web_helpers import ARTIFACTS, CHROMIUM_ARGS, ensure_chromium
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module scope, not session: Playwright's sync API keeps an asyncio loop running while it is
+    # open, and later tests (here and elsewhere) call asyncio.run().
     from playwright.sync_api import sync_playwright
 
     executable = ensure_chromium()
