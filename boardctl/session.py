@@ -134,7 +134,11 @@ class Session:
         self._shown_left: float | None = None
         self._to_save: list[GameRecord] = []
         self._game_started = False
-        self._schedule_engine(0.0)
+        pending = chess.Move.from_uci(self.record.pending) if self.record.pending else None
+        if pending is not None and pending in board.legal_moves and self.is_engine_turn() and not self.is_over():
+            self.pending = pending  # shown again on the LEDs once time starts (resume)
+        else:
+            self._schedule_engine(0.0)
 
     # -- records and settings ---------------------------------------------------------------------
 
@@ -238,7 +242,13 @@ class Session:
         if not self._started:
             self._started = True
             if self.clock is not None and not self.is_over() and self.clock.running is None:
-                self.clock.start(self.board.turn, t)
+                if self.pending is not None:  # resumed with the engine's move on the LEDs: the human's time
+                    self._shown_left = self.clock.remaining(self.board.turn, t)
+                    self.clock.start(not self.board.turn, t)
+                else:
+                    self.clock.start(self.board.turn, t)
+            if self.pending is not None:
+                self._apply(self.tracker.expect(self.pending, t))
             if self._request is not None:
                 self._request = replace(self._request, not_before=t)
 
@@ -495,6 +505,7 @@ class Session:
         self._check_blunder(reply.score)
         self._engine_score = reply.score
         self.pending = reply.move
+        self._dirty = True  # saved, so that a restart shows the same move
         if self.clock is not None:
             engine_color = self.board.turn
             self._shown_left = round(self.clock.moved(engine_color, t), 3)
@@ -559,8 +570,10 @@ class Session:
     def take_dirty(self) -> bool:
         """Whether the record changed since the last call (the daemon saves it then)."""
         dirty, self._dirty = self._dirty, False
-        if dirty and self.clock is not None:
-            self.record.clock = self.clock.to_json(self.t)
+        if dirty:
+            self.record.pending = None if self.pending is None else self.pending.uci()
+            if self.clock is not None:
+                self.record.clock = self.clock.to_json(self.t)
         return dirty
 
     def take_finished(self) -> list[GameRecord]:

@@ -63,6 +63,7 @@ class GameRecord:
     orientation: str = "normal"  # "normal" or "flipped" (decided), or "auto" (not yet)
     time_control: str = ""
     clock: dict[str, Any] | None = None  # Clock.to_json at the last save
+    pending: str | None = None  # the engine's move shown on the LEDs but not yet made (UCI)
     started: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
 
     @staticmethod

@@ -106,16 +106,20 @@ def test_kill_9_loses_no_completed_move_and_resume_needs_a_matching_board(tmp_pa
     move = human_move(board, rng)
     daemon.play(move, board)
     board.push(move)
-    daemon.engine_line()
+    shown = daemon.engine_line()["pending"]
     daemon.kill()
     completed = [m.uci() for m in board.move_stack]
 
-    # Restart with the pieces as they were: the game goes on where it stood.
+    # Restart with the pieces as they were: the game goes on where it stood, the same reply lit.
     again = Daemon("play", games, "--level", "practice1")
     line = again.send({"t": 0})
     assert line["moves"] == completed
-    assert line["matching"] is True
-    carry_out_engine_move(again, board)
+    assert line["matching"] is True and line["pending"] == shown
+    move = chess.Move.from_uci(shown)
+    assert {led["square"] for led in line["leds"] if led["why"] == "engine-move"} == touched_squares(board, move)
+    line = again.play(move, board)
+    board.push(move)
+    assert line["moves"] == [m.uci() for m in board.move_stack]
     play_moves(again, board, rng, chess.WHITE, 2)
     again.kill()
     completed = [m.uci() for m in board.move_stack]
