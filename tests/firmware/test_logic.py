@@ -8,7 +8,7 @@ from boardfw import protocol as fw
 from boardfw.device import Device
 from boardfw.leds import Strip, Tune, parse_lamp, square_index
 from boardfw.matrix import Buttons, Matrix
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardctl.hw import protocol as host
@@ -19,11 +19,13 @@ words = st.lists(st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E, e
 kinds = st.sampled_from(["HELLO", "S", "C", "B", "E", "?", "L", "T"])
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=300))
 def test_crc_matches_the_host(data: bytes) -> None:
     assert fw.crc16(data) == host.crc16(data)
 
 
+@settings(deadline=None)
 @given(st.integers(0, 255), kinds, words)
 def test_both_sides_speak_the_same_lines(seq: int, kind: str, args: list[str]) -> None:
     line = host.parse_line(fw.encode(seq, kind, args)[:-1])
@@ -31,6 +33,7 @@ def test_both_sides_speak_the_same_lines(seq: int, kind: str, args: list[str]) -
     assert fw.parse(host.encode_line(seq, kind, *args)[:-1]) == (seq, kind, args)
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=120))
 def test_device_parser_rejects_garbage_only_with_bad_line(data: bytes) -> None:
     try:
@@ -40,6 +43,7 @@ def test_device_parser_rejects_garbage_only_with_bad_line(data: bytes) -> None:
     assert fw.encode(seq, kind, args)[:-1] == data.rstrip(b"\r")
 
 
+@settings(deadline=None)
 @given(st.lists(st.binary(max_size=40), max_size=10))
 def test_device_framer_agrees_with_the_host_framer(chunks: list[bytes]) -> None:
     a, b = fw.Framer(max_line=64), host.LineFramer(max_line=64)

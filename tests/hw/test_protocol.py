@@ -22,12 +22,14 @@ def test_known_line() -> None:
     assert (line.seq, line.kind, line.args) == (7, "C", ("e2", "0"))
 
 
+@settings(deadline=None)
 @given(st.integers(0, 255), kinds, args)
 def test_round_trip(seq: int, kind: str, a: list[str]) -> None:
     line = parse_line(encode_line(seq, kind, *a)[:-1])
     assert (line.seq, line.kind, line.args) == (seq, kind, tuple(a))
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=200))
 def test_garbage_is_rejected_only_with_protocol_error(data: bytes) -> None:
     try:
@@ -37,7 +39,7 @@ def test_garbage_is_rejected_only_with_protocol_error(data: bytes) -> None:
     assert encode_line(line.seq, line.kind, *line.args)[:-1] == data.rstrip(b"\r")  # only well-formed lines pass
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.integers(0, 255), kinds, args, st.data())
 def test_any_single_byte_corruption_is_detected(seq: int, kind: str, a: list[str], data: st.DataObject) -> None:
     raw = bytearray(encode_line(seq, kind, *a)[:-1])
@@ -49,6 +51,7 @@ def test_any_single_byte_corruption_is_detected(seq: int, kind: str, a: list[str
             parse_line(piece)
 
 
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 255), kinds, args), max_size=8), st.data())
 def test_framer_splits_any_chunking(lines: list[tuple[int, str, list[str]]], data: st.DataObject) -> None:
     stream = b"".join(encode_line(s, k, *a) for s, k, a in lines)
