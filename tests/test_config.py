@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,3 +90,40 @@ def test_every_key_is_documented() -> None:
         assert f"`{key.name}`" in doc, key.name
         if key.flag:
             assert f"`{key.flag}`" in doc, key.flag
+
+
+def _record(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    return subprocess.run(
+        [sys.executable, "-m", "boardctl", "record", "--board", "sim", "--stdio", "--no-web",
+         "--games-dir", str(tmp_path / "games"), *args],
+        input='{"t": 0}\n', capture_output=True, text=True, env=env, timeout=60,
+    )
+
+
+def test_the_commands_read_the_user_file_and_the_flags_win(tmp_path: Path) -> None:
+    (tmp_path / "xdg" / "boardctl").mkdir(parents=True)
+    write(tmp_path / "xdg" / "boardctl" / "config.toml", '[game]\ntime_control = "1+0"\n')
+    out = _record(tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["clock"]["white"] == 60.0
+    out = _record(tmp_path, "--new", "--time-control", "2+0")
+    assert json.loads(out.stdout)["clock"]["white"] == 120.0
+    other = write(tmp_path / "other.toml", '[game]\ntime_control = "3+0"\n')
+    out = _record(tmp_path, "--new", "--config", str(other))
+    assert json.loads(out.stdout)["clock"]["white"] == 180.0
+
+
+def test_the_commands_stop_with_one_error_naming_the_key(tmp_path: Path) -> None:
+    (tmp_path / "xdg" / "boardctl").mkdir(parents=True)
+    write(tmp_path / "xdg" / "boardctl" / "config.toml", "[game]\npolicy = \"strict\"\n")
+    out = _record(tmp_path)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().splitlines() == [
+        f"boardctl record: error: {tmp_path / 'xdg' / 'boardctl' / 'config.toml'}: game.policy: "
+        "must be one of fide, casual, got 'strict'"
+    ]
+    (tmp_path / "xdg" / "boardctl" / "config.toml").unlink()
+    out = _record(tmp_path, "--settle", "-1")
+    assert out.returncode == 2
+    assert "command line: --settle (board.settle): must be a number of seconds" in out.stderr
