@@ -463,6 +463,10 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         web = await _start_web(daemon, cfg)
         if web is not None:
             stack.push_async_callback(web.close)
+            if getattr(args, "open_browser", False):
+                from boardctl.web.browser import open_page
+
+                open_page(web.url)
         if args.stdio:
             from boardctl.stdio import run_stdio
 

@@ -1,7 +1,9 @@
-"""``boardctl demo`` (``make demo``): play the engine on the simulated board, in this terminal.
+"""``boardctl demo`` (``make demo``): play the engine on the simulated board.
 
-It is ``boardctl play --board sim`` with the sim's terminal view, a short thinking time and its
-own games directory under the system's temporary directory, so it never resumes a real game.
+It is ``boardctl play --board sim`` with both faces of the sim: the web page (opened in a browser
+where there is a desktop, else its address is printed; any free port unless ``--port``) and the
+terminal view. Thinking time is short, and the games go to their own directory under the system's
+temporary directory, so the demo never resumes a real game.
 """
 
 from __future__ import annotations
@@ -22,4 +24,6 @@ def run(args: argparse.Namespace) -> int:
     args.board = args.board or "sim"
     args.movetime = args.movetime if args.movetime is not None else 0.5
     args.games_dir = args.games_dir or str(Path(tempfile.gettempdir()) / "boardctl-demo" / "games")
+    args.port = args.port if args.port is not None else 0
+    args.open_browser = True
     return daemon.run_command("play", args)
