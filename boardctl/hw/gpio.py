@@ -140,10 +140,6 @@ class GpioBoard(Board):
         super().__init__(clock=clock)
         if scan_hz <= 0 or debounce < 0:
             raise ValueError(f"gpio: scan_hz must be > 0 and debounce >= 0, got {scan_hz}, {debounce}")
-        if pin_factory is None:
-            if Device.pin_factory is None:
-                Device.pin_factory = Device._default_pin_factory()
-            pin_factory = Device.pin_factory
         self.pinout = pinout
         self.period = 1.0 / scan_hz
         self._devices: list[Any] = []
@@ -155,11 +151,15 @@ class GpioBoard(Board):
         self._max7219: Max7219 | None = None
         self._buzzer: Any = None
         try:
+            if pin_factory is None:  # gpiozero's own choice (lgpio, RPi.GPIO, ...), as its devices do
+                if Device.pin_factory is None:
+                    Device.pin_factory = Device._default_pin_factory()
+                pin_factory = Device.pin_factory
             rows = [self._add(OutputDevice(p, active_high=False, initial_value=False, pin_factory=pin_factory)) for p in pinout.rows]
             cols = [self._add(InputDevice(p, pull_up=True, pin_factory=pin_factory)) for p in pinout.columns]
             self.scanner = MatrixScanner([d.pin for d in rows], [d.pin for d in cols], debounce=debounce)
             for button, pin in pinout.buttons.items():
-                device = self._add(GzButton(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory))
+                device = self._add(GzButton(pin, pull_up=True, bounce_time=0.03, pin_factory=pin_factory))
                 device.when_pressed = self._button_handler(button)
             if pinout.buzzer is not None:
                 self._buzzer = self._add(TonalBuzzer(pinout.buzzer, mid_tone=Tone("A5"), octaves=2, pin_factory=pin_factory))

@@ -173,3 +173,12 @@ def test_bad_pin_map_names_the_key() -> None:
         Pinout.from_dict({"rows": [17], "columns": [18], "buttons": {"nope": 3}})
     with pytest.raises(ConfigError, match="unknown backend"):
         open_board("wood")
+
+
+def test_no_pi_is_a_hardware_error(monkeypatch: pytest.MonkeyPatch, pinout: Pinout) -> None:
+    from gpiozero import Device
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "lgpio")  # not installed here: no factory can load
+    with pytest.raises(HardwareError, match="gpio: cannot open"):
+        GpioBoard(pinout)
