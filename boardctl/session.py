@@ -376,10 +376,6 @@ class Session:
 
     # -- buttons ----------------------------------------------------------------------------------
 
-    def press(self, button: Button, t: float) -> None:
-        """A button from the web page (board buttons arrive as events through the tracker)."""
-        self.feed(ButtonPressed(t, button))
-
     def _on_button(self, button: Button, t: float) -> None:
         if button == Button.NEW_GAME:
             pass  # the tracker has started the new game itself (GameStarted follows)
@@ -388,7 +384,10 @@ class Session:
         elif self.is_over():
             self.warning = f"the game is over ({self.record.result}); press new-game"
         elif button == Button.HINT:
-            self._request = EngineRequest("hint", self.board.copy(), self.serial, t)
+            if self.settings.mode == "play":
+                self._request = EngineRequest("hint", self.board.copy(), self.serial, t)
+            else:
+                self.warning = "hints come from the engine: only in boardctl play"
         elif button == Button.RESIGN:
             loser = self._human_color()
             loser = self.board.turn if loser is None else loser
