@@ -243,3 +243,19 @@ def test_close_while_unplugged_does_not_hang() -> None:
     board.close()
     assert time.monotonic() - started < 1.0
     assert not any(t.name == "boardctl-serial" and t.is_alive() for t in threading.enumerate())
+
+
+def test_spy_url_logs_the_traffic(tmp_path: Any) -> None:
+    log_file = tmp_path / "spy.txt"
+    dev = PtyDevice()
+    q = EventQueue()
+    try:
+        with SerialBoard(f"spy://{dev.path}?file={log_file}", reconnect_delay=0.05) as board:
+            board.start(q)
+            dev.expect("?")
+            dev.send("S", f"{START:016x}", "req")
+            assert _next(q, Snapshot).occupancy == START
+        text = log_file.read_text()
+        assert "TX" in text and "RX" in text  # pyserial's hexdump of both directions
+    finally:
+        dev.unplug()
