@@ -162,6 +162,7 @@ def test_bad_fen_gets_a_clear_error_and_a_new_game_as_black_starts_with_the_engi
 
     page.fill('#new-game-form input[name="fen"]', "")
     page.select_option('#new-game-form select[name="color"]', "black")
+    page.fill('#new-game-form input[name="time-control"]', "5+3")
     page.locator('#new-game-form button[type="submit"]').click()
     # After a game the pieces stand where it left them: put them back as the lit squares ask.
     page.wait_for_function("() => window.boardctl.state.moves.length === 0", timeout=WAIT_MS)
@@ -177,7 +178,14 @@ def test_bad_fen_gets_a_clear_error_and_a_new_game_as_black_starts_with_the_engi
     reply = chess.Move.from_uci(s["pending"])
     assert chess.square_name(reply.to_square) in lit(page, "engine-move")
     carry_out(page, s["fen"], s["pending"])
-    wait_for_moves(page, 1, pending=False)
+    s = wait_for_moves(page, 1, pending=False)
+    # The clocks: 5 minutes + 3 s, Black's (the human's, at the bottom) running after White's move.
+    assert s["clock"] is not None and s["clock"]["running"] == "black"
+    assert page.locator("#clock-bottom .name").inner_text() == "black (you)"
+    assert page.locator("#clock-bottom").get_attribute("class") == "clock running"
+    white = s["clock"]["white"]  # stopped: 5 min, less the engine's thinking, plus 3 s
+    assert 240 < white <= 303, white
+    assert page.locator("#clock-top .time").inner_text() == f"{int(white) // 60}:{int(white) % 60:02d}"
     page.screenshot(path=str(artifacts / "06-playing-black.png"))
 
 
@@ -221,5 +229,18 @@ def test_lan_client_without_the_pin_changes_nothing(browser: Any, tmp_path: Path
         drag(page, "e2", "e4")
         wait_for_moves(page, 1, pending=False)
         assert daemon.state()["moves"] == ["e2e4"]
+        # With the PIN, resigning works too, and the finished game is listed among the past games.
+        page.locator('[data-button="resign"]').click()
+        page.wait_for_function("() => window.boardctl.state.result !== '*'", timeout=WAIT_MS)
+        result = daemon.state()["result"]
+        assert result == "1-0" or result == "0-1"
+        assert page.locator("#result").inner_text().startswith(result)
+        page.locator("#past-games summary").click()
+        row = page.locator("#games tr").filter(has_text=result)
+        row.first.wait_for(timeout=WAIT_MS)
+        href = row.first.locator("a").get_attribute("href")
+        assert href is not None and href.startswith("/api/games/") and href.endswith(".pgn")
+        with urllib.request.urlopen(daemon.url + href.lstrip("/"), timeout=5) as resp:
+            assert "1. e4" in resp.read().decode()
         page.screenshot(path=str(artifacts / "08-lan-with-pin.png"))
         context.close()
