@@ -7,7 +7,9 @@ tests presses HINT when a lit LED cannot be seen. Findings:
 - *stuck* switch: never reads empty (lift not seen);
 - *dead* switch: never reads occupied (place not seen in time);
 - *crossed*: another square reported the piece (swapped or shorted wires);
-- *dead* LED: HINT pressed while the square was lit.
+- *dead* LED: HINT pressed while the square was lit;
+- *stuck* LED: lit while all LEDs should be dark. Before the squares, every LED is switched
+  off; a piece placed on (or lifted from) a square still lit names it, HINT ends the step.
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ class Report:
     dead_switches: list[chess.Square] = field(default_factory=list)
     stuck_switches: list[chess.Square] = field(default_factory=list)
     dead_leds: list[chess.Square] = field(default_factory=list)
+    stuck_leds: list[chess.Square] = field(default_factory=list)
     #: square tested -> squares that reported instead
     crossed: dict[chess.Square, list[chess.Square]] = field(default_factory=dict)
 
     @property
     def is_ok(self) -> bool:
-        return not (self.dead_switches or self.stuck_switches or self.dead_leds or self.crossed)
+        return not (self.dead_switches or self.stuck_switches or self.dead_leds or self.stuck_leds or self.crossed)
 
     def format(self) -> str:
         def names(squares: Iterable[chess.Square]) -> str:
@@ -49,6 +52,7 @@ class Report:
             f"dead switches:  {names(self.dead_switches)}",
             f"stuck switches: {names(self.stuck_switches)}",
             f"dead LEDs:      {names(self.dead_leds)}",
+            f"stuck LEDs:     {names(self.stuck_leds)}",
         ]
         for sq, others in self.crossed.items():
             lines.append(f"crossed:        {chess.square_name(sq)} was reported as {names(others)}")
@@ -63,12 +67,14 @@ class SelfTest:
         *,
         squares: Iterable[chess.Square] = chess.SQUARES,
         timeout: float = 20.0,
+        dark_timeout: float = 10.0,
         prompt: Callable[[str], None] = log.info,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.board = board
         self.squares = list(squares)
         self.timeout = timeout
+        self.dark_timeout = dark_timeout
         self.prompt = prompt
         self._clock = clock
         self._events = EventQueue()
@@ -81,6 +87,7 @@ class SelfTest:
         if isinstance(first, Snapshot):
             self.occupancy = first.occupancy
         try:
+            self._check_dark(report)
             for sq in self.squares:
                 self._test_square(sq, report)
         finally:
@@ -116,6 +123,24 @@ class SelfTest:
             report.stuck_switches.append(sq)
             self.prompt(f"{name}: stuck switch (never read empty again)")
         self._led(sq, led_reported, report)
+
+    def _check_dark(self, report: Report) -> None:
+        """All LEDs off: any square still lit is named by a piece placed on or lifted from it."""
+        self.board.show(())
+        self.prompt("all LEDs are off now: if one is lit, put a piece on it (or lift its piece); press HINT when none is")
+        deadline = self._clock() + self.dark_timeout
+        while (left := deadline - self._clock()) > 0:
+            event = self._events.get(timeout=min(left, 0.1))
+            match event:
+                case SquareChanged(_, square, occupied):
+                    self.occupancy ^= (self.occupancy >> square & 1 != occupied) << square
+                    if square not in report.stuck_leds:
+                        report.stuck_leds.append(square)
+                        self.prompt(f"{chess.square_name(square)}: stuck LED (lit while all are off)")
+                case Snapshot(_, occupancy):
+                    self.occupancy = occupancy
+                case ButtonPressed(_, Button.HINT):
+                    return
 
     def _led(self, sq: chess.Square, reported: bool, report: Report) -> None:
         if reported:
@@ -156,6 +181,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--pinout", help="pin map for --board gpio (default hardware/pinout.toml)")
     parser.add_argument("--squares", default="all", help="comma-separated squares to test, e.g. a1,e4 (default all)")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for each lift/place")
+    parser.add_argument("--dark-timeout", type=float, default=10.0,
+                        help="seconds to look for LEDs lit while all are off (HINT ends it sooner)")
 
 
 def _squares(spec: str) -> list[chess.Square]:
@@ -189,6 +216,6 @@ def run(args: argparse.Namespace) -> int:
             assert isinstance(board, SimBoard)
             say("sim board: type the square names to place and lift pieces, !hint for HINT")
             threading.Thread(target=run_terminal, args=(board, sys.stdin, sys.stdout), daemon=True).start()
-        report = SelfTest(board, squares=squares, timeout=args.timeout, prompt=say).run()
+        report = SelfTest(board, squares=squares, timeout=args.timeout, dark_timeout=args.dark_timeout, prompt=say).run()
     say(report.format())
     return 0 if report.is_ok else 1

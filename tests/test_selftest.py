@@ -22,15 +22,25 @@ class Person:
     """Reads each prompt, finds the lit square by looking at the LEDs, and does what is asked."""
 
     def __init__(self, lit: Callable[[], int], lift: Callable[[chess.Square], None],
-                 place: Callable[[chess.Square], None], press: Callable[[Button], None]) -> None:
-        self.lit, self.lift, self.place, self.press = lit, lift, place, press
+                 place: Callable[[chess.Square], None], press: Callable[[Button], None],
+                 occupied: Callable[[chess.Square], bool]) -> None:
+        self.lit, self.lift, self.place, self.press, self.occupied = lit, lift, place, press, occupied
         self.prompts: list[str] = []
+        self.stuck = 0  # LEDs seen lit while all were off: ignored afterwards, as a person would
 
     def __call__(self, text: str) -> None:
         self.prompts.append(text)
+        if text.startswith("all LEDs are off"):
+            self.stuck = self.lit()
+            for square in chess.SquareSet(self.stuck):  # lit although everything should be dark
+                first, then = (self.lift, self.place) if self.occupied(square) else (self.place, self.lift)
+                first(square)
+                then(square)
+            self.press(Button.HINT)
+            return
         if "lift" not in text and "place" not in text:
             return
-        lit = self.lit()
+        lit = self.lit() & ~self.stuck
         if lit == 0:
             self.press(Button.HINT)  # "the square is not lit": go by the prompt's square name
             square = chess.parse_square(text.split(":")[0])
@@ -45,12 +55,14 @@ class Person:
 
 def test_selftest_on_the_sim_finds_every_kind_of_fault() -> None:
     start = chess.Board().occupied
-    board = SimBoard(start, dead_switches=[chess.A3], stuck_switches=[chess.H5], dead_leds=[chess.D4])
+    board = SimBoard(start, dead_switches=[chess.A3], stuck_switches=[chess.H5], dead_leds=[chess.D4],
+                     stuck_leds=[chess.B7])
     person = Person(
         lambda: board.lit_now(t=0.0),
         lambda sq: board.lift(sq) and None,
         lambda sq: board.place(sq) and None,
         lambda b: board.press(b),
+        lambda sq: bool(board.pieces >> sq & 1),
     )
     squares = [chess.E2, chess.A3, chess.D4, chess.H5, chess.C6]
     report = SelfTest(board, squares=squares, timeout=0.3, prompt=person).run()
@@ -58,6 +70,7 @@ def test_selftest_on_the_sim_finds_every_kind_of_fault() -> None:
     assert report.dead_switches == [chess.A3]
     assert report.stuck_switches == [chess.H5]
     assert report.dead_leds == [chess.D4]
+    assert report.stuck_leds == [chess.B7]
     assert report.crossed == {}
     assert not report.is_ok
     assert "dead switches:  a3" in report.format()
@@ -93,12 +106,13 @@ def test_selftest_on_gpio_scans_real_pins_and_reads_the_max7219(factory: WiredMo
         lambda sq: factory.matrix.open(swapped.get(sq, sq)),
         lambda sq: factory.matrix.close(swapped.get(sq, sq)),
         factory.press,
+        lambda sq: bool(factory.matrix.closed >> sq & 1),
     )
     with GpioBoard(factory.pinout, pin_factory=factory, debounce=0.005) as board:
         report = SelfTest(board, squares=[chess.A1, chess.B2, chess.C3, chess.H8], timeout=1.5, prompt=person).run()
     assert report.dead_switches == [chess.B2, chess.C3]
     assert report.crossed == {chess.C3: [chess.C4]}
-    assert report.stuck_switches == [] and report.dead_leds == []
+    assert report.stuck_switches == [] and report.dead_leds == [] and report.stuck_leds == []
 
 
 def test_selftest_command_reports_on_the_sim(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,7 +120,7 @@ def test_selftest_command_reports_on_the_sim(capsys: pytest.CaptureFixture[str],
 
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # nobody at the terminal: the square times out
     monkeypatch.setenv("XDG_CONFIG_HOME", "/nonexistent")
-    code = main(["selftest", "--board", "sim", "--squares", "e4", "--timeout", "0.2"])
+    code = main(["selftest", "--board", "sim", "--squares", "e4", "--timeout", "0.2", "--dark-timeout", "0.1"])
     out = capsys.readouterr().out
     assert code == 1
     assert "e4: place a piece" in out and "dead switches:  e4" in out

@@ -1,7 +1,8 @@
 """A virtual board behind the same interfaces: it holds its pieces like real wood.
 
 Pieces stay where they are until a lift or place moves them. Faults can be set for the
-selftest: a dead switch never closes, a stuck one never opens, a dead LED never lights.
+selftest: a dead switch never closes, a stuck one never opens, a dead LED never lights, a
+stuck LED never goes dark.
 Events are delivered on the caller's thread (the sim has no thread of its own). A script in
 virtual time (stdio JSON lines carrying ``t``) should give the board a ``clock`` returning
 that virtual time (e.g. the last ``t`` read, starting at 0.0), since event times are kept
@@ -56,12 +57,14 @@ class SimBoard(Board):
         dead_switches: Iterable[chess.Square] = (),
         stuck_switches: Iterable[chess.Square] = (),
         dead_leds: Iterable[chess.Square] = (),
+        stuck_leds: Iterable[chess.Square] = (),
     ) -> None:
         super().__init__(clock=clock)
         self._pieces = occupancy
         self._dead = _bb(dead_switches)
         self._stuck = _bb(stuck_switches)
         self.dead_leds = _bb(dead_leds)
+        self.stuck_leds = _bb(stuck_leds)
         self._occupancy = self._sensed()
         self.tones: list[str] = []  # codes played, newest last (for tests and the terminal view)
 
@@ -129,9 +132,9 @@ class SimBoard(Board):
 
     # --- LEDs / buzzer -----------------------------------------------------------------------------
     def lit_now(self, t: float | None = None) -> int:
-        """Squares whose LED is lit at time ``t`` (dead LEDs stay dark)."""
+        """Squares whose LED is lit at time ``t`` (dead LEDs stay dark, stuck ones stay lit)."""
         step = step_at(self._clock() if t is None else t)
-        return self._frame.lit(step) & ~self.dead_leds
+        return self._frame.lit(step) & ~self.dead_leds | self.stuck_leds
 
     def play(self, code: Code) -> None:
         if SIGNALS[code].tones:
