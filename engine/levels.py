@@ -1,0 +1,80 @@
+"""Playing levels, as standard UCI options any engine understands (no numba import here).
+
+The daemon sends ``uci_options(level)`` to whatever engine it runs (ours or Stockfish).
+Our engine maps ``Skill Level`` to a ``Strength`` (depth and node caps plus a random pick
+among near-best moves) and ``UCI_Elo`` to a skill level; see docs/engine.md for how the
+Elo figures were measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ELO_MIN = 800
+ELO_MAX = 2400
+SKILL_MAX = 20
+
+
+@dataclass(frozen=True)
+class Level:
+    """A named level: the Elo it aims at and the Skill Level used when Elo is unsupported."""
+
+    name: str
+    elo: int
+    skill: int
+
+    def uci_options(self, *, elo_range: tuple[int, int] | None = (ELO_MIN, ELO_MAX)) -> dict[str, int | bool]:
+        """Options to send: UCI_Elo when the engine's range covers it, else Skill Level.
+
+        Pass the engine's own UCI_Elo (min, max), or None when it has no UCI_Elo option.
+        """
+        if elo_range is not None and elo_range[0] <= self.elo <= elo_range[1]:
+            return {"UCI_LimitStrength": True, "UCI_Elo": self.elo}
+        return {"UCI_LimitStrength": False, "Skill Level": self.skill}
+
+
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("beginner", 900, 1),
+        Level("intermediate", 1300, 6),
+        Level("advanced", 1700, 11),
+        Level("master", 2200, 18),
+        Level("practice1", 1000, 3),
+        Level("practice2", 1200, 5),
+        Level("practice3", 1400, 8),
+        Level("practice4", 1600, 10),
+        Level("practice5", 1800, 13),
+    )
+}
+
+
+def skill_for_elo(elo: int) -> int:
+    """Our skill level for a UCI_Elo value (linear between the option's bounds)."""
+    elo = max(ELO_MIN, min(ELO_MAX, elo))
+    return round((elo - ELO_MIN) * SKILL_MAX / (ELO_MAX - ELO_MIN))
+
+
+@dataclass(frozen=True)
+class SkillParams:
+    """Search limits behind one skill level (mirrors engine.searcher.Strength)."""
+
+    max_depth: int
+    max_nodes: int | None
+    margin: int
+    temperature: float
+
+
+def skill_params(skill: int) -> SkillParams:
+    """Depth/node caps and near-best randomness for a skill level 0-20 (20 = full strength)."""
+    skill = max(0, min(SKILL_MAX, skill))
+    if skill == SKILL_MAX:
+        return SkillParams(99, None, 0, 0.0)
+    depths = (1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 6, 6, 7, 8, 9, 10, 12)
+    margin = round(0.75 * (SKILL_MAX - skill) ** 2)
+    return SkillParams(
+        max_depth=depths[skill],
+        max_nodes=int(300 * 1.6**skill),
+        margin=margin,
+        temperature=margin / 3,
+    )

@@ -1,0 +1,292 @@
+# mypy: disable-error-code="no-any-return"
+"""Alpha-beta search kernel: PVS with a transposition table and quiescence in one function.
+
+Contract of ``search``: it returns the score of the position (side to move) when that
+score lies strictly inside (alpha, beta); a score <= alpha is an upper bound and a score
+>= beta a lower bound. Depth <= 0 means quiescence (captures only, unless in check).
+Mate scores are ``MATE - plies to mate``. When ``ctl[STOP]`` is set the returned value is
+meaningless and the caller discards the iteration.
+
+Quiescence lives inside ``search`` on purpose: a cached numba function whose callee is
+recursive segfaults on load, so the one recursive kernel is called only from Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.bits import U0
+from engine.evaluate import VALUE_MG, evaluate
+from engine.movegen import (
+    F_EP,
+    HALF,
+    HP,
+    KING_T,
+    MAXPLY,
+    PAWN,
+    SIDE,
+    gen_moves,
+    in_check,
+    make_move,
+    make_null,
+    unmake_move,
+    unmake_null,
+)
+
+INF = 32000
+MATE = 31000
+MATE_BOUND = MATE - 2 * MAXPLY
+# ctl slots shared with the Python driver
+STOP, NODES, NODE_LIMIT, SELDEPTH, CAN_STOP = 0, 1, 2, 3, 4
+BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
+
+# ---- tunables -------------------------------------------------------------------------
+RFP_MARGIN = 120  # reverse futility per ply of depth
+RFP_MAX_DEPTH = 3
+FUTILITY_MARGIN = (0, 120, 220, 320)  # by depth, for quiet moves
+DELTA_MARGIN = 200  # quiescence delta pruning
+NULL_MIN_DEPTH = 3
+LMR_MIN_DEPTH = 3
+LMR_MIN_MOVE = 3
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def tt_pack(move: int, score: int, depth: int, bound: int) -> int:
+    return (move & 0x3FFFF) | ((score + 32768) << 18) | (max(0, min(depth + 1, 255)) << 34) | (bound << 42)
+
+
+@njit(cache=True, nogil=True)
+def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
+           hist: np.ndarray, undo: np.ndarray, ttk: np.ndarray, ttv: np.ndarray, mv: np.ndarray,
+           sc: np.ndarray, pv: np.ndarray, pvl: np.ndarray, kil: np.ndarray, hh: np.ndarray,
+           ctl: np.ndarray, depth: int, alpha: int, beta: int, ply: int, do_null: bool) -> int:
+    # Recursive calls must not pass literal constants: numba types them as literals and
+    # the cached specialisation then segfaults on load. These two are computed instead.
+    yes = ply >= 0
+    no = ply < 0
+    pvl[ply] = 0
+    ctl[NODES] += 1
+    if ply > ctl[SELDEPTH]:
+        ctl[SELDEPTH] = ply
+    if ctl[CAN_STOP] != 0 and (ctl[STOP] != 0 or ctl[NODES] >= ctl[NODE_LIMIT]):
+        ctl[STOP] = 1
+        return 0
+    checked = in_check(tb, bb, st)
+    if ply > 0:
+        # draws by the fifty-move rule or by repetition (one repetition is enough in search)
+        if st[HALF] >= 100 and not checked:
+            return 0
+        hp = st[HP]
+        key = bb[8]
+        i = hp - 2
+        lo = max(0, hp - st[HALF])
+        while i >= lo:
+            if hist[i] == key:
+                return 0
+            i -= 2
+        # mate distance pruning
+        alpha = max(alpha, -MATE + ply)
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+    if ply >= MAXPLY - 2:
+        return evaluate(tb, ev, bb, mb, st)
+    if checked and depth < 1:
+        depth = 1  # evade checks at the horizon instead of standing pat
+    elif checked and ply > 0:
+        depth += 1
+    qnode = depth <= 0
+    pv_node = beta - alpha > 1
+    key = bb[8]
+    mask = np.uint64(ttk.shape[0] - 1)
+    slot = np.int64(key & mask)
+    tt_move = 0
+    if not qnode and ttk[slot] == key:
+        data = ttv[slot]
+        tt_move = data & 0x3FFFF
+        tdepth = ((data >> 34) & 255) - 1
+        tscore = ((data >> 18) & 0xFFFF) - 32768
+        tbound = (data >> 42) & 3
+        if tscore > MATE_BOUND:
+            tscore -= ply
+        elif tscore < -MATE_BOUND:
+            tscore += ply
+        if (
+            not pv_node
+            and ply > 0
+            and tdepth >= depth
+            and (
+                tbound == BOUND_EXACT
+                or (tbound == BOUND_LOWER and tscore >= beta)
+                or (tbound == BOUND_UPPER and tscore <= alpha)
+            )
+        ):
+            return tscore
+    static = -INF
+    if not checked:
+        static = evaluate(tb, ev, bb, mb, st)
+        if qnode:
+            if static >= beta:
+                return static
+            if static > alpha:
+                alpha = static
+        elif not pv_node:
+            # reverse futility pruning
+            if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta and abs(beta) < MATE_BOUND:
+                return static
+            # null move pruning
+            us = st[SIDE]
+            if (
+                do_null
+                and depth >= NULL_MIN_DEPTH
+                and static >= beta
+                and (bb[6 + us] & ~bb[PAWN] & ~bb[KING_T]) != U0
+            ):
+                r = 3 + depth // 4
+                make_null(tb, bb, st, hist, undo)
+                score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
+                                ctl, depth - 1 - r, -beta, -beta + 1, ply + 1, no)
+                unmake_null(bb, st, hist, undo)
+                if ctl[STOP] != 0:
+                    return 0
+                if score >= beta:
+                    return beta if score >= MATE_BOUND else score
+    moves = mv[ply]
+    scores = sc[ply]
+    n = gen_moves(tb, bb, st, moves, qnode)
+    if n == 0:
+        if checked:
+            return -MATE + ply
+        return static if qnode else 0
+    # order: TT move, captures by MVV-LVA, killers, history
+    for i in range(n):
+        m = moves[i]
+        fr = m & 63
+        to = (m >> 6) & 63
+        promo = (m >> 12) & 15
+        victim = mb[to]
+        if m == tt_move:
+            s = 1 << 30
+        elif victim >= 0 or ((m >> 16) & 3) == F_EP or promo:
+            v = VALUE_MG[victim % 6] if victim >= 0 else (VALUE_MG[PAWN] if not promo else 0)
+            if promo:
+                v += VALUE_MG[promo]
+            s = (1 << 28) + v * 8 - mb[fr] % 6
+        elif m == kil[ply, 0]:
+            s = (1 << 27) + 1
+        elif m == kil[ply, 1]:
+            s = 1 << 27
+        else:
+            s = hh[mb[fr] * 64 + to]
+        scores[i] = s
+    best = -INF if not qnode else static
+    best_move = 0
+    old_alpha = alpha
+    searched = 0
+    for i in range(n):
+        # selection sort step
+        bi = i
+        for j in range(i + 1, n):
+            if scores[j] > scores[bi]:
+                bi = j
+        if bi != i:
+            moves[i], moves[bi] = moves[bi], moves[i]
+            scores[i], scores[bi] = scores[bi], scores[i]
+        m = moves[i]
+        to = (m >> 6) & 63
+        fr = m & 63
+        victim = mb[to]
+        is_tactical = victim >= 0 or ((m >> 16) & 3) == F_EP or ((m >> 12) & 15) != 0
+        prunable = False
+        if qnode and not checked:
+            # delta pruning: even winning this piece cannot lift alpha
+            gain = VALUE_MG[victim % 6] if victim >= 0 else VALUE_MG[PAWN]
+            prunable = ((m >> 12) & 15) == 0 and static + gain + DELTA_MARGIN <= alpha
+        elif (
+            not qnode
+            and not pv_node
+            and not checked
+            and not is_tactical
+            and searched > 0
+            and abs(alpha) < MATE_BOUND
+            and depth <= 3
+        ):
+            # futility and late-move pruning of quiet moves near the horizon
+            prunable = static + FUTILITY_MARGIN[depth] <= alpha or searched >= 4 + 4 * depth * depth
+        piece = mb[fr]
+        make_move(tb, bb, mb, st, hist, undo, m)
+        gives_check = in_check(tb, bb, st)
+        if prunable and not gives_check:
+            unmake_move(tb, bb, mb, st, hist, undo, m)
+            continue
+        searched += 1
+        if qnode:
+            score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
+                            ctl, depth - 1, -beta, -alpha, ply + 1, no)
+        elif searched == 1:
+            score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
+                            ctl, depth - 1, -beta, -alpha, ply + 1, yes)
+        else:
+            r = 0
+            if (
+                depth >= LMR_MIN_DEPTH
+                and ply > 0
+                and searched > LMR_MIN_MOVE
+                and not is_tactical
+                and not checked
+                and not gives_check
+            ):
+                r = int(0.5 + np.log(depth) * np.log(searched) / 2.0)
+                if pv_node:
+                    r -= 1
+                if m == kil[ply, 0] or m == kil[ply, 1]:
+                    r -= 1
+                r = max(0, min(r, depth - 2))
+            score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
+                            ctl, depth - 1 - r, -alpha - 1, -alpha, ply + 1, yes)
+            if score > alpha and r > 0:
+                score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
+                                ctl, depth - 1, -alpha - 1, -alpha, ply + 1, yes)
+            if score > alpha and score < beta:
+                score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
+                                ctl, depth - 1, -beta, -alpha, ply + 1, yes)
+        unmake_move(tb, bb, mb, st, hist, undo, m)
+        if ctl[STOP] != 0:
+            return 0
+        if score > best:
+            best = score
+            best_move = m
+            if score > alpha:
+                alpha = score
+                pv[ply, 0] = m
+                k = pvl[ply + 1]
+                for j in range(k):
+                    pv[ply, j + 1] = pv[ply + 1, j]
+                pvl[ply] = k + 1
+                if alpha >= beta:
+                    if not is_tactical and not qnode:
+                        if kil[ply, 0] != m:
+                            kil[ply, 1] = kil[ply, 0]
+                            kil[ply, 0] = m
+                        h = hh[piece * 64 + to] + depth * depth
+                        hh[piece * 64 + to] = h
+                        if h > (1 << 26):
+                            for j in range(hh.shape[0]):
+                                hh[j] >>= 1
+                    break
+    if qnode:
+        return best
+    if searched == 0:
+        return static if static > -INF else alpha  # everything was pruned
+    bound = BOUND_LOWER if best >= beta else (BOUND_EXACT if best > old_alpha else BOUND_UPPER)
+    stored = best
+    if stored > MATE_BOUND:
+        stored += ply
+    elif stored < -MATE_BOUND:
+        stored -= ply
+    ttk[slot] = key
+    ttv[slot] = tt_pack(best_move if bound != BOUND_UPPER else tt_move, stored, depth, bound)
+    return best
+

@@ -1,0 +1,263 @@
+"""Iterative deepening, time management and strength limiting around the search kernel.
+
+The kernel does one fixed-depth search per call; this layer decides the depths, sets the
+stop flag from a timer (or from ``stop()``), reports each finished iteration and, at
+reduced strength, picks among near-best root moves.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import chess
+import numpy as np
+
+from engine.evaluate import eval_tables
+from engine.movegen import MAXMOVES, MAXPLY, gen_moves, make_move, unmake_move
+from engine.position import Position, move_to_chess, tables
+from engine.search import CAN_STOP, INF, MATE, MATE_BOUND, NODE_LIMIT, NODES, SELDEPTH, STOP, search
+
+log = logging.getLogger(__name__)
+
+MOVE_OVERHEAD_MS = 30
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """What ``go`` asked for; times in milliseconds, None when absent."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: int | None = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    infinite: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Strength:
+    """How much to hold back: depth/node caps plus a random pick among near-best moves.
+
+    ``margin`` is how many centipawns below the best a move may be and still be chosen;
+    ``temperature`` spreads the choice within that margin (0 = always the best).
+    """
+
+    max_depth: int = MAXPLY - 1
+    max_nodes: int | None = None
+    margin: int = 0
+    temperature: float = 0.0
+
+    @property
+    def is_full(self) -> bool:
+        return self.margin == 0 and self.max_nodes is None and self.max_depth >= MAXPLY - 1
+
+
+FULL_STRENGTH = Strength()
+
+
+@dataclass(frozen=True)
+class Info:
+    """One finished iteration, as UCI ``info`` reports it."""
+
+    depth: int
+    seldepth: int
+    score_cp: int | None
+    score_mate: int | None
+    nodes: int
+    time_ms: int
+    pv: list[chess.Move] = field(default_factory=list)
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes * 1000 / max(self.time_ms, 1))
+
+
+@dataclass(frozen=True)
+class Result:
+    best: chess.Move | None
+    ponder: chess.Move | None
+    info: Info | None
+
+
+def score_fields(score: int) -> tuple[int | None, int | None]:
+    """(cp, mate) for a kernel score; mate counts moves, negative when being mated."""
+    if score > MATE_BOUND:
+        return None, (MATE - score + 1) // 2
+    if score < -MATE_BOUND:
+        return None, -((MATE + score) // 2)
+    return score, None
+
+
+class Searcher:
+    """Owns the kernel's working arrays (transposition table included) between searches."""
+
+    def __init__(self, *, hash_mb: int = 16, seed: int | None = None) -> None:
+        self.tb = tables()
+        self.ev = eval_tables()
+        self.mv = np.zeros((MAXPLY + 1, MAXMOVES), dtype=np.int64)
+        self.sc = np.zeros((MAXPLY + 1, MAXMOVES), dtype=np.int64)
+        self.pv = np.zeros((MAXPLY + 1, MAXPLY + 1), dtype=np.int64)
+        self.pvl = np.zeros(MAXPLY + 1, dtype=np.int64)
+        self.kil = np.zeros((MAXPLY + 1, 2), dtype=np.int64)
+        self.hh = np.zeros(12 * 64, dtype=np.int64)
+        self.ctl = np.zeros(8, dtype=np.int64)
+        self.rng = random.Random(seed)
+        self.set_hash(hash_mb)
+
+    def set_hash(self, hash_mb: int) -> None:
+        entries = max(1, hash_mb) * 1024 * 1024 // 16
+        size = 1 << (entries.bit_length() - 1)
+        self.ttk = np.zeros(size, dtype=np.uint64)
+        self.ttv = np.zeros(size, dtype=np.int64)
+
+    def clear(self) -> None:
+        self.ttk[:] = 0
+        self.ttv[:] = 0
+        self.hh[:] = 0
+        self.kil[:] = 0
+
+    def stop(self) -> None:
+        """Ask a running search to return; safe from any thread."""
+        self.ctl[STOP] = 1
+
+    def _call(self, pos: Position, depth: int, alpha: int, beta: int, ply: int = 0) -> int:
+        return int(
+            search(self.tb, self.ev, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, self.ttk, self.ttv,
+                   self.mv, self.sc, self.pv, self.pvl, self.kil, self.hh, self.ctl,
+                   depth, alpha, beta, ply, True)
+        )
+
+    def warm(self) -> None:
+        """Compile or load every kernel by running a tiny search."""
+        self.search(chess.Board(), Limits(depth=2))
+
+    def _budget(self, board: chess.Board, limits: Limits) -> tuple[float | None, float | None]:
+        """(soft, hard) time limits in seconds; soft stops new iterations, hard stops the search."""
+        if limits.infinite:
+            return None, None
+        if limits.movetime is not None:
+            t = max(limits.movetime - MOVE_OVERHEAD_MS, 5) / 1000
+            return t, t
+        left = limits.wtime if board.turn == chess.WHITE else limits.btime
+        if left is None:
+            return None, None
+        inc = (limits.winc if board.turn == chess.WHITE else limits.binc) or 0
+        mtg = limits.movestogo or 30
+        left = max(left - MOVE_OVERHEAD_MS, 5)
+        soft = min(left / mtg + inc * 0.75, left * 0.5)
+        hard = min(soft * 3, left * 0.75)
+        return soft / 1000, hard / 1000
+
+    def search(self, board: chess.Board, limits: Limits, *, strength: Strength = FULL_STRENGTH,
+               on_info: Callable[[Info], None] | None = None) -> Result:
+        """Best move for ``board`` within ``limits``; ``stop()`` ends it early."""
+        start = time.monotonic()
+        ctl = self.ctl
+        ctl[:] = 0
+        node_cap = limits.nodes if limits.nodes is not None else strength.max_nodes
+        if limits.nodes is not None and strength.max_nodes is not None:
+            node_cap = min(limits.nodes, strength.max_nodes)
+        ctl[NODE_LIMIT] = node_cap if node_cap is not None else 2**62
+        max_depth = min(limits.depth or MAXPLY - 1, strength.max_depth, MAXPLY - 1)
+        soft, hard = self._budget(board, limits)
+        timer: threading.Timer | None = None
+        if hard is not None:
+            timer = threading.Timer(hard, self.stop)
+            timer.daemon = True
+            timer.start()
+        pos = Position.from_board(board)
+        self.kil[:] = 0
+        legal = list(board.legal_moves)
+        if not legal:
+            if timer:
+                timer.cancel()
+            return Result(None, None, None)
+        best: chess.Move = legal[0]
+        ponder: chess.Move | None = None
+        last: Info | None = None
+        score = 0
+        depth_done = 0
+        try:
+            for depth in range(1, max_depth + 1):
+                if depth == 2:
+                    ctl[CAN_STOP] = 1  # depth 1 always completes so there is a move to play
+                ctl[SELDEPTH] = 0
+                if depth >= 5 and abs(score) < MATE_BOUND:
+                    delta = 30
+                    alpha, beta = score - delta, score + delta
+                    while True:
+                        s = self._call(pos, depth, alpha, beta)
+                        if ctl[STOP]:
+                            break
+                        if s <= alpha:
+                            alpha = max(alpha - delta * 3, -INF)
+                        elif s >= beta:
+                            beta = min(beta + delta * 3, INF)
+                        else:
+                            break
+                        delta *= 3
+                    new_score = s
+                else:
+                    new_score = self._call(pos, depth, -INF, INF)
+                if ctl[STOP]:
+                    break
+                score = new_score
+                depth_done = depth
+                n = int(self.pvl[0])
+                pv = [move_to_chess(int(self.pv[0, i])) for i in range(n)]
+                if pv:
+                    best = pv[0]
+                    ponder = pv[1] if len(pv) > 1 else None
+                elapsed = time.monotonic() - start
+                cp, mate = score_fields(score)
+                last = Info(depth, int(ctl[SELDEPTH]), cp, mate, int(ctl[NODES]), int(elapsed * 1000), pv)
+                if on_info is not None:
+                    on_info(last)
+                if soft is not None and elapsed > soft * 0.6:
+                    break
+                if mate is not None and depth > 2 * abs(mate) + 2 and not limits.infinite:
+                    break
+            if not strength.is_full and strength.margin > 0 and depth_done >= 1 and len(legal) > 1:
+                best = self._weakened_choice(pos, max(1, depth_done), strength)
+                ponder = None
+        finally:
+            if timer:
+                timer.cancel()
+        if limits.infinite:
+            # UCI: with `go infinite` the move is sent only after `stop`
+            while not ctl[STOP]:
+                time.sleep(0.005)
+        return Result(best, ponder, last)
+
+    def _weakened_choice(self, pos: Position, depth: int, strength: Strength) -> chess.Move:
+        """Score every root move with a full window and pick one near the best at random."""
+        ctl = self.ctl
+        ctl[STOP] = 0
+        ctl[CAN_STOP] = 0
+        root = np.zeros(MAXMOVES, dtype=np.int64)
+        n = gen_moves(self.tb, pos.bb, pos.st, root, False)
+        scored: list[tuple[int, int]] = []
+        for i in range(n):
+            m = int(root[i])
+            make_move(self.tb, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, m)
+            s = -self._call(pos, depth - 1, -INF, INF, 1)
+            unmake_move(self.tb, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, m)
+            scored.append((s, m))
+        top = max(s for s, _ in scored)
+        near = [(s, m) for s, m in scored if s >= top - strength.margin]
+        if strength.temperature <= 0:
+            choice = max(near)[1]
+        else:
+            weights = [math.exp((s - top) / strength.temperature) for s, _ in near]
+            choice = self.rng.choices([m for _, m in near], weights=weights)[0]
+        log.debug("weakened pick among %d of %d moves", len(near), n)
+        return move_to_chess(choice)
