@@ -66,7 +66,7 @@ class Board:
     def __init__(self, *, clock: Clock = time.monotonic) -> None:
         self._clock = clock
         self._callback: EventCallback | None = None
-        self._emit_lock = threading.Lock()
+        self._emit_lock = threading.RLock()  # the sim emits on the caller's thread, maybe from a callback
         self._last_t = float("-inf")
         self._occupancy = 0
         self._frame = LedFrame(())

@@ -112,3 +112,17 @@ def test_event_times_never_decrease(clock: FakeClock) -> None:
     board.lift(chess.A2, t=200.0)
     board.place(chess.A3, t=150.0)  # a late stamp is clamped, never reordered
     assert [e.t for e in q.drain()] == [clock.t, 200.0, 200.0]
+
+
+def test_a_callback_may_act_on_the_board_again(clock: FakeClock) -> None:
+    board = SimBoard(START, clock=clock)
+    seen: list[object] = []
+
+    def callback(event: object) -> None:  # e.g. a daemon asking for a resync while handling an event
+        seen.append(event)
+        if isinstance(event, SquareChanged):
+            board.request_snapshot()
+
+    board.start(callback)
+    board.lift(chess.D2)
+    assert [type(e).__name__ for e in seen] == ["Snapshot", "SquareChanged", "Snapshot"]
