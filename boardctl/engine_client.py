@@ -23,13 +23,9 @@ import chess.engine
 
 from boardctl.config import check_level
 from boardctl.errors import EngineError
+from engine.levels import LEVELS, Level, skill_for_elo
 
 log = logging.getLogger(__name__)
-
-#: Elo aimed at for each named level (None: full strength).
-LEVEL_ELO: dict[str, int | None] = {"beginner": 800, "intermediate": 1400, "advanced": 1900, "master": None}
-#: ``Skill Level`` (0-20) for each practice level; engines without it get ``600 + 200 * n`` Elo.
-PRACTICE_SKILL = {1: 0, 2: 3, 3: 6, 4: 9, 5: 12}
 
 OptionValue = str | int | bool
 
@@ -40,39 +36,34 @@ def _clamp(value: int, option: chess.engine.Option) -> int:
     return max(low, min(high, value))
 
 
-def _skill_for_elo(elo: int, options: Mapping[str, chess.engine.Option]) -> dict[str, OptionValue]:
-    skill = options["Skill Level"]
-    low, high = skill.min or 0, skill.max or 20
-    # Below the engine's UCI_Elo floor: spread 400..floor over the bottom quarter of the skill range.
-    floor = options["UCI_Elo"].min if "UCI_Elo" in options and options["UCI_Elo"].min else 1350
-    share = max(0.0, min(1.0, (elo - 400) / max(1, floor - 400)))
-    return {"Skill Level": low + round(share * (high - low) / 4)}
+def level_of(level: str) -> Level:
+    """The named level from ``engine.levels`` (the one table, with the Elo each aims at), or one
+    made for an Elo number."""
+    check_level(level)
+    if level in LEVELS:
+        return LEVELS[level]
+    return Level(level, int(level), skill_for_elo(int(level)))
 
 
 def uci_options(level: str, options: Mapping[str, chess.engine.Option]) -> dict[str, OptionValue]:
-    """UCI options that set ``level`` on an engine advertising ``options``."""
-    check_level(level)
-    if level.startswith("practice"):
-        n = int(level.removeprefix("practice"))
-        if "Skill Level" in options:
-            return {"Skill Level": _clamp(PRACTICE_SKILL[n], options["Skill Level"])}
-        elo: int | None = 600 + 200 * n
-    else:
-        elo = int(level) if level.isdigit() else LEVEL_ELO[level]
-    if elo is None:
-        result: dict[str, OptionValue] = {}
-        if "UCI_LimitStrength" in options:
-            result["UCI_LimitStrength"] = False
-        if "Skill Level" in options:
-            result["Skill Level"] = options["Skill Level"].max or 20
+    """UCI options that set ``level`` on an engine advertising ``options``.
+
+    ``UCI_Elo`` when the engine's range covers the level's Elo, else ``Skill Level`` (our
+    engine's scale); an engine with only one of the two gets that one, clamped to its range.
+    """
+    target = level_of(level)
+    elo = options.get("UCI_Elo")
+    has_elo = elo is not None and "UCI_LimitStrength" in options
+    skill = options.get("Skill Level")
+    elo_range = (elo.min, elo.max) if has_elo and elo is not None and elo.min is not None and elo.max is not None else None
+    wanted = target.uci_options(elo_range=elo_range)
+    if "UCI_Elo" in wanted or skill is not None:
+        result: dict[str, OptionValue] = {k: v for k, v in wanted.items() if k in options}
+        if skill is not None and "Skill Level" in result:
+            result["Skill Level"] = _clamp(int(result["Skill Level"]), skill)
         return result
-    if "UCI_Elo" in options and "UCI_LimitStrength" in options:
-        floor = options["UCI_Elo"].min
-        if floor is not None and elo < floor and "Skill Level" in options:
-            return _skill_for_elo(elo, options)
-        return {"UCI_LimitStrength": True, "UCI_Elo": _clamp(elo, options["UCI_Elo"])}
-    if "Skill Level" in options:
-        return _skill_for_elo(elo, options)
+    if has_elo and elo is not None:  # no Skill Level: the nearest Elo the engine offers
+        return {"UCI_LimitStrength": True, "UCI_Elo": _clamp(target.elo, elo)}
     log.warning("engine has neither UCI_Elo nor Skill Level; level %s plays at full strength", level)
     return {}
 

@@ -12,6 +12,7 @@ import pytest
 
 from boardctl.engine_client import EngineClient, resolve_command, uci_options
 from boardctl.errors import EngineError
+from engine.levels import LEVELS
 
 STOCKFISH = shutil.which("stockfish") or shutil.which("/usr/games/stockfish")
 needs_stockfish = pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (apt-get install stockfish)")
@@ -29,24 +30,23 @@ ELO_ENGINE = {
 
 
 def test_levels_map_to_standard_options() -> None:
+    # Within Stockfish's UCI_Elo range: Elo; below it: our Skill Level scale (engine/levels.py).
     assert uci_options("1500", ELO_ENGINE) == {"UCI_LimitStrength": True, "UCI_Elo": 1500}
-    assert uci_options("advanced", ELO_ENGINE) == {"UCI_LimitStrength": True, "UCI_Elo": 1900}
-    assert uci_options("3200", ELO_ENGINE) == {"UCI_LimitStrength": True, "UCI_Elo": 2850}
-    assert uci_options("master", ELO_ENGINE) == {"UCI_LimitStrength": False, "Skill Level": 20}
-    assert uci_options("practice1", ELO_ENGINE) == {"Skill Level": 0}
-    assert uci_options("practice5", ELO_ENGINE) == {"Skill Level": 12}
-    # Below the engine's Elo floor, Skill Level takes over, weaker for lower Elo.
-    low, lower = uci_options("1200", ELO_ENGINE), uci_options("beginner", ELO_ENGINE)
-    assert set(low) == set(lower) == {"Skill Level"}
-    assert lower["Skill Level"] <= low["Skill Level"] <= 5
+    assert uci_options("advanced", ELO_ENGINE) == {"UCI_LimitStrength": True, "UCI_Elo": LEVELS["advanced"].elo}
+    assert uci_options("beginner", ELO_ENGINE) == {"UCI_LimitStrength": False, "Skill Level": LEVELS["beginner"].skill}
+    assert uci_options("practice1", ELO_ENGINE) == {"UCI_LimitStrength": False, "Skill Level": LEVELS["practice1"].skill}
+    assert uci_options("3200", ELO_ENGINE) == {"UCI_LimitStrength": False, "Skill Level": 20}
+    skills = [uci_options(f"practice{n}", {"Skill Level": spin(0, 20, 20)})["Skill Level"] for n in range(1, 6)]
+    assert skills == sorted(skills) and len(set(skills)) == 5
 
 
 def test_levels_on_engines_with_fewer_options() -> None:
     skill_only = {"Skill Level": spin(0, 20, 20)}
-    assert uci_options("practice2", skill_only) == {"Skill Level": 3}
+    assert uci_options("practice2", skill_only) == {"Skill Level": LEVELS["practice2"].skill}
     assert set(uci_options("1500", skill_only)) == {"Skill Level"}
+    assert uci_options("3200", {"Skill Level": spin(0, 10, 10)}) == {"Skill Level": 10}
     elo_only = {k: v for k, v in ELO_ENGINE.items() if k != "Skill Level"}
-    assert uci_options("practice3", elo_only) == {"UCI_LimitStrength": True, "UCI_Elo": 1350}
+    assert uci_options("practice1", elo_only) == {"UCI_LimitStrength": True, "UCI_Elo": 1350}
     assert uci_options("master", {}) == {}
     with pytest.raises(ValueError, match="practice1-practice5"):
         uci_options("practice7", ELO_ENGINE)

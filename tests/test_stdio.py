@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_daemon_support import Daemon
+from test_daemon_support import STOCKFISH, Daemon
 
 
 def run(games: Path, lines: list[str], *extra: str) -> subprocess.CompletedProcess[str]:
@@ -66,16 +66,19 @@ def test_untimed_lines_use_the_clock_and_timers_speak_up(tmp_path: Path) -> None
 
 
 def test_daemon_does_not_import_numba(tmp_path: Path) -> None:
+    """Playing (engine in its own process, web page on) never loads numba into the daemon."""
+    mode = ["play", "--engine", STOCKFISH, "--movetime", "0.01"] if STOCKFISH else ["record"]
     code = (
         "import sys\n"
         "from boardctl import cli\n"
-        f"rc = cli.main(['record', '--board', 'sim', '--stdio', '--no-web', '--games-dir', {str(tmp_path)!r}])\n"
+        f"rc = cli.main([*{mode!r}, '--board', 'sim', '--stdio', '--port', '0', '--games-dir', {str(tmp_path)!r}])\n"
         "assert rc == 0, rc\n"
         "assert 'numba' not in sys.modules, 'numba imported'\n"
-        "assert not any(m == 'engine' or m.startswith('engine.') for m in sys.modules), 'engine imported'\n"
+        "assert 'engine.uci' not in sys.modules and 'engine.search' not in sys.modules, 'engine imported'\n"
         "print('clean')\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], input='{"t": 0}\n{"t": 1, "button": "hint"}\n',
+    result = subprocess.run([sys.executable, "-c", code], input='{"t": 0}\n{"t": 1, "button": "hint"}\n{"t": 1.1, "square": "e2", "occupied": false}\n'
+                            '{"t": 1.2, "square": "e4", "occupied": true}\n{"t": 2}\n',
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "clean"
