@@ -132,8 +132,12 @@ class EngineClient:
         self._started = True
         self.name = self._engine.id.get("name", self.name)
         options = uci_options(self.level, self._engine.options)
-        if options:
-            await self._engine.configure(options)
+        try:
+            if options:
+                await self._engine.configure(options)
+            await self._engine.ping()  # ready means ready: its tables and caches are loaded
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
+            raise EngineError(f"engine {shlex.join(self.command)} failed while starting: {exc}") from None
         log.info("engine %s ready (pid %s, options %s)", self.name, self.pid, options)
 
     async def set_level(self, level: str) -> None:
