@@ -74,7 +74,8 @@ class SerialBoard(Board):
                 raise HardwareError("serial: no port URL given")
 
             def opener() -> Any:
-                return serial.serial_for_url(url, baudrate=baudrate, timeout=0.05)
+                # write_timeout: a device that stops reading must not block the daemon for long
+                return serial.serial_for_url(url, baudrate=baudrate, timeout=0.05, write_timeout=0.5)
 
         self.url = url or "the device"
         self._opener = opener
