@@ -11,8 +11,6 @@ import chess
 import chess.pgn
 from test_daemon_support import Daemon, needs_engine, physical, touched_squares
 
-pytestmark = needs_engine
-
 
 def human_move(board: chess.Board, rng: random.Random) -> chess.Move:
     """A legal move, preferring captures and checks so that games go somewhere; queen promotions only."""
@@ -58,8 +56,9 @@ def saved(games_dir: Path) -> tuple[dict, chess.pgn.Game]:
 
 
 def test_game_against_the_engine_by_its_leds(tmp_path: Path) -> None:
+    """The default configuration: our own engine (boardctl-engine), as a UCI subprocess."""
     games = tmp_path / "games"
-    daemon = Daemon("play", games, "--color", "white", "--level", "practice1", "--time-control", "5+2")
+    daemon = Daemon("play", games, "--color", "white", "--level", "practice1", "--time-control", "5+2", engine="")
     rng = random.Random(5)
     board = chess.Board()
     first = daemon.send({"t": 0})
@@ -72,12 +71,13 @@ def test_game_against_the_engine_by_its_leds(tmp_path: Path) -> None:
     assert saved_state["moves"] == [m.uci() for m in board.move_stack]
     assert [m.uci() for m in game.mainline_moves()] == saved_state["moves"]
     h = game.headers
-    assert h["White"] == "Human" and "practice1" in h["Black"]
+    assert h["White"] == "Human" and h["Black"].startswith("boardctl-engine") and "practice1" in h["Black"]
     assert h["TimeControl"] == "300+2" and h["Result"] == saved_state["result"]
     assert all(node.clock() is not None for node in game.mainline())
     assert "ECO" in h and "Opening" in h
 
 
+@needs_engine
 def test_flipped_board_human_black(tmp_path: Path) -> None:
     games = tmp_path / "games"
     daemon = Daemon("play", games, "--color", "black", "--orientation", "flipped", "--level", "practice1")
@@ -95,6 +95,7 @@ def test_flipped_board_human_black(tmp_path: Path) -> None:
     assert game.headers["Black"] == "Human"
 
 
+@needs_engine
 def test_kill_9_loses_no_completed_move_and_resume_needs_a_matching_board(tmp_path: Path) -> None:
     games = tmp_path / "games"
     rng = random.Random(3)
@@ -162,6 +163,7 @@ def undo_events(board: chess.Board, move: chess.Move) -> list[tuple[str, bool]]:
     return events
 
 
+@needs_engine
 def test_takeback_against_the_engine_removes_both_moves(tmp_path: Path) -> None:
     games = tmp_path / "games"
     daemon = Daemon("play", games, "--level", "practice1")

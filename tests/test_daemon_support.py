@@ -55,10 +55,12 @@ def touched_squares(board: chess.Board, move: chess.Move, *, flipped: bool = Fal
 class Daemon:
     """One ``boardctl`` process in stdio mode with virtual time."""
 
-    def __init__(self, mode: str, games_dir: Path, *extra: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, mode: str, games_dir: Path, *extra: str, env: dict[str, str] | None = None,
+                 engine: str | None = STOCKFISH) -> None:
+        """``engine=""``: the daemon's default, the bundled boardctl-engine."""
         args = [sys.executable, "-m", "boardctl", mode, "--board", "sim", "--stdio", "--no-web", "--games-dir", str(games_dir)]
         if mode == "play":
-            args += ["--engine", str(STOCKFISH), "--movetime", "0.02"]
+            args += ["--engine", str(engine), "--movetime", "0.02"] if engine else ["--movetime", "0.02"]
         full_env = {**os.environ, "XDG_CONFIG_HOME": str(games_dir.parent / "config"), **(env or {})}
         self.proc = subprocess.Popen(
             [*args, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
