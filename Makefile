@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Debian packages the tests use: Chromium for the browser tests, Stockfish as the alternative engine.
+SYSTEM := $(VENV)/.system
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba-cache
 
 .PHONY: demo test lint bench clean
@@ -20,10 +22,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check boardctl engine tests bench firmware
 	$(BIN)/mypy
 
-test: $(STAMP) lint
+$(SYSTEM): scripts/ensure-chromium.sh scripts/ensure-stockfish.sh
+	sh scripts/ensure-chromium.sh
+	sh scripts/ensure-stockfish.sh
+	touch $(SYSTEM)
+
+test: $(STAMP) $(SYSTEM) lint
 	$(BIN)/pytest -q
 
-bench: $(STAMP)
+bench: $(STAMP) $(SYSTEM)
 	$(BIN)/python -m bench
 
 clean:
