@@ -298,7 +298,10 @@ class Daemon:
     async def _ticker(self) -> None:
         while True:
             await asyncio.sleep(TICK_INTERVAL)
-            self.tick()
+            try:
+                self.tick()
+            except Exception:  # keep time moving; the game is saved after every move
+                log.exception("timer tick failed")
 
     async def close(self) -> None:
         """Save and stop the engine; safe to call twice."""

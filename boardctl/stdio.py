@@ -17,7 +17,9 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sys
+import threading
 import time
 from typing import Any, TextIO
 
@@ -44,11 +46,10 @@ async def run_stdio(
     daemon: Daemon,
     stop: asyncio.Event,
     *,
-    stdin: Any = None,
+    stdin_fd: int = 0,
     stdout: TextIO | None = None,
 ) -> int:
     """Run ``daemon`` (whose board is the sim) from JSON lines until EOF or ``stop``; returns the exit status."""
-    reader = stdin if stdin is not None else sys.stdin.buffer
     out = stdout if stdout is not None else sys.stdout
     loop = asyncio.get_running_loop()
     queue = daemon.subscribe()
@@ -59,12 +60,14 @@ async def run_stdio(
     timed: bool | None = None
     ticker: asyncio.Task[None] | None = None
     stopper = loop.create_task(stop.wait())
+    lines = _read_lines(stdin_fd, loop)
     status = 0
     try:
         while not stop.is_set():
-            reading = loop.run_in_executor(None, reader.readline)
+            reading = loop.create_task(lines.get())
             done, _ = await asyncio.wait({reading, stopper}, return_when=asyncio.FIRST_COMPLETED)
             if reading not in done:
+                reading.cancel()
                 break
             raw: bytes = reading.result()
             if not raw:
@@ -116,6 +119,41 @@ async def run_stdio(
             await printer
         daemon.unsubscribe(queue)
     return status
+
+
+def _read_lines(fd: int, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[bytes]:
+    """Lines from file descriptor ``fd`` (b"" at EOF), read by a daemon thread with ``os.read``:
+    a read blocked on stdin must not keep the process alive after SIGTERM (as an executor thread
+    would), nor hold a buffered reader's lock at exit."""
+    queue: asyncio.Queue[bytes] = asyncio.Queue()
+
+    def put(raw: bytes) -> bool:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, raw)
+        except RuntimeError:  # the loop has closed
+            return False
+        return True
+
+    def pump() -> None:
+        pending = b""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if pending:
+                    put(pending)
+                put(b"")
+                return
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            for line in complete:
+                if not put(line + b"\n"):
+                    return
+
+    threading.Thread(target=pump, name="stdin-reader", daemon=True).start()
+    return queue
 
 
 def _start(daemon: Daemon, first: Any, timed: bool) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -82,3 +83,15 @@ def test_daemon_does_not_import_numba(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "clean"
+
+
+def test_sigterm_with_input_still_open_saves_and_exits(tmp_path: Path) -> None:
+    daemon = Daemon("record", tmp_path / "g")
+    daemon.send({"t": 0})
+    daemon.event("g1", False)
+    daemon.event("f3", True)
+    assert daemon.tick()["moves"] == ["g1f3"]
+    daemon.proc.send_signal(signal.SIGTERM)
+    assert daemon.proc.wait(timeout=10) == 0
+    (state,) = (tmp_path / "g").glob("*.json")
+    assert json.loads(state.read_text())["moves"] == ["g1f3"]
