@@ -223,15 +223,9 @@ class UciProtocol:
         self.send("uciok")
 
     def cmd_isready(self, args: list[str]) -> None:
-        if self._ready.is_set():
-            self.send("readyok")
-            return
-
-        def later() -> None:
-            self._ready.wait()
-            self.send("readyok")
-
-        threading.Thread(target=later, daemon=True).start()
+        # Answered at once, even while kernels load or compile in the background: the
+        # protocol is ready, and `go` itself waits for the kernels.
+        self.send("readyok")
 
     def cmd_debug(self, args: list[str]) -> None:
         pass

@@ -19,7 +19,7 @@ def random_positions(count: int, *, seed: int) -> list[chess.Board]:
     out: list[chess.Board] = []
     while len(out) < count:
         board = chess.Board()
-        for _ in range(rng.randint(2, 140)):
+        for _ in range(rng.randint(2, 200)):
             moves = list(board.legal_moves)
             if not moves:
                 break

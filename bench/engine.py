@@ -1,0 +1,317 @@
+"""Engine figures side by side: perft, search speed, WAC, matches, memory and start-up.
+
+Run ``python -m bench engine`` (or ``python -m bench.engine --help`` for options). Every
+figure printed is measured in this run on this machine; nothing is copied from elsewhere.
+Opponents that are missing (``stockfish`` binary, ``sunfish`` module) are reported as skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import chess.engine
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+if not DATA.exists():
+    DATA = Path("/work/shared/data")
+ENGINE_CMD = [sys.executable, "-m", "engine"]
+SUNFISH_CMD = [sys.executable, "-m", "sunfish"]
+STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
+
+PERFT_SLOW = (
+    ("start", chess.STARTING_FEN, 6, 119_060_324),
+    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5, 193_690_690),
+    ("cpw3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 5, 674_624),
+    ("cpw4", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 5, 15_833_292),
+    ("cpw5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 5, 89_941_194),
+    ("cpw6", "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 5, 164_075_551),
+)
+
+
+def _perft_chess(board: chess.Board, depth: int) -> int:
+    if depth == 1:
+        return board.legal_moves.count()
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += _perft_chess(board, depth - 1)
+        board.pop()
+    return total
+
+
+def bench_perft() -> None:
+    from engine.position import perft
+
+    print("-- perft (leaves/s; 'bulk' counts the last ply without making the moves)")
+    perft(chess.Board(), 3)  # load kernels outside the timing
+    tot_n = 0
+    tot_t = 0.0
+    for name, fen, depth, want in PERFT_SLOW:
+        board = chess.Board(fen)
+        t = time.perf_counter()
+        got = perft(board, depth)
+        dt = time.perf_counter() - t
+        tot_n += got
+        tot_t += dt
+        ok = "ok" if got == want else f"WRONG (want {want})"
+        print(f"  ours bulk    {name:9s} d{depth} {got:>11,} {ok:5s} {dt:7.2f} s {got / dt / 1e6:7.1f} M/s")
+    print(f"  ours bulk    total {tot_n:,} leaves in {tot_t:.1f} s = {tot_n / tot_t / 1e6:.1f} M leaves/s")
+    board = chess.Board()
+    t = time.perf_counter()
+    got = perft(board, 5, bulk=False)
+    dt = time.perf_counter() - t
+    print(f"  ours no-bulk start d5 {got:,} in {dt:.2f} s = {got / dt / 1e6:.1f} M leaves/s")
+    t = time.perf_counter()
+    got = _perft_chess(chess.Board(), 4)
+    dt = time.perf_counter() - t
+    print(f"  python-chess start d4 {got:,} in {dt:.2f} s = {got / dt / 1e6:.2f} M leaves/s (bulk at last ply)")
+    if STOCKFISH is None:
+        print("  stockfish: skipped (not installed; apt-get install stockfish)")
+        return
+    proc = subprocess.Popen([STOCKFISH], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("uci\nisready\n")
+    proc.stdin.flush()
+    while proc.stdout.readline().strip() != "readyok":
+        pass
+    t = time.perf_counter()
+    proc.stdin.write("position startpos\ngo perft 6\n")
+    proc.stdin.flush()
+    nodes = 0
+    for line in proc.stdout:
+        if line.startswith("Nodes searched"):
+            nodes = int(line.split(":")[1])
+            break
+    dt = time.perf_counter() - t
+    proc.stdin.write("quit\n")
+    proc.stdin.flush()
+    proc.wait()
+    print(f"  stockfish 15.1 start d6 (go perft 6, bulk) {nodes:,} in {dt:.2f} s = {nodes / dt / 1e6:.1f} M leaves/s")
+
+
+def bench_search(depth: int) -> None:
+    from engine.searcher import Limits, Searcher
+    from engine.uci import BENCH_FENS
+
+    searcher = Searcher(hash_mb=16)
+    searcher.warm()
+    nodes = 0
+    t = time.perf_counter()
+    for fen in BENCH_FENS:
+        searcher.clear()
+        result = searcher.search(chess.Board(fen), Limits(depth=depth))
+        nodes += result.info.nodes if result.info else 0
+    dt = time.perf_counter() - t
+    print(f"-- search: {len(BENCH_FENS)} bench positions at depth {depth}: {nodes:,} nodes in {dt:.2f} s "
+          f"= {nodes / dt:,.0f} nodes/s (quiescence nodes included)")
+
+
+def bench_wac(seconds: float, count: int) -> None:
+    from engine.searcher import Limits, Searcher
+
+    lines = (DATA / "epd" / "win_at_chess_test.epd").read_text().splitlines()[:count]
+    searcher = Searcher(hash_mb=64)
+    searcher.warm()
+    solved = 0
+    failed: list[str] = []
+    t = time.perf_counter()
+    for line in lines:
+        board, ops = chess.Board.from_epd(line)
+        searcher.clear()
+        result = searcher.search(board, Limits(movetime=int(seconds * 1000)))
+        if result.best in ops.get("bm", []) or ("am" in ops and result.best not in ops["am"]):
+            solved += 1
+        else:
+            failed.append(str(ops.get("id", "?")))
+    dt = time.perf_counter() - t
+    print(f"-- WAC: {solved}/{len(lines)} solved at {seconds:g} s per position ({dt:.0f} s total)")
+    print(f"   missed: {' '.join(failed[:40])}{' ...' if len(failed) > 40 else ''}")
+
+
+@dataclass
+class Score:
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def elo(self) -> tuple[float, float, float]:
+        """Elo difference and its 95% interval from the per-game score variance."""
+        n = self.games
+        p = (self.wins + 0.5 * self.draws) / n
+        var = (self.wins * (1 - p) ** 2 + self.draws * (0.5 - p) ** 2 + self.losses * p**2) / n
+        se = math.sqrt(var / n)
+
+        def to_elo(x: float) -> float:
+            x = min(max(x, 1e-3), 1 - 1e-3)
+            return -400 * math.log10(1 / x - 1)
+
+        return to_elo(p), to_elo(p - 1.96 * se), to_elo(p + 1.96 * se)
+
+
+def _openings(count: int, seed: int) -> list[list[chess.Move]]:
+    from engine.book import lines_from_tsv
+
+    lines = [ln for ln in lines_from_tsv(sorted((DATA / "openings").glob("*.tsv"))) if 4 <= len(ln) <= 12]
+    return random.Random(seed).sample(lines, count)
+
+
+def _play(ours: chess.engine.SimpleEngine, theirs: chess.engine.SimpleEngine, opening: list[chess.Move],
+          ours_white: bool, base: float, inc: float) -> float:
+    """One game; returns our score (1, 0.5, 0). Flag fall loses; 400 plies is a draw."""
+    board = chess.Board()
+    for move in opening:
+        board.push(move)
+    clocks = {chess.WHITE: base, chess.BLACK: base}
+    while not board.is_game_over(claim_draw=True) and board.ply() < 400:
+        mover = ours if (board.turn == chess.WHITE) == ours_white else theirs
+        limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
+                                   white_inc=inc, black_inc=inc)
+        t = time.perf_counter()
+        result = mover.play(board, limit)
+        clocks[board.turn] -= time.perf_counter() - t
+        if clocks[board.turn] < 0:
+            return 0.0 if mover is ours else 1.0
+        clocks[board.turn] += inc
+        if result.move is None:
+            break
+        board.push(result.move)
+    outcome = board.outcome(claim_draw=True)
+    if outcome is None or outcome.winner is None:
+        return 0.5
+    return 1.0 if (outcome.winner == chess.WHITE) == ours_white else 0.0
+
+
+def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games: int, base: float,
+          inc: float, seed: int, ours_options: dict[str, int | bool | str] | None = None) -> Score | None:
+    try:
+        theirs = chess.engine.SimpleEngine.popen_uci(cmd, timeout=60)
+    except Exception as exc:  # a missing opponent is reported, not fatal
+        print(f"-- match vs {name}: skipped ({exc})")
+        return None
+    ours = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, timeout=120)
+    ours.configure({"OwnBook": False, **(ours_options or {})})
+    if options:
+        theirs.configure(options)
+    score = Score()
+    try:
+        for i, opening in enumerate(_openings((games + 1) // 2, seed)):
+            for ours_white in (True, False):
+                if score.games >= games:
+                    break
+                s = _play(ours, theirs, opening, ours_white, base, inc)
+                if s == 1.0:
+                    score.wins += 1
+                elif s == 0.5:
+                    score.draws += 1
+                else:
+                    score.losses += 1
+            print(f"   ... {name}: after {score.games} games +{score.wins} ={score.draws} -{score.losses}",
+                  flush=True) if i % 5 == 4 else None
+    finally:
+        ours.quit()
+        theirs.quit()
+    elo, lo, hi = score.elo()
+    note = " (a clean sweep: the Elo is only a bound)" if score.wins in (0, score.games) and not score.draws else ""
+    print(f"-- match vs {name} ({base:g}+{inc:g} s, {score.games} games, colour-swapped openings): "
+          f"+{score.wins} ={score.draws} -{score.losses}  Elo {elo:+.0f} [{lo:+.0f}, {hi:+.0f}] 95% CI{note}",
+          flush=True)
+    return score
+
+
+def bench_memory_and_startup() -> None:
+    proc = subprocess.Popen(ENGINE_CMD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    t = time.perf_counter()
+    proc.stdin.write("uci\nisready\n")
+    proc.stdin.flush()
+    while proc.stdout.readline().strip() != "readyok":
+        pass
+    ready = time.perf_counter() - t
+    proc.stdin.write("setoption name Hash value 64\nsetoption name OwnBook value false\nisready\n")
+    proc.stdin.flush()
+    while proc.stdout.readline().strip() != "readyok":
+        pass
+    proc.stdin.write("position startpos\ngo movetime 3000\n")
+    proc.stdin.flush()
+    while not proc.stdout.readline().startswith("bestmove"):
+        pass
+    status = Path(f"/proc/{proc.pid}/status").read_text()
+    fields = {line.split(":")[0]: line.split(":")[1].strip() for line in status.splitlines() if ":" in line}
+    proc.stdin.write("quit\n")
+    proc.stdin.flush()
+    proc.wait()
+    print(f"-- start-up: first readyok after {ready:.2f} s (warm numba cache in {os.environ.get('NUMBA_CACHE_DIR', 'default dir')})")
+    print(f"-- memory: engine RSS {fields.get('VmRSS')} (peak {fields.get('VmHWM')}) with Hash 64 MB after a 3 s search")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="bench.engine", description=__doc__)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["perft", "search", "wac", "sunfish", "stockfish", "memory"])
+    parser.add_argument("--search-depth", type=int, default=10)
+    parser.add_argument("--wac-time", type=float, default=1.0, help="seconds per WAC position")
+    parser.add_argument("--wac-count", type=int, default=300)
+    parser.add_argument("--games", type=int, default=4, help="games per match (even: colour-swapped pairs)")
+    parser.add_argument("--tc", default="5+0.05", help="base+increment seconds per game")
+    parser.add_argument("--elos", default="1350,2000", help="Stockfish UCI_Elo values to play")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--calibrate", type=int, default=0, metavar="GAMES",
+                        help="also play each named level against Stockfish UCI_Elo 1350 for GAMES games")
+    args = parser.parse_args(argv)
+    base, inc = (float(x) for x in args.tc.split("+"))
+    from engine.searcher import Searcher
+
+    Searcher(hash_mb=1).warm()  # compile once up front so no figure includes it
+    if "memory" not in args.skip:
+        bench_memory_and_startup()
+    if "perft" not in args.skip:
+        bench_perft()
+    if "search" not in args.skip:
+        bench_search(args.search_depth)
+    if "wac" not in args.skip:
+        bench_wac(args.wac_time, args.wac_count)
+    if "sunfish" not in args.skip:
+        match("sunfish", SUNFISH_CMD, {}, args.games, base, inc, args.seed)
+    if "stockfish" not in args.skip:
+        if STOCKFISH is None:
+            print("-- match vs stockfish: skipped (not installed)")
+        else:
+            for elo in (int(e) for e in args.elos.split(",") if e):
+                match(f"stockfish UCI_Elo {elo}", [STOCKFISH],
+                      {"UCI_LimitStrength": True, "UCI_Elo": elo, "Threads": 1, "Hash": 16},
+                      args.games, base, inc, args.seed)
+    if args.calibrate and STOCKFISH is not None:
+        calibrate(args.calibrate, base, inc, args.seed)
+    return 0
+
+
+def calibrate(games: int, base: float, inc: float, seed: int) -> None:
+    """Each named level (sent as Skill Level, as the daemon does for engines without a low
+    UCI_Elo) against Stockfish at its floor, UCI_Elo 1350; level Elo = 1350 + difference."""
+    from engine.levels import LEVELS
+
+    for name in ("beginner", "intermediate", "advanced", "master"):
+        level = LEVELS[name]
+        score = match(f"stockfish UCI_Elo 1350 [ours: {name}, Skill Level {level.skill}]", [STOCKFISH or "stockfish"],
+                      {"UCI_LimitStrength": True, "UCI_Elo": 1350, "Threads": 1, "Hash": 16},
+                      games, base, inc, seed, ours_options={"Skill Level": level.skill})
+        if score is not None:
+            elo, lo, hi = score.elo()
+            print(f"   level {name}: about {1350 + elo:.0f} Elo [{1350 + lo:.0f}, {1350 + hi:.0f}] on Stockfish's UCI_Elo scale")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
