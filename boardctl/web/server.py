@@ -386,10 +386,9 @@ class Annotator:
         return list(self._san)
 
     def annotate(self, line: dict[str, Any]) -> dict[str, Any]:
-        if "san" in line and "opening" in line:
-            return line
+        wanted = [key for key in ("san", "opening", "pending_san", "hint_san") if key not in line]
         moves = line.get("moves")
-        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        if not wanted or not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             return line
         san = self._replay(str(line.get("start_fen") or chess.STARTING_FEN), moves)
         if san is None:
@@ -398,7 +397,20 @@ class Annotator:
         out.setdefault("san", san)
         if "opening" not in line:
             out["opening"] = _opening_name(self._board)
+        for key, san_key in (("pending", "pending_san"), ("hint", "hint_san")):
+            if san_key not in line:
+                out[san_key] = _san_of(self._board, line.get(key))
         return out
+
+
+def _san_of(board: chess.Board, uci: Any) -> str | None:
+    """SAN of a UCI move in ``board``'s position; None when it is not a legal move there."""
+    if not isinstance(uci, str) or not uci:
+        return None
+    try:
+        return board.san(board.parse_uci(uci))
+    except ValueError:
+        return None
 
 
 def _opening_name(board: chess.Board) -> str | None:

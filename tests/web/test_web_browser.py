@@ -87,12 +87,17 @@ def state(page: Any) -> dict[str, Any]:
 
 
 def wait_for_moves(page: Any, count: int, *, pending: bool) -> dict[str, Any]:
-    page.wait_for_function(
-        "([n, p]) => { const s = window.boardctl.state;"
-        " return s && s.moves.length === n && Boolean(s.pending) === p; }",
-        arg=[count, pending],
-        timeout=WAIT_MS,
-    )
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            "([n, p]) => { const s = window.boardctl.state;"
+            " return s && s.moves.length === n && Boolean(s.pending) === p; }",
+            arg=[count, pending],
+            timeout=WAIT_MS,
+        )
+    except PlaywrightTimeout:
+        pytest.fail(f"waited for {count} moves (pending: {pending}); the page's state is {state(page)}")
     return state(page)
 
 
@@ -117,7 +122,9 @@ def test_play_by_dragging_see_the_reply_lit_and_download_the_pgn(page: Any, daem
     # The engine's reply is lit on the page: every square of it, for the engine-move reason.
     page.wait_for_function("() => document.querySelectorAll('#board [data-led~=\"engine-move\"]').length >= 2")
     assert {chess.square_name(reply.from_square), chess.square_name(reply.to_square)} <= lit(page, "engine-move")
-    assert page.locator("#status").inner_text().startswith(f"Engine plays {s['pending']}")
+    after_e4 = chess.Board()
+    after_e4.push_uci("e2e4")
+    assert page.locator("#status").inner_text().startswith(f"Engine plays {after_e4.san(reply)}:")
     page.screenshot(path=str(artifacts / "02-engine-reply-lit.png"))
 
     carry_out(page, s["fen"], s["pending"])
@@ -244,3 +251,25 @@ def test_lan_client_without_the_pin_changes_nothing(browser: Any, tmp_path: Path
             assert "1. e4" in resp.read().decode()
         page.screenshot(path=str(artifacts / "08-lan-with-pin.png"))
         context.close()
+
+
+def test_promotion_choice_from_the_page(page: Any, daemon: RunningDaemon, artifacts: Path) -> None:
+    fen = "1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1"  # a capture and a promotion in one move
+    page.locator("#new-game summary").click()
+    page.select_option('#new-game-form select[name="color"]', "white")
+    page.fill('#new-game-form input[name="time-control"]', "")
+    page.fill('#new-game-form input[name="fen"]', fen)
+    page.locator('#new-game-form button[type="submit"]').click()
+    page.wait_for_function("(f) => window.boardctl.state.start_fen === f", arg=fen, timeout=WAIT_MS)
+    if page.locator("#setup-board").is_visible():
+        page.locator("#setup-board").click()
+    page.wait_for_function("() => window.boardctl.state.matching === true", timeout=WAIT_MS)
+
+    drag(page, "a7", "b8")
+    # The promotion window is open: the page highlights the choice and the square's LED.
+    page.wait_for_selector("#promotion.active", timeout=WAIT_MS)
+    assert "promotion" in (page.locator('#board [data-square="b8"]').get_attribute("data-led") or "")
+    page.screenshot(path=str(artifacts / "09-promotion-choice.png"))
+    page.locator('[data-button="promote-rook"]').click()
+    page.wait_for_function("() => window.boardctl.state.moves[0] === 'a7b8r'", timeout=WAIT_MS)
+    assert page.locator("#moves li span").first.inner_text() == "axb8=R+"

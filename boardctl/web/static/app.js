@@ -4,7 +4,8 @@
 
 const FILES = "abcdefgh";
 const GLYPHS = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
-const PROMOTION_BUTTONS = ["promote-queen", "promote-rook", "promote-bishop", "promote-knight"];
+// Milliseconds between lifting a captured piece and placing the capturing one (> the brush time).
+const CAPTURE_PAUSE_MS = 250;
 
 const app = {
   ws: null,
@@ -237,7 +238,7 @@ function renderInfo(state) {
   else if (opening && typeof opening === "object") text = [opening.eco, opening.name].filter(Boolean).join(" ");
   $("#opening").textContent = text;
   $("#eval").textContent = formatEval(state.eval ?? state.score);
-  const hint = state.hint;
+  const hint = state.hint_san || state.hint;
   $("#hint").textContent = hint ? (typeof hint === "object" ? (hint.san || hint.uci || JSON.stringify(hint)) : hint) : "–";
   $("#result").textContent = (state.result || "*") + (state.termination ? ` (${state.termination})` : "");
   const promoting = (state.leds || []).some((l) => l.why === "promotion") || Boolean(state.promotion);
@@ -248,12 +249,15 @@ function renderInfo(state) {
   else if (state.pending) parts.push(`Engine plays ${state.pending_san || state.pending}: make the move on the board.`);
   else if (state.thinking) parts.push("Engine is thinking…");
   else if (state.fen) parts.push((state.fen.split(" ")[1] === "w" ? "White" : "Black") + " to move.");
-  if (state.matching === false) parts.push("Set the board up as the lit squares show.");
+  // While a promotion is open the tracker is not "matching" either, but nothing needs setting up.
+  const needsSetup = state.matching === false && !promoting;
+  if (promoting) parts.push("Choose the new piece (or swap it on the square).");
+  else if (needsSetup) parts.push("Set the board up as the lit squares show.");
   if (state.draw_offer) parts.push("A draw is offered.");
   if (state.warning) parts.push(state.warning);
   if (state.message) parts.push(state.message);
   $("#status").textContent = parts.join(" ");
-  $("#setup-board").hidden = state.matching !== false;
+  $("#setup-board").hidden = !needsSetup;
 }
 
 function render(state) {
@@ -379,7 +383,12 @@ function setupDrag() {
     if (!target || !board.contains(target)) return; // dropped off the board: the piece is taken off
     const to = target.dataset.square;
     const chain = [];
-    if (to !== d.from && target.classList.contains("occupied")) chain.push(() => squareEvent(to, false)); // capture
+    if (to !== d.from && target.classList.contains("occupied")) {
+      // A capture: the captured piece comes off first, and stays off longer than a brush
+      // (docs/events.md), as it would under real hands; then the capturing piece goes down.
+      chain.push(() => squareEvent(to, false));
+      chain.push(() => new Promise((resolve) => setTimeout(resolve, CAPTURE_PAUSE_MS)));
+    }
     chain.push(() => squareEvent(to, true));
     app.carried[to] = d.letter === "?" ? undefined : d.letter;
     if (app.carried[to] === undefined) delete app.carried[to];
