@@ -1,0 +1,116 @@
+"""The daemon object in-process: sim board LEDs and buzzer, an engine killed mid-game, the web contract."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import chess
+import pytest
+from test_daemon_support import STOCKFISH, move_events, needs_engine
+
+from boardctl.daemon import ActionError, Daemon
+from boardctl.engine_client import EngineClient
+from boardctl.events import Button, ButtonPressed, SquareChanged, Tick
+from boardctl.hw.sim import SimBoard
+from boardctl.session import Session, Settings
+from boardctl.storage import GameStore
+
+
+def make(tmp_path: Path, settings: Settings, engine: EngineClient | None = None) -> tuple[Daemon, SimBoard]:
+    session = Session(settings)
+    board = SimBoard(session.physical_occupancy(), clock=lambda: session.t)
+    daemon = Daemon(session, store=GameStore(tmp_path / "games"), engine=engine, board=board,
+                    virtual_board=True, virtual_time=True)
+    daemon.direct = True
+    board.start(daemon.feed)
+    return daemon, board
+
+
+def play(daemon: Daemon, uci: str) -> dict[str, object]:
+    board = daemon.session.board
+    t = daemon.session.t
+    for square, occupied in move_events(board, chess.Move.from_uci(uci)):
+        t += 0.1
+        daemon.inject(SquareChanged(t, chess.parse_square(square), occupied))
+    line = daemon.inject(Tick(t + 0.5))
+    assert line is not None
+    return line
+
+
+def test_result_on_the_sim_leds_and_buzzer(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        daemon, board = make(tmp_path, Settings(mode="record"))
+        for uci in ("f2f3", "e7e5", "g2g4", "d8h4"):
+            play(daemon, uci)
+        assert daemon.state()["result"] == "0-1"
+        assert {(chess.square_name(i.square), str(i.why)) for i in board.intents} == {("e8", "result")}
+        assert "result" in board.tones
+        await daemon.close()
+
+    asyncio.run(scenario())
+
+
+def test_web_contract_subscribe_state_submit(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        daemon, _ = make(tmp_path, Settings(mode="record"))
+        queue = daemon.subscribe()
+        await daemon.submit({"event": {"square": "e2", "occupied": False}})
+        await daemon.submit({"event": {"square": "e4", "occupied": True}})
+        daemon.inject(Tick(daemon.session.t + 1.0))
+        lines = [queue.get_nowait() for _ in range(queue.qsize())]
+        assert [x.get("reason") for x in lines] == ["web", "web", None]
+        assert lines[-1] == daemon.state() and daemon.state()["moves"] == ["e2e4"]
+        for bad, message in [
+            ({"event": {"square": "e9", "occupied": True}}, "e9"),
+            ({"event": {"square": "e4", "occupied": True}}, "impossible"),
+            ({"button": "fly"}, "unknown button"),
+            ({"new-game": {"level": "godlike"}}, "new-game"),
+            ({"new-game": {"fen": "not a fen"}}, "new-game"),
+            ({"dance": 1}, "unknown kind"),
+            ({}, "exactly one"),
+        ]:
+            with pytest.raises(ActionError, match=message) as info:
+                await daemon.submit(bad)
+            assert isinstance(info.value, ValueError)
+        refused = [queue.get_nowait() for _ in range(queue.qsize())]
+        assert [x.get("error", "")[:10] for x in refused] == ["impossible"]  # the sim's own refusal, in line
+        daemon.unsubscribe(queue)
+        await daemon.submit({"button": "resign"})
+        assert queue.empty() and daemon.state()["result"] == "1-0"
+        await daemon.submit({"new-game": {"time-control": "3+2", "fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"}})
+        state = daemon.state()
+        assert state["start_fen"] == "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1" and state["clock"]["white"] == 180.0
+        assert "4k3" in daemon.pgn() and '[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]' in daemon.pgn()
+        await daemon.close()
+
+    asyncio.run(scenario())
+
+
+@needs_engine
+def test_engine_killed_mid_game_is_restarted_with_the_position(tmp_path: Path) -> None:
+    assert STOCKFISH is not None
+
+    async def scenario() -> None:
+        engine = EngineClient([STOCKFISH], level="practice1", movetime=0.02)
+        await engine.start()
+        daemon, _ = make(tmp_path, Settings(mode="play", color="white"), engine)
+        daemon.inject(ButtonPressed(0.0, Button.CLOCK))  # time starts
+        play(daemon, "e2e4")
+        await daemon.idle()
+        reply = daemon.state()["pending"]
+        assert isinstance(reply, str)
+        play(daemon, reply)
+        assert engine.pid is not None
+        os.kill(engine.pid, signal.SIGKILL)
+        play(daemon, "d2d4")
+        await daemon.idle()
+        state = daemon.state()
+        assert state["pending"] is not None and state["reason"] == "engine-move"
+        assert chess.Move.from_uci(state["pending"]) in daemon.session.board.legal_moves
+        assert engine.restarts == 1
+        await daemon.close()
+
+    asyncio.run(scenario())
