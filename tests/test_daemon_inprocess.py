@@ -114,3 +114,15 @@ def test_engine_killed_mid_game_is_restarted_with_the_position(tmp_path: Path) -
         await daemon.close()
 
     asyncio.run(scenario())
+
+
+def test_lifting_a_piece_lights_its_legal_squares_when_asked(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        for legal_moves, expected in ((True, {"f3", "h3"}), (False, set())):
+            daemon, _ = make(tmp_path / str(legal_moves), Settings(mode="record", legal_moves=legal_moves))
+            line = daemon.inject(SquareChanged(1.0, chess.G1, False))
+            assert line is not None
+            assert {led["square"] for led in line["leds"] if led["why"] == "legal-moves"} == expected
+            await daemon.close()
+
+    asyncio.run(scenario())
