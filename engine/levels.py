@@ -33,26 +33,25 @@ class Level:
         return {"UCI_LimitStrength": False, "Skill Level": self.skill}
 
 
-LEVELS: dict[str, Level] = {
-    level.name: level
-    for level in (
-        Level("beginner", 900, 1),
-        Level("intermediate", 1300, 6),
-        Level("advanced", 1700, 11),
-        Level("master", 2200, 18),
-        Level("practice1", 1000, 3),
-        Level("practice2", 1200, 5),
-        Level("practice3", 1400, 8),
-        Level("practice4", 1600, 10),
-        Level("practice5", 1800, 13),
-    )
-}
-
-
 def skill_for_elo(elo: int) -> int:
     """Our skill level for a UCI_Elo value (linear between the option's bounds)."""
     elo = max(ELO_MIN, min(ELO_MAX, elo))
     return round((elo - ELO_MIN) * SKILL_MAX / (ELO_MAX - ELO_MIN))
+
+
+# name -> target Elo; the skill level follows from the Elo so both routes agree
+_TARGETS = (
+    ("beginner", 900),
+    ("intermediate", 1300),
+    ("advanced", 1700),
+    ("master", 2200),
+    ("practice1", 1000),
+    ("practice2", 1200),
+    ("practice3", 1400),
+    ("practice4", 1600),
+    ("practice5", 1800),
+)
+LEVELS: dict[str, Level] = {name: Level(name, elo, skill_for_elo(elo)) for name, elo in _TARGETS}
 
 
 @dataclass(frozen=True)

@@ -62,3 +62,8 @@ def test_book_moves_are_legal_and_varied() -> None:
     move = book.pick(board)
     assert move is not None and move in board.legal_moves
     assert book.pick(chess.Board("8/8/8/4k3/8/8/8/1Q4K1 w - - 0 1")) is None
+
+
+def test_level_skill_agrees_with_its_elo() -> None:
+    for level in LEVELS.values():
+        assert skill_for_elo(level.elo) == level.skill, level
