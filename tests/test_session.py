@@ -164,3 +164,31 @@ def test_resign_against_the_engine_and_new_game_with_other_settings() -> None:
     assert session.take_finished() == []  # the old game was finished, already saved as such
     # The board still shows the old game: the tracker waits for the start position.
     assert not session.tracker.is_matching()
+
+
+def test_takeback_by_hand_against_the_engine_waits_for_the_second_move() -> None:
+    session = Session(Settings(mode="play", color="white", takeback="apply"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    hands.engine_answers("e7e5")
+    hands.move("e7e5")
+    hands.move("e5e7")  # the engine's reply put back by hand
+    assert session.record.moves == ["e2e4"] and session.is_engine_turn()
+    assert session.engine_request() is None  # a grace period: the human may take back more
+    hands.move("e4e2")
+    assert session.record.moves == [] and not session.is_engine_turn()
+    hands.t += 5.0
+    session.tick(hands.t)
+    assert session.engine_request() is None
+    # Only one ply back, then nothing more: after the grace period the engine moves again.
+    hands.move("e2e4")
+    hands.engine_answers("c7c5")
+    hands.move("c7c5")
+    hands.move("c5c7")
+    hands.t += 1.0
+    session.tick(hands.t)
+    assert session.engine_request() is None
+    hands.t += 1.5
+    session.tick(hands.t)
+    request = session.engine_request()
+    assert request is not None and request.kind == "move" and request.board.move_stack == [chess.Move.from_uci("e2e4")]
