@@ -120,6 +120,8 @@ KEYS: tuple[Key, ...] = (
     Key("board.orientation", _choice("auto", "normal", "flipped"), "auto", "--orientation",
         "normal: White on ranks 1-2 of the board's wiring; flipped: turned round; auto: from White's first move"),
     Key("board.settle", _seconds, 0.3, "--settle", "seconds before a placed piece counts as released"),
+    Key("board.debounce", _seconds, 0.025, "--debounce", "gpio: seconds a switch must hold a new state"),
+    Key("board.pinout", _string, "", "--pinout", "gpio: pin map file; empty: hardware/pinout.toml"),
     Key("engine.path", _string, "", "--engine", "UCI engine executable; empty: the bundled boardctl-engine"),
     Key("engine.level", check_level, "intermediate", "--level", "engine strength"),
     Key("engine.movetime", _seconds, 1.0, "--movetime", "engine thinking time per move, seconds"),
@@ -147,6 +149,8 @@ class Config:
     board_serial_url: str
     board_orientation: str
     board_settle: float
+    board_debounce: float
+    board_pinout: str
     engine_path: str
     engine_level: str
     engine_movetime: float

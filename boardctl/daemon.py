@@ -330,6 +330,8 @@ def add_arguments(parser: argparse.ArgumentParser, *, mode: str) -> None:
     g.add_argument("--serial-url", help="pyserial URL (board.serial_url)")
     g.add_argument("--orientation", choices=["auto", "normal", "flipped"], help="board.orientation")
     g.add_argument("--settle", type=float, help="seconds before a placed piece counts (board.settle)")
+    g.add_argument("--debounce", type=float, help="gpio switch debounce, seconds (board.debounce)")
+    g.add_argument("--pinout", help="gpio pin map file (board.pinout)")
     g.add_argument("--stdio", action="store_true", help="sim only: JSON-lines events on stdin, state lines on stdout")
     g.add_argument("--sim-setup", default="expected", metavar="expected|start|empty|FEN",
                    help="where the sim board's pieces start (default: where the game expects them)")
@@ -364,6 +366,8 @@ def config_from_args(args: argparse.Namespace) -> Config:
         "board.serial_url": args.serial_url,
         "board.orientation": args.orientation,
         "board.settle": args.settle,
+        "board.debounce": args.debounce,
+        "board.pinout": args.pinout,
         "engine.path": getattr(args, "engine", None),
         "engine.level": getattr(args, "level", None),
         "engine.movetime": getattr(args, "movetime", None),
@@ -455,6 +459,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         board = open_board(
             cfg.board_backend,
             url=cfg.board_serial_url,
+            pinout=cfg.board_pinout or None,
+            debounce=cfg.board_debounce,
             occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy()),
         )
         stack.callback(board.close)
