@@ -192,3 +192,19 @@ def test_takeback_by_hand_against_the_engine_waits_for_the_second_move() -> None
     session.tick(hands.t)
     request = session.engine_request()
     assert request is not None and request.kind == "move" and request.board.move_stack == [chess.Move.from_uci("e2e4")]
+
+
+def test_only_the_engines_move_is_accepted_while_it_is_lit() -> None:
+    session = Session(Settings(mode="play", color="white"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    hands.engine_answers("e7e5")
+    hands.move("d7d5")  # a different (legal) black move
+    line = session.state_line()
+    assert line["moves"] == ["e2e4"] and line["pending"] == "e7e5"
+    assert "illegal-move" in (line["warning"] or "")
+    assert session.record.violations[-1].code == "illegal-move"
+    assert {"d7", "d5"} <= {led["square"] for led in line["leds"]}
+    hands.move("d5d7")  # put it back, then make the engine's move
+    hands.move("e7e5")
+    assert session.record.moves == ["e2e4", "e7e5"] and session.pending is None
