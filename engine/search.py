@@ -217,7 +217,17 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             prunable = static + FUTILITY_MARGIN[depth] <= alpha or searched >= 4 + 4 * depth * depth
         piece = mb[fr]
         make_move(tb, bb, mb, st, hist, undo, m)
-        gives_check = in_check(tb, bb, st)
+        # whether the move checks is needed only to exempt it from pruning or reduction
+        may_reduce = (
+            not qnode
+            and searched > 0
+            and depth >= LMR_MIN_DEPTH
+            and ply > 0
+            and searched + 1 > LMR_MIN_MOVE
+            and not is_tactical
+            and not checked
+        )
+        gives_check = (prunable or may_reduce) and in_check(tb, bb, st)
         if prunable and not gives_check:
             unmake_move(tb, bb, mb, st, hist, undo, m)
             continue
@@ -230,14 +240,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                             ctl, depth - 1, -beta, -alpha, ply + 1, yes)
         else:
             r = 0
-            if (
-                depth >= LMR_MIN_DEPTH
-                and ply > 0
-                and searched > LMR_MIN_MOVE
-                and not is_tactical
-                and not checked
-                and not gives_check
-            ):
+            if may_reduce and not gives_check:
                 r = int(0.5 + np.log(depth) * np.log(searched) / 2.0)
                 if pv_node:
                     r -= 1
