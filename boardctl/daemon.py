@@ -27,7 +27,7 @@ from boardctl import config as config_mod
 from boardctl.config import Config
 from boardctl.engine_client import EngineClient, resolve_command
 from boardctl.errors import BoardctlError, ConfigError, EngineError
-from boardctl.events import Button, ButtonPressed, Event, SquareChanged, format_event
+from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.session import EngineRequest, Session, Settings
 from boardctl.storage import EventLog, GameRecord, GameStore
 
@@ -161,7 +161,7 @@ class Daemon:
         if self.engine is not None and settings.level != self.engine.level:
             await self.engine.set_level(settings.level)
         self.session.new_game(self.now(), fen=fen, settings=settings)
-        self._after("web")
+        self._after(Code.NEW_GAME)
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -191,7 +191,7 @@ class Daemon:
     def tick(self) -> None:
         """Real time passes: publish only when something besides the clock changed."""
         self.session.tick(self.now())
-        self._after("timer", only_if_changed=True)
+        self._after(Code.CLOCK, only_if_changed=True)
 
     def flush(self, *, error: str | None = None) -> dict[str, Any]:
         """Publish the state line answering input already fed (or refused with ``error``)."""
@@ -215,7 +215,7 @@ class Daemon:
             return line
         self._last_compared = compared
         if reason is not None:
-            line["reason"] = reason
+            line["reason"] = str(reason)
         self._state = line
         if error is not None:
             line = {**line, "error": error}
@@ -261,7 +261,7 @@ class Daemon:
             self._after("engine-error")
             return
         self.session.engine_replied(request, reply, self.now())
-        self._after("engine-move" if request.kind == "move" else "hint")
+        self._after(Code.ENGINE_MOVE if request.kind == "move" else Code.HINT)
 
     async def idle(self) -> None:
         """Wait until the engine has answered what it was asked (virtual time: replies take no time)."""

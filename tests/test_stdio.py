@@ -62,7 +62,7 @@ def test_untimed_lines_use_the_clock_and_timers_speak_up(tmp_path: Path) -> None
     line = daemon.send({"square": "d4", "occupied": True})
     assert line["moves"] == []  # not yet settled
     timer = daemon._next(10.0)  # no input needed: the settle timer completes the move
-    assert timer["reason"] == "timer" and timer["moves"] == ["d2d4"] and timer["input"] == 2
+    assert timer["reason"] == "clock" and timer["moves"] == ["d2d4"] and timer["input"] == 2
     assert daemon.close() == 0
 
 
