@@ -17,12 +17,14 @@ from typing import Any
 import chess
 import chess.pgn
 import pytest
-from web_helpers import RunningDaemon, run_daemon
+from web_helpers import RunningDaemon, engine_command, run_daemon
 
 from boardctl.openings import classify
 from boardctl.web.pin import read_pin
 
 WAIT_MS = 30_000
+#: The whole-game test resigns after this many moves by each side (a mate comes much sooner).
+MAX_FULL_MOVES = 80
 
 
 @pytest.fixture(scope="module")
@@ -273,3 +275,63 @@ def test_promotion_choice_from_the_page(page: Any, daemon: RunningDaemon, artifa
     page.locator('[data-button="promote-rook"]').click()
     page.wait_for_function("() => window.boardctl.state.moves[0] === 'a7b8r'", timeout=WAIT_MS)
     assert page.locator("#moves li span").first.inner_text() == "axb8=R+"
+
+
+def test_a_whole_game_against_the_engine_on_the_page(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    """What ``make demo`` offers: a game to its end, every move made by dragging on the page.
+
+    The human's moves come from Stockfish at a few milliseconds a move, against the daemon's engine
+    at the beginner level, so the game ends in a mate within a minute or so; castling, captures,
+    en passant and promotions are carried out with the hands as on wood.
+    """
+    import chess.engine
+
+    with (
+        run_daemon(tmp_path, "--color", "white", "--level", "beginner", "--movetime", "0.05", "--settle", "0.15") as d,
+        chess.engine.SimpleEngine.popen_uci(engine_command()) as human,
+    ):
+        context = browser.new_context(viewport={"width": 1100, "height": 850})
+        page = context.new_page()
+        page.goto(d.url)
+        page.wait_for_selector('#connection[data-connected="true"]', timeout=WAIT_MS)
+        decided = "() => window.boardctl.state.result !== '*'"
+        for _ in range(MAX_FULL_MOVES):
+            s = state(page)
+            board = chess.Board(s["start_fen"])
+            for uci in s["moves"]:
+                board.push_uci(uci)
+            move = human.play(board, chess.engine.Limit(time=0.01)).move
+            assert move is not None
+            carry_out(page, board.fen(), move.uci())
+            page.wait_for_function(
+                f"(n) => ({decided})() || (window.boardctl.state.moves.length === n && window.boardctl.state.pending)",
+                arg=len(board.move_stack) + 1,
+                timeout=WAIT_MS,
+            )
+            s = state(page)
+            if s["result"] != "*":
+                break
+            carry_out(page, s["fen"], s["pending"])
+            page.wait_for_function(
+                f"(n) => ({decided})() || (window.boardctl.state.moves.length === n && !window.boardctl.state.pending)",
+                arg=len(board.move_stack) + 2,
+                timeout=WAIT_MS,
+            )
+            if state(page)["result"] != "*":
+                break
+        else:
+            page.locator('[data-button="resign"]').click()  # a long game: end it from the page
+            page.wait_for_function(decided, timeout=WAIT_MS)
+        s = state(page)
+        page.screenshot(path=str(artifacts / "10-whole-game.png"))
+        context.close()
+        assert s["result"] in ("1-0", "0-1", "1/2-1/2")
+        final = chess.Board(s["start_fen"])
+        for uci in s["moves"]:
+            final.push_uci(uci)
+        if s["termination"] == "checkmate":
+            assert final.is_checkmate()
+        with urllib.request.urlopen(d.url + "api/pgn", timeout=5) as resp:
+            pgn = chess.pgn.read_game(io.StringIO(resp.read().decode()))
+        assert pgn is not None and pgn.headers["Result"] == s["result"]
+        assert [m.uci() for m in pgn.mainline_moves()] == s["moves"]

@@ -254,7 +254,8 @@ function renderInfo(state) {
   if (promoting) parts.push("Choose the new piece (or swap it on the square).");
   else if (needsSetup) parts.push("Set the board up as the lit squares show.");
   if (state.draw_offer) parts.push("A draw is offered.");
-  if (state.warning) parts.push(state.warning);
+  const over = state.result && state.result !== "*";
+  if (state.warning && !(over && /^game over/i.test(state.warning))) parts.push(state.warning);
   if (state.message) parts.push(state.message);
   $("#status").textContent = parts.join(" ");
   $("#setup-board").hidden = !needsSetup;
