@@ -111,6 +111,7 @@ class Searcher:
         self.hh = np.zeros(12 * 64, dtype=np.int64)
         self.ctl = np.zeros(8, dtype=np.int64)
         self.rng = random.Random(seed)
+        self._halted = False  # stop() or the move timer, as opposed to a node cap
         self.set_hash(hash_mb)
 
     def set_hash(self, hash_mb: int) -> None:
@@ -127,6 +128,7 @@ class Searcher:
 
     def stop(self) -> None:
         """Ask a running search to return; safe from any thread."""
+        self._halted = True
         self.ctl[STOP] = 1
 
     def _call(self, pos: Position, depth: int, alpha: int, beta: int, ply: int = 0) -> int:
@@ -163,6 +165,7 @@ class Searcher:
         start = time.monotonic()
         ctl = self.ctl
         ctl[:] = 0
+        self._halted = False
         node_cap = limits.nodes if limits.nodes is not None else strength.max_nodes
         if limits.nodes is not None and strength.max_nodes is not None:
             node_cap = min(limits.nodes, strength.max_nodes)
@@ -227,22 +230,32 @@ class Searcher:
                 if mate is not None and depth > 2 * abs(mate) + 2 and not limits.infinite:
                     break
             if not strength.is_full and strength.margin > 0 and depth_done >= 1 and len(legal) > 1:
-                best = self._weakened_choice(pos, max(1, depth_done), strength)
-                ponder = None
+                budget = max(4 * (last.nodes if last else 0), 5000)
+                weak = self._weakened_choice(pos, max(1, depth_done), strength, budget)
+                if weak is not None:
+                    best, ponder = weak, None
         finally:
             if timer:
                 timer.cancel()
         if limits.infinite:
             # UCI: with `go infinite` the move is sent only after `stop`
-            while not ctl[STOP]:
+            while not self._halted:
                 time.sleep(0.005)
         return Result(best, ponder, last)
 
-    def _weakened_choice(self, pos: Position, depth: int, strength: Strength) -> chess.Move:
-        """Score every root move with a full window and pick one near the best at random."""
+    def _weakened_choice(self, pos: Position, depth: int, strength: Strength, budget: int) -> chess.Move | None:
+        """Score every root move with a full window and pick one near the best at random.
+
+        Bounded by ``budget`` nodes and by the running move timer; None if either ran out
+        (the caller then keeps the searched best move).
+        """
         ctl = self.ctl
+        if self._halted:
+            return None
         ctl[STOP] = 0
-        ctl[CAN_STOP] = 0
+        ctl[NODES] = 0
+        ctl[NODE_LIMIT] = budget
+        ctl[CAN_STOP] = 1
         root = np.zeros(MAXMOVES, dtype=np.int64)
         n = gen_moves(self.tb, pos.bb, pos.st, root, False)
         scored: list[tuple[int, int]] = []
@@ -251,6 +264,9 @@ class Searcher:
             make_move(self.tb, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, m)
             s = -self._call(pos, depth - 1, -INF, INF, 1)
             unmake_move(self.tb, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, m)
+            if ctl[STOP]:
+                ctl[STOP] = int(self._halted)
+                return None
             scored.append((s, m))
         top = max(s for s, _ in scored)
         near = [(s, m) for s, m in scored if s >= top - strength.margin]

@@ -129,3 +129,15 @@ def test_weakened_choice_varies_but_stays_sane(searcher: Searcher) -> None:
     takes = sum(searcher.search(hang, Limits(), strength=strength).best == chess.Move.from_uci("c1g5")
                 for _ in range(6))
     assert takes == 6
+
+
+def test_weakened_choice_keeps_to_the_clock(searcher: Searcher) -> None:
+    """Re-scoring root moves at a high level must not overrun the move time."""
+    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1BBPPP/R2QK2R w KQ - 0 9")
+    high = skill_params(18)
+    strength = Strength(max_depth=high.max_depth, max_nodes=high.max_nodes, margin=high.margin,
+                        temperature=high.temperature)
+    start = time.monotonic()
+    result = searcher.search(board, Limits(movetime=400), strength=strength)
+    assert time.monotonic() - start < 1.5
+    assert result.best in board.legal_moves
