@@ -270,6 +270,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--calibrate", type=int, default=0, metavar="GAMES",
                         help="also play each named level against Stockfish UCI_Elo 1350 for GAMES games")
+    parser.add_argument("--chain", type=int, default=0, metavar="GAMES",
+                        help="also play the levels below Stockfish's floor against our intermediate level")
     args = parser.parse_args(argv)
     base, inc = (float(x) for x in args.tc.split("+"))
     from engine.searcher import Searcher
@@ -295,7 +297,25 @@ def main(argv: list[str]) -> int:
                       args.games, base, inc, args.seed)
     if args.calibrate and STOCKFISH is not None:
         calibrate(args.calibrate, base, inc, args.seed)
+    if args.chain:
+        chain(args.chain, base, inc, args.seed)
     return 0
+
+
+def chain(games: int, base: float, inc: float, seed: int) -> None:
+    """Levels under Stockfish's UCI_Elo floor, each against our intermediate level (which the
+    calibration measured against Stockfish): their Elo = intermediate's + difference."""
+    from engine.levels import LEVELS
+
+    ref = LEVELS["intermediate"]
+    for name in ("beginner", "practice1", "practice2"):
+        level = LEVELS[name]
+        score = match(f"our intermediate (Skill Level {ref.skill}) [ours: {name}, Skill Level {level.skill}]",
+                      ENGINE_CMD, {"Skill Level": ref.skill, "OwnBook": False}, games, base, inc, seed,
+                      ours_options={"Skill Level": level.skill})
+        if score is not None:
+            elo, lo, hi = score.elo()
+            print(f"   level {name}: intermediate {elo:+.0f} [{lo:+.0f}, {hi:+.0f}]")
 
 
 def calibrate(games: int, base: float, inc: float, seed: int) -> None:
