@@ -26,9 +26,10 @@ _WEB_TABLE_RE = re.compile(r"^\s*\[\s*web\s*\]\s*(#.*)?$")
 
 
 def default_config_path() -> Path:
-    """The user's config file, ``$XDG_CONFIG_HOME/boardctl/config.toml``."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "boardctl" / "config.toml"
+    """The user's config file, ``$XDG_CONFIG_HOME/boardctl/config.toml`` (where the daemon looks)."""
+    from boardctl.config import user_file
+
+    return user_file()
 
 
 def generate_pin(*, digits: int = PIN_DIGITS) -> str:
@@ -134,7 +135,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="show the PIN a LAN client needs for the web page (creates it on first use)",
         description="Show the PIN that phones and laptops on the LAN need to change anything on the web page.",
     )
-    parser.add_argument("--config", type=Path, default=None, help="config file (default: %(default)s -> user config)")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="config file (default: $XDG_CONFIG_HOME/boardctl/config.toml)")
     parser.add_argument("--new", action="store_true", help="replace the PIN with a fresh random one")
 
 

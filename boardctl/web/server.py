@@ -325,11 +325,14 @@ class WebServer:
 
     async def _current_pgn(self, request: web.Request) -> web.Response:
         maker = getattr(self._daemon, "pgn", None)
-        text = maker() if callable(maker) else pgn_from_state(self._daemon.state())
+        state = self._daemon.state()
+        text = maker() if callable(maker) else pgn_from_state(state)
+        game = str(state.get("game") or "")
+        name = f"{game}.pgn" if _GAME_NAME_RE.match(f"{game}.pgn") else "boardctl-game.pgn"
         return web.Response(
             text=str(text),
             content_type="application/x-chess-pgn",
-            headers={"Content-Disposition": 'attachment; filename="boardctl-game.pgn"'},
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
 
     async def _games(self, request: web.Request) -> web.Response:

@@ -151,6 +151,7 @@ def test_play_by_dragging_see_the_reply_lit_and_download_the_pgn(page: Any, daem
     with page.expect_download() as info:
         page.locator("#download-pgn").click()
     download = info.value
+    assert download.suggested_filename == f"{s['game']}.pgn"
     target = artifacts / "game.pgn"
     download.save_as(str(target))
     game = chess.pgn.read_game(io.StringIO(target.read_text()))
