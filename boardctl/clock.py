@@ -62,6 +62,10 @@ class Clock:
         self._left[color] += self.control.increment
         return self._left[color]
 
+    def add(self, color: chess.Color, seconds: float) -> None:
+        """Give ``color`` extra time (FIDE 7.5.5: two minutes after the opponent's illegal move)."""
+        self._left[color] += seconds
+
     def take_back(self, color: chess.Color, left: float) -> None:
         """Restore ``color``'s time to what it had (a takeback)."""
         self._left[color] = left

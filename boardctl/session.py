@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 TAKEBACK_GRACE = 2.0
 #: After the engine failed for good (restarts included), wait this long before asking again.
 ENGINE_RETRY = 5.0
+#: Seconds the opponent gets for a first illegal move with ``arbiter`` and a clock (FIDE 7.5.5).
+ARBITER_BONUS = 120.0
 #: A move that loses this many centipawns (by the engine's judgement) gets a blunder warning.
 BLUNDER_CP = 200
 
@@ -134,6 +136,7 @@ class Session:
         self._shown_left: float | None = None
         self._to_save: list[GameRecord] = []
         self._game_started = False
+        self._illegal_seen = dict(self.tracker.illegal_counts)
         pending = chess.Move.from_uci(self.record.pending) if self.record.pending else None
         if pending is not None and pending in board.legal_moves and self.is_engine_turn() and not self.is_over():
             self.pending = pending  # shown again on the LEDs once time starts (resume)
@@ -362,12 +365,18 @@ class Session:
         self._shown_left = None
         self._extra_leds = []
         self._engine_score = None
+        self._illegal_seen = {chess.WHITE: 0, chess.BLACK: 0}
         self._game_started = True
         self.serial += 1
         self._dirty = True
         self._schedule_engine(t)
 
     def _on_violation(self, out: TrackerViolation) -> None:
+        counted = self.tracker.illegal_counts[out.color]
+        if self.settings.arbiter and self.clock is not None and counted == 1 and self._illegal_seen[out.color] == 0:
+            # FIDE 7.5.5: the first completed illegal move gives the opponent two minutes.
+            self.clock.add(not out.color, ARBITER_BONUS)
+        self._illegal_seen[out.color] = counted
         color = chess.COLOR_NAMES[out.color]
         self.record.violations.append(Violation(len(self.record.moves), str(out.code), color, out.detail))
         self.warning = f"{color}: {out.code}: {out.detail}"

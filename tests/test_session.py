@@ -208,3 +208,32 @@ def test_only_the_engines_move_is_accepted_while_it_is_lit() -> None:
     hands.move("d5d7")  # put it back, then make the engine's move
     hands.move("e7e5")
     assert session.record.moves == ["e2e4", "e7e5"] and session.pending is None
+
+
+def test_arbiter_gives_two_minutes_then_forfeits_on_the_second_illegal_move() -> None:
+    session = Session(Settings(mode="record", arbiter=True, time_control="5+0"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    black_before = session.clock.remaining(chess.BLACK, hands.t) if session.clock else 0.0
+    assert session.clock is not None and session.clock.remaining(chess.WHITE, hands.t) < 300.0
+    for square, occupied in (("e7", False), ("e3", True)):  # a pawn three squares forward: illegal
+        hands.t += 0.1
+        session.feed(SquareChanged(hands.t, chess.parse_square(square), occupied))
+    hands.t += 1.0
+    session.tick(hands.t)
+    assert session.record.violations and session.record.violations[-1].code == "illegal-move"
+    white_after = session.clock.remaining(chess.WHITE, hands.t)
+    assert white_after > 300.0 - 1.0 + 100.0  # the opponent (White) got two minutes
+    assert session.clock.remaining(chess.BLACK, hands.t) < black_before
+    for square, occupied in (("e3", False), ("e7", True)):  # put it back
+        hands.t += 0.1
+        session.feed(SquareChanged(hands.t, chess.parse_square(square), occupied))
+    hands.t += 1.0
+    session.tick(hands.t)
+    assert session.tracker.is_matching() and session.record.result == "*"
+    for square, occupied in (("e7", False), ("e3", True)):  # the second completed illegal move
+        hands.t += 0.1
+        session.feed(SquareChanged(hands.t, chess.parse_square(square), occupied))
+    hands.t += 1.0
+    session.tick(hands.t)
+    assert session.record.result == "1-0" and "forfeits" in session.record.termination
