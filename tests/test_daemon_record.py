@@ -67,6 +67,16 @@ def test_recorded_game_with_takeback_ends_in_mate(tmp_path: Path) -> None:
     again = chess.pgn.read_game(io.StringIO(replayed.stdout))
     assert again is not None and [m.uci() for m in again.mainline_moves()] == state["moves"]
 
+    # The same log as a script for the sim's stdio face reproduces the whole game.
+    scripted = subprocess.run(
+        [sys.executable, "-m", "boardctl", "record", "--board", "sim", "--stdio", "--no-web",
+         "--games-dir", str(tmp_path / "again")],
+        stdin=state_file.with_suffix(".jsonl").open(), capture_output=True, text=True, timeout=60,
+    )
+    assert scripted.returncode == 0, scripted.stderr
+    final = json.loads(scripted.stdout.splitlines()[-1])
+    assert final["moves"] == state["moves"] and final["result"] == "0-1"
+
     listing = games_cli(games, "list")
     assert state["id"] in listing and "0-1" in listing and "4 plies" in listing
     shown = games_cli(games, "show", "last")
