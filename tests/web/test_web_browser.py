@@ -142,6 +142,16 @@ def test_play_by_dragging_see_the_reply_lit_and_download_the_pgn(page: Any, daem
     if named is not None:
         assert page.locator("#opening").inner_text() == f"{named.eco} {named.name}"
 
+    # The hint button: the engine's suggestion is lit and named.
+    page.locator('[data-button="hint"]').click()
+    page.wait_for_function("() => Boolean(window.boardctl.state.hint)", timeout=WAIT_MS)
+    s = state(page)
+    hint = chess.Move.from_uci(s["hint"])
+    page.wait_for_function("() => document.querySelectorAll('#board [data-led~=\"hint\"]').length >= 2")
+    assert {chess.square_name(hint.from_square), chess.square_name(hint.to_square)} <= lit(page, "hint")
+    assert page.locator("#hint").inner_text() == board.san(hint)
+    page.screenshot(path=str(artifacts / "03-hint.png"))
+
     drag(page, "g1", "f3")
     s = wait_for_moves(page, 3, pending=True)
     carry_out(page, s["fen"], s["pending"])
@@ -158,6 +168,15 @@ def test_play_by_dragging_see_the_reply_lit_and_download_the_pgn(page: Any, daem
     assert game is not None
     assert [m.uci() for m in game.mainline_moves()] == s["moves"]
     assert game.headers["Result"] == "*"
+
+    # Take back: the engine's reply and the human's move go together; the page shows what to
+    # restore, and the virtual board's hands put the pieces back.
+    page.locator('[data-button="takeback"]').click()
+    s = wait_for_moves(page, 2, pending=False)
+    assert lit(page, "takeback")
+    page.locator("#setup-board").click()
+    page.wait_for_function("() => window.boardctl.state.matching === true", timeout=WAIT_MS)
+    assert lit(page, "takeback") == set()
 
 
 def test_bad_fen_gets_a_clear_error_and_a_new_game_as_black_starts_with_the_engine(
