@@ -237,3 +237,23 @@ def test_arbiter_gives_two_minutes_then_forfeits_on_the_second_illegal_move() ->
     hands.t += 1.0
     session.tick(hands.t)
     assert session.record.result == "1-0" and "forfeits" in session.record.termination
+
+
+def test_several_takebacks_in_a_row_with_the_button() -> None:
+    session = Session(Settings(mode="record"))
+    hands = Hands(session)
+    for uci in ("e2e4", "e7e5", "g1f3", "b8c6"):
+        hands.move(uci)
+    hands.press(Button.TAKEBACK)
+    hands.press(Button.TAKEBACK)
+    hands.press(Button.TAKEBACK)
+    assert session.record.moves == ["e2e4"]
+    assert leds(session, "takeback") == {"e5", "e7", "f3", "g1", "c6", "b8"}
+    for source, target in (("c6", "b8"), ("f3", "g1"), ("e5", "e7")):  # the pieces back, by hand
+        for square, occupied in ((source, False), (target, True)):
+            hands.t += 0.1
+            session.feed(SquareChanged(hands.t, chess.parse_square(square), occupied))
+    hands.t += 1.0
+    session.tick(hands.t)
+    assert session.tracker.is_matching() and not leds(session, "takeback")
+    assert session.state_line()["turn"] == "black"
