@@ -257,3 +257,15 @@ def test_several_takebacks_in_a_row_with_the_button() -> None:
     session.tick(hands.t)
     assert session.tracker.is_matching() and not leds(session, "takeback")
     assert session.state_line()["turn"] == "black"
+
+
+def test_auto_orientation_from_the_humans_first_move_against_the_engine() -> None:
+    session = Session(Settings(mode="play", color="white", orientation="auto"))
+    assert session.record.orientation == "auto"
+    hands = Hands(session)
+    hands.move("e2e4", flipped=True)  # White sits on the board's far side
+    assert session.record.orientation == "flipped" and session.record.moves == ["e2e4"]
+    hands.engine_answers("e7e5")
+    assert leds(session, "engine-move") == {"d2", "d4"}  # shown on the human's side of the wiring
+    black = Session(Settings(mode="play", color="black", orientation="auto"))
+    assert black.record.orientation == "normal"  # the engine moves first: no move to learn from
