@@ -367,6 +367,8 @@ class Annotator:
     def __init__(self) -> None:
         self._board = chess.Board()
         self._san: list[str] = []
+        # The daemon hands the same dict to every subscriber: annotate it once for all pages.
+        self._last: tuple[dict[str, Any], dict[str, Any]] | None = None
 
     def _replay(self, start: str, moves: list[str]) -> list[str] | None:
         board = self._board
@@ -389,6 +391,13 @@ class Annotator:
         return list(self._san)
 
     def annotate(self, line: dict[str, Any]) -> dict[str, Any]:
+        if self._last is not None and self._last[0] is line:
+            return self._last[1]
+        out = self._annotate(line)
+        self._last = (line, out)
+        return out
+
+    def _annotate(self, line: dict[str, Any]) -> dict[str, Any]:
         wanted = [key for key in ("san", "opening", "pending_san", "hint_san") if key not in line]
         moves = line.get("moves")
         if not wanted or not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):

@@ -189,7 +189,23 @@ def test_bad_fen_gets_a_clear_error_and_a_new_game_as_black_starts_with_the_engi
     assert page.locator("#error").inner_text().startswith("new-game.fen: not a valid FEN")
     page.screenshot(path=str(artifacts / "04-bad-fen.png"))
 
+    # A PGN file sets up the position its game reached; a broken one is refused by name.
     page.fill('#new-game-form input[name="fen"]', "")
+    pgn_file = {"name": "bad.pgn", "mimeType": "application/x-chess-pgn", "buffer": b"1. e4 e5 2. Ke3 *\n"}
+    page.set_input_files('#new-game-form input[name="pgn-file"]', files=[pgn_file])
+    page.locator('#new-game-form button[type="submit"]').click()
+    page.wait_for_function("() => document.querySelector('#error').textContent.startsWith('new-game.pgn:')")
+    pgn_file = {"name": "italian.pgn", "mimeType": "application/x-chess-pgn", "buffer": b"1. e4 e5 2. Nf3 Nc6 3. Bc4 *\n"}
+    page.set_input_files('#new-game-form input[name="pgn-file"]', files=[pgn_file])
+    page.locator('#new-game-form button[type="submit"]').click()
+    italian = chess.Board()
+    for san in ("e4", "e5", "Nf3", "Nc6", "Bc4"):
+        italian.push_san(san)
+    page.wait_for_function("(f) => window.boardctl.state.start_fen === f", arg=italian.fen(), timeout=WAIT_MS)
+    assert page.locator("#error").is_hidden()
+
+    page.locator("#new-game summary").click()
+    page.set_input_files('#new-game-form input[name="pgn-file"]', files=[])
     page.select_option('#new-game-form select[name="color"]', "black")
     page.fill('#new-game-form input[name="time-control"]', "5+3")
     page.locator('#new-game-form button[type="submit"]').click()
