@@ -3,11 +3,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 from pathlib import Path
 
 import chess
 import chess.pgn
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from boardctl.errors import GameFileError
 from boardctl.events import SquareChanged, Tick, parse_event
@@ -125,3 +128,20 @@ def test_event_log_times_never_decrease_across_restarts(tmp_path: Path) -> None:
     times = [e.t for e in events]
     assert times == sorted(times) and times == [10.0, 12.0, 12.0, 12.5]
     assert events[2] == SquareChanged(12.0, chess.E4, True)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(0, 40))
+@settings(max_examples=25, deadline=None)
+def test_state_file_round_trips_any_game(seed: int, plies: int) -> None:
+    rng = random.Random(seed)
+    board = chess.Board()
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    rec = record(moves=[m.uci() for m in board.move_stack], clocks=[rng.uniform(0, 900) for _ in board.move_stack])
+    again = GameRecord.from_json(json.loads(json.dumps(rec.to_json())), where="x")
+    assert again == rec and again.board() == board
+    game = parse(rec.pgn_text())
+    assert list(game.mainline_moves()) == board.move_stack
