@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
+import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import chess
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_daemon_support import STOCKFISH, Daemon
+
+from boardctl.daemon import Daemon as DaemonLoop
+from boardctl.hw.sim import SimBoard
+from boardctl.session import Session, Settings
+from boardctl.stdio import run_stdio
+from boardctl.storage import GameStore
 
 
 def run(games: Path, lines: list[str], *extra: str) -> subprocess.CompletedProcess[str]:
@@ -95,3 +108,56 @@ def test_sigterm_with_input_still_open_saves_and_exits(tmp_path: Path) -> None:
     assert daemon.proc.wait(timeout=10) == 0
     (state,) = (tmp_path / "g").glob("*.json")
     assert json.loads(state.read_text())["moves"] == ["g1f3"]
+
+
+def _timed_line(draw: st.DrawFn, t: float) -> str:
+    kind = draw(st.sampled_from(["square", "button", "tick", "garbage", "bad-square", "snapshot"]))
+    if kind == "square":
+        square = draw(st.sampled_from(["e2", "e4", "g1", "f3", "e7", "e5", "a1", "h8"]))
+        return json.dumps({"t": t, "square": square, "occupied": draw(st.booleans())})
+    if kind == "button":
+        return json.dumps({"t": t, "button": draw(st.sampled_from(["takeback", "draw", "claim", "resign", "new-game", "nope"]))})
+    if kind == "tick":
+        return json.dumps({"t": t})
+    if kind == "snapshot":
+        return json.dumps({"t": t, "snapshot": draw(st.sampled_from(["ffff00000000ffff", "zz", "0"]))})
+    if kind == "bad-square":
+        return json.dumps({"t": t, "square": draw(st.text(max_size=3)), "occupied": 1})
+    return draw(st.text(alphabet=st.characters(blacklist_characters="\n\r{}\x85\u2028\u2029\x0b\x0c\x1c\x1d\x1e"), min_size=1, max_size=20))
+
+
+@st.composite
+def scripts(draw: st.DrawFn) -> list[str]:
+    t, lines = 0.0, []
+    for _ in range(draw(st.integers(1, 25))):
+        t += draw(st.sampled_from([0.0, 0.05, 0.2, 0.5, 3.0]))
+        lines.append(_timed_line(draw, round(t, 3)))
+    return lines
+
+
+@given(scripts())
+@settings(max_examples=30, deadline=None)
+def test_any_script_gets_exactly_one_line_per_input_line(lines: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = io.StringIO()
+
+        async def scenario() -> int:
+            session = Session(Settings(mode="record"))
+            board = SimBoard(session.physical_occupancy())
+            daemon = DaemonLoop(session, store=GameStore(Path(tmp)), board=board, virtual_board=True)
+            read, write = os.pipe()
+            os.write(write, "".join(line + "\n" for line in lines).encode())
+            os.close(write)
+            try:
+                return await run_stdio(daemon, asyncio.Event(), stdin_fd=read, stdout=out)
+            finally:
+                os.close(read)
+                await daemon.close()
+
+        assert asyncio.run(scenario()) == 0
+    answers = [json.loads(x) for x in out.getvalue().splitlines()]
+    expected = [line for line in lines if line.strip()]
+    assert [a["input"] for a in answers if "reason" not in a] == list(range(1, len(expected) + 1))
+    for answer in answers:
+        assert answer["result"] in ("*", "1-0", "0-1", "1/2-1/2")
+        chess.Board(answer["fen"])
