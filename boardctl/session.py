@@ -281,7 +281,8 @@ class Session:
                 case TakebackOffered():
                     self.warning = f"takeback of {out.move.uci()} offered: press takeback to confirm"
                 case Matched():
-                    self.warning = None
+                    if not self.is_over():
+                        self.warning = None
                 case Forfeit():
                     self._end(out.result, f"{chess.COLOR_NAMES[out.loser]} forfeits: second illegal move", out.t)
                 case ButtonPressed():
