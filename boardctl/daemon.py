@@ -250,7 +250,7 @@ class Daemon:
         assert self.engine is not None
         try:
             if request.kind == "move":
-                reply = await self.engine.play(request.board)
+                reply = await self.engine.play(request.board, budget=request.budget)
             else:
                 reply = await self.engine.hint(request.board)
         except asyncio.CancelledError:

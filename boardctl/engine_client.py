@@ -189,9 +189,11 @@ class EngineClient:
                 # The score is for the position before the move, from the mover's side.
                 return Reply(result.move, cp)
 
-    async def play(self, board: chess.Board) -> Reply:
-        """The engine's move in ``board`` (its own turn), at its level."""
-        return await self._request(board, self.movetime)
+    async def play(self, board: chess.Board, *, budget: float | None = None) -> Reply:
+        """The engine's move in ``board`` (its own turn), at its level; ``budget`` (seconds, from
+        its clock) shortens the thinking time when the clock runs low."""
+        movetime = self.movetime if budget is None else max(0.01, min(self.movetime, budget))
+        return await self._request(board, movetime)
 
     async def hint(self, board: chess.Board) -> Reply:
         """A suggested move for the side to move (same search, the human asked)."""

@@ -83,6 +83,8 @@ class EngineRequest:
     board: chess.Board
     serial: int
     not_before: float = 0.0
+    #: Seconds the engine may spend by its clock (None: no clock).
+    budget: float | None = None
 
 
 def rotate(bb: int) -> int:
@@ -497,6 +499,11 @@ class Session:
             return None
         if request.kind == "move" and not self.tracker.is_matching():
             return None  # wait until the board shows the game (after a takeback, resume or setup)
+        if request.kind == "move" and self.clock is not None and request.budget is None:
+            # A fortieth of the time left plus half the increment: never flag for thinking.
+            left = self.clock.remaining(self.board.turn, self.t)
+            request = replace(request, budget=left / 40 + self.clock.control.increment / 2)
+            self._request = request
         return request
 
     def engine_replied(self, request: EngineRequest, reply: Reply, t: float) -> None:

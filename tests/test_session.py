@@ -269,3 +269,18 @@ def test_auto_orientation_from_the_humans_first_move_against_the_engine() -> Non
     assert leds(session, "engine-move") == {"d2", "d4"}  # shown on the human's side of the wiring
     black = Session(Settings(mode="play", color="black", orientation="auto"))
     assert black.record.orientation == "normal"  # the engine moves first: no move to learn from
+
+
+def test_engine_thinking_time_follows_its_clock() -> None:
+    session = Session(Settings(mode="play", color="white", time_control="1+2"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    request = session.engine_request()
+    assert request is not None and request.budget is not None
+    assert abs(request.budget - (60 / 40 + 1.0)) < 0.1
+    assert session.engine_request() is request  # asked once
+    untimed = Session(Settings(mode="play", color="white"))
+    hands = Hands(untimed)
+    hands.move("e2e4")
+    request = untimed.engine_request()
+    assert request is not None and request.budget is None
