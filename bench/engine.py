@@ -15,7 +15,8 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
@@ -143,6 +144,7 @@ class Score:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    endings: Counter[str] = field(default_factory=Counter)
 
     @property
     def games(self) -> int:
@@ -170,8 +172,8 @@ def _openings(count: int, seed: int) -> list[list[chess.Move]]:
 
 
 def _play(ours: chess.engine.SimpleEngine, theirs: chess.engine.SimpleEngine, opening: list[chess.Move],
-          ours_white: bool, base: float, inc: float) -> float:
-    """One game; returns our score (1, 0.5, 0). Flag fall loses; 400 plies is a draw."""
+          ours_white: bool, base: float, inc: float) -> tuple[float, str]:
+    """One game: our score (1, 0.5, 0) and how it ended. Flag fall loses; 400 plies is a draw."""
     board = chess.Board()
     for move in opening:
         board.push(move)
@@ -184,15 +186,18 @@ def _play(ours: chess.engine.SimpleEngine, theirs: chess.engine.SimpleEngine, op
         result = mover.play(board, limit)
         clocks[board.turn] -= time.perf_counter() - t
         if clocks[board.turn] < 0:
-            return 0.0 if mover is ours else 1.0
+            return (0.0, "we lost on time") if mover is ours else (1.0, "they lost on time")
         clocks[board.turn] += inc
         if result.move is None:
             break
         board.push(result.move)
     outcome = board.outcome(claim_draw=True)
-    if outcome is None or outcome.winner is None:
-        return 0.5
-    return 1.0 if (outcome.winner == chess.WHITE) == ours_white else 0.0
+    if outcome is None:
+        return 0.5, "400 plies"
+    reason = outcome.termination.name.lower()
+    if outcome.winner is None:
+        return 0.5, reason
+    return (1.0, reason) if (outcome.winner == chess.WHITE) == ours_white else (0.0, reason)
 
 
 def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games: int, base: float,
@@ -212,7 +217,8 @@ def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games
             for ours_white in (True, False):
                 if score.games >= games:
                     break
-                s = _play(ours, theirs, opening, ours_white, base, inc)
+                s, ending = _play(ours, theirs, opening, ours_white, base, inc)
+                score.endings[ending] += 1
                 if s == 1.0:
                     score.wins += 1
                 elif s == 0.5:
@@ -229,6 +235,7 @@ def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games
     print(f"-- match vs {name} ({base:g}+{inc:g} s, {score.games} games, colour-swapped openings): "
           f"+{score.wins} ={score.draws} -{score.losses}  Elo {elo:+.0f} [{lo:+.0f}, {hi:+.0f}] 95% CI{note}",
           flush=True)
+    print(f"   endings: {', '.join(f'{k} {v}' for k, v in score.endings.most_common())}", flush=True)
     return score
 
 

@@ -70,10 +70,10 @@ def skill_params(skill: int) -> SkillParams:
     if skill == SKILL_MAX:
         return SkillParams(99, None, 0, 0.0)
     depths = (1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 6, 6, 7, 8, 9, 10, 12)
-    margin = round(0.75 * (SKILL_MAX - skill) ** 2)
+    margin = round(2 * (SKILL_MAX - skill) ** 2)
     return SkillParams(
         max_depth=depths[skill],
         max_nodes=int(300 * 1.6**skill),
         margin=margin,
-        temperature=margin / 3,
+        temperature=margin / 4,
     )
