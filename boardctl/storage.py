@@ -1,6 +1,6 @@
 """Saved games: one PGN, one state file and one raw event log per game, written so a power cut loses nothing.
 
-Files in the games directory, per game id (e.g. ``20261129-150102-3f2a``):
+Files in the games directory, per game id (its UTC start time, e.g. ``20261129-150102-123456``):
 
 - ``<id>.pgn``: the game (Seven Tag Roster, TimeControl, ECO/Opening, FEN, ``[%clk]``, violations as comments);
 - ``<id>.json``: the state file (settings, moves, clocks, violations, result) that ``play``/``record`` resume from;
@@ -16,7 +16,6 @@ import datetime as dt
 import json
 import logging
 import os
-import secrets
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -68,7 +67,8 @@ class GameRecord:
 
     @staticmethod
     def new_id() -> str:
-        return dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+        """The UTC start time to the microsecond: unique, and sorting ids sorts games by age."""
+        return dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-%f")
 
     def board(self) -> chess.Board:
         board = chess.Board(self.fen)
