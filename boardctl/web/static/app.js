@@ -150,6 +150,7 @@ function layoutBoard(flipped) {
 }
 
 function setPiece(el, letter) {
+  if ((el.dataset.piece || "") === (letter || "")) return; // unchanged: leave the DOM alone
   let piece = el.querySelector(".piece");
   if (!letter) { if (piece) piece.remove(); el.dataset.piece = ""; return; }
   if (!piece) { piece = document.createElement("span"); el.appendChild(piece); }
