@@ -371,3 +371,20 @@ def test_a_whole_game_against_the_engine_on_the_page(browser: Any, tmp_path: Pat
             pgn = chess.pgn.read_game(io.StringIO(resp.read().decode()))
         assert pgn is not None and pgn.headers["Result"] == s["result"]
         assert [m.uci() for m in pgn.mainline_moves()] == s["moves"]
+
+
+def test_board_turned_round_shows_and_moves_on_the_physical_squares(browser: Any, tmp_path: Path) -> None:
+    """``--orientation flipped``: the wiring's a1 is the game's h8; the page is the wood, as wired."""
+    with run_daemon(tmp_path, "--orientation", "flipped", "--settle", "0.15", mode="record") as d:
+        context = browser.new_context(viewport={"width": 1100, "height": 850})
+        page = context.new_page()
+        page.goto(d.url)
+        page.wait_for_selector('#connection[data-connected="true"]', timeout=WAIT_MS)
+        assert state(page)["orientation"] == "flipped"
+        piece = {sq: page.locator(f'#board [data-square="{sq}"]').get_attribute("data-piece") for sq in ("h8", "e7", "a1", "d1")}
+        assert piece == {"h8": "R", "e7": "P", "a1": "r", "d1": "k"}  # game a1, d2, h8, e8
+        drag(page, "d7", "d5")  # the game's e2-e4, seen from the other side
+        s = wait_for_moves(page, 1, pending=False)
+        assert s["moves"] == ["e2e4"]
+        assert page.locator('#board [data-square="d5"]').get_attribute("data-piece") == "P"
+        context.close()
