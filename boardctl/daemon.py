@@ -129,13 +129,13 @@ class Daemon:
             square, occupied = value["square"], value["occupied"]
             if square not in chess.SQUARE_NAMES or not isinstance(occupied, bool):
                 raise ActionError(f"event: bad square {square!r} or occupied {occupied!r}")
-            self.inject(SquareChanged(self.now(), chess.parse_square(square), occupied), reason="web")
+            self.inject(SquareChanged(self.now(), chess.parse_square(square), occupied), reason=Code.WEB)
         elif kind == "button":
             try:
                 button = Button(value)
             except ValueError:
                 raise ActionError(f"button: unknown button {value!r}") from None
-            self.handle(ButtonPressed(self.now(), button), reason="web")
+            self.handle(ButtonPressed(self.now(), button), reason=Code.WEB)
         elif kind == "new-game":
             await self.new_game(value or {})
         else:
@@ -258,7 +258,7 @@ class Daemon:
         except EngineError as exc:
             log.error("%s", exc)
             self.session.engine_failed(request, str(exc))
-            self._after("engine-error")
+            self._after(Code.ENGINE_ERROR)
             return
         self.session.engine_replied(request, reply, self.now())
         self._after(Code.ENGINE_MOVE if request.kind == "move" else Code.HINT)

@@ -45,6 +45,9 @@ class Code(StrEnum):
     DRAW_OFFER = "draw-offer"
     CLOCK = "clock"
     SELFTEST = "selftest"
+    #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
+    WEB = "web"
+    ENGINE_ERROR = "engine-error"
 
 
 class Button(StrEnum):
@@ -65,6 +68,10 @@ class Button(StrEnum):
     PROMOTE_KNIGHT = "promote-knight"
     #: The clock button of a player who has just moved (FIDE 6.2); optional.
     CLOCK = "clock"
+
+
+#: Codes that only ever appear as a state line's ``reason``; they never light an LED.
+REASON_ONLY: frozenset[Code] = frozenset({Code.WEB, Code.ENGINE_ERROR})
 
 
 PROMOTION_BUTTONS: dict[Button, chess.PieceType] = {

@@ -7,7 +7,7 @@ monotonic clock, counted from the start, and timers run in real time). Mixing th
 
 Output: one state line for each input line (no ``"reason"`` key), plus unprompted lines that carry
 a ``"reason"``: a code from docs/events.md (``engine-move``, ``hint``, ``clock`` for a timer: a
-settled move, a fallen flag; ``new-game``), or ``web`` (a web page's action) or ``engine-error``.
+settled move, a fallen flag; ``new-game``, ``web`` for a web page's action, ``engine-error``).
 Every line has ``"input"``,
 the number of input lines handled so far. A malformed input line is answered by a state line with
 an ``"error"`` key. At the end of input the game is saved and the exit status is 0.
