@@ -238,6 +238,11 @@ function renderInfo(state) {
   if (typeof opening === "string" && opening) text = opening;
   else if (opening && typeof opening === "object") text = [opening.eco, opening.name].filter(Boolean).join(" ");
   $("#opening").textContent = text;
+  const game = [];
+  if (state.mode === "record") game.push("recording two players");
+  else if (state.mode === "play") game.push(`you play ${humanColor(state) || "?"} against the engine` + (state.level ? ` (${state.level})` : ""));
+  if (state.clock && state.time_control) game.push(state.time_control);
+  $("#game-info").textContent = game.join(", ") || "–";
   $("#eval").textContent = formatEval(state.eval ?? state.score);
   const hint = state.hint_san || state.hint;
   $("#hint").textContent = hint ? (typeof hint === "object" ? (hint.san || hint.uci || JSON.stringify(hint)) : hint) : "–";
