@@ -274,22 +274,26 @@ class WebServer:
         ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
         await ws.prepare(request)
         self._sockets.add(ws)
+        # Subscribe before reading the state, so no line falls between the two; the current state
+        # goes out before the forwarder starts, so the page sees the lines in order.
         queue = self._daemon.subscribe()
-        sender = asyncio.create_task(self._forward(queue, ws))
         remote = self._remote(request)
+        sender: asyncio.Task[None] | None = None
         try:
             await ws.send_str(_dumps(self._annotator.annotate(self._daemon.state())))
+            sender = asyncio.create_task(self._forward(queue, ws))
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
                     await self._handle_ws_message(ws, remote, msg.data)
                 elif msg.type == WSMsgType.ERROR:
                     log.info("websocket from %s closed with %s", remote, ws.exception())
-        except (ConnectionResetError, asyncio.CancelledError):
+        except ConnectionResetError:
             pass
         finally:
-            sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await sender
+            if sender is not None:
+                sender.cancel()
+                with contextlib.suppress(asyncio.CancelledError, ConnectionResetError):
+                    await sender
             self._daemon.unsubscribe(queue)
             self._sockets.discard(ws)
         return ws
