@@ -41,11 +41,17 @@ def page(browser: Any, daemon: RunningDaemon) -> Iterator[Any]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # The Pi may be offline: the page must load nothing from anywhere but the board.
+    foreign: list[str] = []
+    ws_url = daemon.url.replace("http://", "ws://")
+    page.on("request", lambda r: None if r.url.startswith((daemon.url, "data:")) else foreign.append(r.url))
+    page.on("websocket", lambda ws: None if ws.url.startswith(ws_url) else foreign.append(ws.url))
     page.goto(daemon.url)
     page.wait_for_selector('#connection[data-connected="true"]', timeout=WAIT_MS)
     yield page
     context.close()
     assert errors == [], errors
+    assert foreign == [], foreign
 
 
 def center(page: Any, square: str) -> tuple[float, float]:
