@@ -60,7 +60,10 @@ def read_pin(config_path: Path) -> str | None:
     if pin is None:
         return None
     if isinstance(pin, int) and not isinstance(pin, bool):
-        raise ConfigError(f'{config_path}: web.pin: write the PIN as a string (pin = "{pin}"), so leading zeros survive')
+        raise ConfigError(
+            f"{config_path}: web.pin: expected 4 to 12 digits in quotes, e.g. pin = \"004217\" "
+            f"(a bare number loses its leading zeros), got {pin}"
+        )
     if not isinstance(pin, str) or not _PIN_RE.match(pin):
         raise ConfigError(f"{config_path}: web.pin: expected a string of 4 to 12 digits, got {pin!r}")
     return pin

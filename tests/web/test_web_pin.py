@@ -53,7 +53,7 @@ def test_store_replaces_an_old_pin(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ("[web]\npin = 1234\n", 'as a string (pin = "1234")'),
+        ("[web]\npin = 1234\n", "web.pin: expected 4 to 12 digits in quotes"),
         ('[web]\npin = "12ab"\n', "web.pin: expected a string of 4 to 12 digits"),
         ('[web]\npin = "12"\n', "web.pin"),
         ("[web\n", "not valid TOML"),
