@@ -57,7 +57,7 @@ def read_pin(config_path: Path) -> str | None:
     if not isinstance(web, dict):
         raise ConfigError(f"{config_path}: web: expected a table, got {type(web).__name__}")
     pin = web.get("pin")
-    if pin is None:
+    if pin is None or pin == "":  # empty means "generate one", as in boardctl.config
         return None
     if isinstance(pin, int) and not isinstance(pin, bool):
         raise ConfigError(

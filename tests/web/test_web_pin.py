@@ -43,6 +43,13 @@ def test_config_without_web_table_gets_one_appended(tmp_path: Path) -> None:
     assert tomllib.loads(path.read_text()) == {"engine": {"level": "beginner"}, "web": {"pin": pin}}
 
 
+def test_an_empty_pin_means_generate_one(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[web]\npin = ""\nport = 8080\n')
+    pin = load_or_create_pin(path)
+    assert tomllib.loads(path.read_text()) == {"web": {"pin": pin, "port": 8080}}
+
+
 def test_store_replaces_an_old_pin(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('[web]\npin = "1111"\nhost = "0.0.0.0"\n')
