@@ -27,6 +27,7 @@ if not DATA.exists():
     DATA = Path("/work/shared/data")
 ENGINE_CMD = [sys.executable, "-m", "engine"]
 SUNFISH_CMD = [sys.executable, "-m", "sunfish"]
+OVERHEAD_MS = 100  # both sides keep this back per move: pipes and a loaded machine add latency
 STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
 
 PERFT_SLOW = (
@@ -208,7 +209,7 @@ def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games
         print(f"-- match vs {name}: skipped ({exc})")
         return None
     ours = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, timeout=120)
-    ours.configure({"OwnBook": False, **(ours_options or {})})
+    ours.configure({"OwnBook": False, "Move Overhead": OVERHEAD_MS, **(ours_options or {})})
     if options:
         theirs.configure(options)
     score = Score()
@@ -300,7 +301,8 @@ def main(argv: list[str]) -> int:
         else:
             for elo in (int(e) for e in args.elos.split(",") if e):
                 match(f"stockfish UCI_Elo {elo}", [STOCKFISH],
-                      {"UCI_LimitStrength": True, "UCI_Elo": elo, "Threads": 1, "Hash": 16},
+                      {"UCI_LimitStrength": True, "UCI_Elo": elo, "Threads": 1, "Hash": 16,
+                       "Move Overhead": OVERHEAD_MS},
                       args.games, base, inc, args.seed)
     if args.calibrate and STOCKFISH is not None:
         calibrate(args.calibrate, base, inc, args.seed)
@@ -318,7 +320,7 @@ def chain(games: int, base: float, inc: float, seed: int) -> None:
     for name in ("beginner", "practice1", "practice2"):
         level = LEVELS[name]
         score = match(f"our intermediate (Skill Level {ref.skill}) [ours: {name}, Skill Level {level.skill}]",
-                      ENGINE_CMD, {"Skill Level": ref.skill, "OwnBook": False}, games, base, inc, seed,
+                      ENGINE_CMD, {"Skill Level": ref.skill, "OwnBook": False, "Move Overhead": OVERHEAD_MS}, games, base, inc, seed,
                       ours_options={"Skill Level": level.skill})
         if score is not None:
             elo, lo, hi = score.elo()
@@ -333,7 +335,8 @@ def calibrate(games: int, base: float, inc: float, seed: int) -> None:
     for name in ("beginner", "intermediate", "advanced", "master"):
         level = LEVELS[name]
         score = match(f"stockfish UCI_Elo 1350 [ours: {name}, Skill Level {level.skill}]", [STOCKFISH or "stockfish"],
-                      {"UCI_LimitStrength": True, "UCI_Elo": 1350, "Threads": 1, "Hash": 16},
+                      {"UCI_LimitStrength": True, "UCI_Elo": 1350, "Threads": 1, "Hash": 16,
+                       "Move Overhead": OVERHEAD_MS},
                       games, base, inc, seed, ours_options={"Skill Level": level.skill})
         if score is not None:
             elo, lo, hi = score.elo()

@@ -25,7 +25,7 @@ from engine.search import CAN_STOP, INF, MATE, MATE_BOUND, NODE_LIMIT, NODES, SE
 
 log = logging.getLogger(__name__)
 
-MOVE_OVERHEAD_MS = 30
+MOVE_OVERHEAD_MS = 30  # default; UCI `Move Overhead` changes it per searcher
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +112,7 @@ class Searcher:
         self.ctl = np.zeros(8, dtype=np.int64)
         self.rng = random.Random(seed)
         self._halted = False  # stop() or the move timer, as opposed to a node cap
+        self.move_overhead_ms = MOVE_OVERHEAD_MS  # time kept back per move for the GUI and pipes
         self.set_hash(hash_mb)
 
     def set_hash(self, hash_mb: int) -> None:
@@ -147,14 +148,14 @@ class Searcher:
         if limits.infinite:
             return None, None
         if limits.movetime is not None:
-            t = max(limits.movetime - MOVE_OVERHEAD_MS, 5) / 1000
+            t = max(limits.movetime - self.move_overhead_ms, 5) / 1000
             return t, t
         left = limits.wtime if board.turn == chess.WHITE else limits.btime
         if left is None:
             return None, None
         inc = (limits.winc if board.turn == chess.WHITE else limits.binc) or 0
         mtg = limits.movestogo or 30
-        left = max(left - MOVE_OVERHEAD_MS, 5)
+        left = max(left - self.move_overhead_ms, 5)
         soft = min(left / mtg + inc * 0.75, left * 0.5)
         hard = min(soft * 3, left * 0.75)
         return soft / 1000, hard / 1000

@@ -81,6 +81,7 @@ OPTIONS = (
     Option("UCI_LimitStrength", "check", False),
     Option("UCI_Elo", "spin", ELO_MAX, ELO_MIN, ELO_MAX),
     Option("OwnBook", "check", True),
+    Option("Move Overhead", "spin", 30, 0, 5000),
 )
 
 _GO_INT_KEYS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "perft", "mate")
@@ -380,9 +381,8 @@ class UciProtocol:
                         f"nps {info.nps} time {info.time_ms} pv {pv}".rstrip()
                     )
 
-                result = searcher.search(
-                    board, limits, strength=self._strength(), on_info=on_info
-                )
+                searcher.move_overhead_ms = int(self.values["Move Overhead"])
+                result = searcher.search(board, limits, strength=self._strength(), on_info=on_info)
                 best, ponder = result.best, result.ponder
         except Exception as exc:
             log.exception("search failed")
