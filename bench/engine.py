@@ -264,6 +264,13 @@ def bench_memory_and_startup() -> None:
     proc.wait()
     print(f"-- start-up: first readyok after {ready:.2f} s (warm numba cache in {os.environ.get('NUMBA_CACHE_DIR', 'default dir')})")
     print(f"-- memory: engine RSS {fields.get('VmRSS')} (peak {fields.get('VmHWM')}) with Hash 64 MB after a 3 s search")
+    code = (
+        "from engine.searcher import Searcher\n"
+        "s = Searcher(hash_mb=64); s.warm(); s.ttk.fill(1); s.ttv.fill(1)\n"
+        "print([ln for ln in open('/proc/self/status') if ln.startswith('VmRSS')][0].split(':')[1].strip())"
+    )
+    full = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    print(f"-- memory: worst case, every page of the 64 MB table touched (kernels loaded, no UCI threads): RSS {full}")
 
 
 def main(argv: list[str]) -> int:

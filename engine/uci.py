@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import chess
@@ -144,16 +145,17 @@ def parse_position(tokens: list[str]) -> chess.Board:
 
 
 def _kernels_cached() -> bool:
-    """Whether numba has an on-disk cache for the search kernel (else the first use compiles)."""
-    try:
-        from engine.search import search
+    """Whether numba has an on-disk cache for the search kernel (else the first use compiles).
 
-        cache = getattr(search, "_cache")  # noqa: B009 - numba private, absent on uncached
-        return os.path.exists(cache._cache_path) and any(
-            name.startswith("search.search-") for name in os.listdir(cache._cache_path)
-        )
-    except Exception:  # any doubt means "maybe cold", which only costs one info line
-        return False
+    Looks for the index file by name instead of asking numba, so that answering `uci` never
+    waits for the numba import.
+    """
+    here = Path(__file__).resolve().parent
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    candidates = [here / "__pycache__"]
+    if root:
+        candidates += [p for p in Path(root).glob("*") if p.is_dir()]
+    return any(next(d.glob("search.search-*.nbi"), None) is not None for d in candidates if d.is_dir())
 
 
 class UciProtocol:
