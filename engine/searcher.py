@@ -122,8 +122,9 @@ class Searcher:
         self.ttv = np.zeros(size, dtype=np.int64)
 
     def clear(self) -> None:
-        self.ttk[:] = 0
-        self.ttv[:] = 0
+        # fresh zeroed arrays rather than writing zeros: untouched pages cost no memory
+        self.ttk = np.zeros(self.ttk.shape[0], dtype=np.uint64)
+        self.ttv = np.zeros(self.ttv.shape[0], dtype=np.int64)
         self.hh[:] = 0
         self.kil[:] = 0
 
