@@ -8,6 +8,7 @@ Opponents that are missing (``stockfish`` binary, ``sunfish`` module) are report
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
 import random
@@ -319,19 +320,19 @@ def main(argv: list[str]) -> int:
 
 
 def chain(games: int, base: float, inc: float, seed: int) -> None:
-    """Levels under Stockfish's UCI_Elo floor, each against our intermediate level (which the
-    calibration measured against Stockfish): their Elo = intermediate's + difference."""
+    """Levels under Stockfish's UCI_Elo floor, calibrated in a chain: each against the next
+    stronger of ours, down from intermediate (which the calibration measured against Stockfish)."""
     from engine.levels import LEVELS
 
-    ref = LEVELS["intermediate"]
-    for name in ("beginner", "practice1", "practice2"):
-        level = LEVELS[name]
-        score = match(f"our intermediate (Skill Level {ref.skill}) [ours: {name}, Skill Level {level.skill}]",
-                      ENGINE_CMD, {"Skill Level": ref.skill, "OwnBook": False, "Move Overhead": OVERHEAD_MS}, games, base, inc, seed,
-                      ours_options={"Skill Level": level.skill})
+    ladder = ("intermediate", "practice2", "practice1", "beginner")
+    for stronger, weaker in itertools.pairwise(ladder):
+        ref, level = LEVELS[stronger], LEVELS[weaker]
+        score = match(f"our {stronger} (Skill Level {ref.skill}) [ours: {weaker}, Skill Level {level.skill}]",
+                      ENGINE_CMD, {"Skill Level": ref.skill, "OwnBook": False, "Move Overhead": OVERHEAD_MS},
+                      games, base, inc, seed, ours_options={"Skill Level": level.skill})
         if score is not None:
             elo, lo, hi = score.elo()
-            print(f"   level {name}: intermediate {elo:+.0f} [{lo:+.0f}, {hi:+.0f}]")
+            print(f"   level {weaker}: {stronger} {elo:+.0f} [{lo:+.0f}, {hi:+.0f}]")
 
 
 def calibrate(games: int, base: float, inc: float, seed: int) -> None:
