@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from boardctl.errors import ConfigError
+from boardctl.tracker import DEFAULT_TIMING
 
 SYSTEM_FILE = Path("/etc/boardctl.toml")
 
@@ -60,6 +61,14 @@ def _seconds(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 3600:
         raise ValueError(f"must be a number of seconds from 0 to 3600, got {value!r}")
     return float(value)
+
+
+def _settle(value: Any) -> Any:
+    """The release time must outlast a brush, or a brushed piece would count as a move."""
+    seconds = _seconds(value)
+    if not DEFAULT_TIMING.brush < seconds <= 5.0:
+        raise ValueError(f"must be more than the brush time ({DEFAULT_TIMING.brush} s) and at most 5 s, got {value!r}")
+    return seconds
 
 
 def _port(value: Any) -> Any:
@@ -119,7 +128,7 @@ KEYS: tuple[Key, ...] = (
     Key("board.serial_url", _string, "/dev/ttyACM0", "--serial-url", "pyserial URL of the microcontroller"),
     Key("board.orientation", _choice("auto", "normal", "flipped"), "auto", "--orientation",
         "normal: White on ranks 1-2 of the board's wiring; flipped: turned round; auto: from White's first move"),
-    Key("board.settle", _seconds, 0.3, "--settle", "seconds before a placed piece counts as released"),
+    Key("board.settle", _settle, 0.3, "--settle", "seconds before a placed piece counts as released"),
     Key("board.debounce", _seconds, 0.025, "--debounce", "gpio: seconds a switch must hold a new state"),
     Key("board.pinout", _string, "", "--pinout", "gpio: pin map file; empty: hardware/pinout.toml"),
     Key("engine.path", _string, "", "--engine", "UCI engine executable; empty: the bundled boardctl-engine"),
@@ -128,7 +137,7 @@ KEYS: tuple[Key, ...] = (
     Key("game.color", _choice("white", "black", "random"), "white", "--color", "the human's colour in play"),
     Key("game.time_control", check_time_control, "", "--time-control", "clock, e.g. 15+10; empty: none"),
     Key("game.policy", _choice("fide", "casual"), "fide", "--policy", "touch-move rules"),
-    Key("game.arbiter", _boolean, False, "--arbiter", "report violations instead of enforcing them"),
+    Key("game.arbiter", _boolean, False, "--arbiter", "FIDE 7.5.5: a first illegal move gives the opponent 2 minutes, a second loses"),
     Key("game.takeback", _choice("apply", "offer", "off"), "apply", "--takeback", "taking moves back"),
     Key("game.legal_moves", _boolean, False, "--legal-moves", "lifting a piece lights its legal destinations"),
     Key("game.blunder_warning", _boolean, False, "--blunder-warning", "warn (LEDs) after a move that loses 2+ pawns"),

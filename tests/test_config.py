@@ -127,3 +127,9 @@ def test_the_commands_stop_with_one_error_naming_the_key(tmp_path: Path) -> None
     out = _record(tmp_path, "--settle", "-1")
     assert out.returncode == 2
     assert "command line: --settle (board.settle): must be a number of seconds" in out.stderr
+
+
+@pytest.mark.parametrize("settle", [0.05, 0.1, 6])
+def test_settle_must_outlast_a_brush(settle: float) -> None:
+    with pytest.raises(ConfigError, match=r"board\.settle"):
+        config.load({"board.settle": settle}, files=[])
