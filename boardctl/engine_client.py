@@ -27,6 +27,9 @@ from engine.levels import LEVELS, Level, skill_for_elo
 
 log = logging.getLogger(__name__)
 
+#: Centipawns standing for a mate: a mate in n moves scores MATE_SCORE - n (python-chess's mate_score).
+MATE_SCORE = 10000
+
 OptionValue = str | int | bool
 
 
@@ -185,7 +188,7 @@ class EngineClient:
                 if result.move is None:
                     raise EngineError(f"engine {self.name} gave no move in {board.fen()}")
                 score = result.info.get("score")
-                cp = score.pov(board.turn).score(mate_score=10000) if score is not None else None
+                cp = score.pov(board.turn).score(mate_score=MATE_SCORE) if score is not None else None
                 # The score is for the position before the move, from the mover's side.
                 return Reply(result.move, cp)
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import chess
 
 from boardctl.clock import Clock, TimeControl
-from boardctl.engine_client import Reply
+from boardctl.engine_client import MATE_SCORE, Reply
 from boardctl.events import (
     Button,
     ButtonPressed,
@@ -576,12 +576,24 @@ class Session:
             "orientation": self.record.orientation,
             "clock": None if self.clock is None else self.clock.to_json(self.t),
             "hint": None if self.hint_move is None else self.hint_move.uci(),
+            "eval": self._eval(),
             "draw_offer": self.draw_offer,
             "matching": self.tracker.is_matching(),
             "thinking": self._request is not None and self._request.kind == "move",
             "warning": self.warning,
             "game": self.record.id,
         }
+
+    def _eval(self) -> dict[str, int] | None:
+        """The engine's last score, from White's side: ``{"cp": n}`` or ``{"mate": n}``."""
+        human = self._human_color()
+        if human is None or self._engine_score is None:
+            return None
+        score = self._engine_score if human == chess.BLACK else -self._engine_score
+        if abs(score) >= MATE_SCORE - 500:
+            moves = MATE_SCORE - abs(score)
+            return {"mate": moves if score > 0 else -moves}
+        return {"cp": score}
 
     def take_dirty(self) -> bool:
         """Whether the record changed since the last call (the daemon saves it then)."""

@@ -284,3 +284,24 @@ def test_engine_thinking_time_follows_its_clock() -> None:
     hands.move("e2e4")
     request = untimed.engine_request()
     assert request is not None and request.budget is None
+
+
+def test_eval_is_the_engines_last_score_from_whites_side() -> None:
+    session = Session(Settings(mode="play", color="white"))
+    hands = Hands(session)
+    assert session.state_line()["eval"] is None
+    hands.move("e2e4")
+    hands.engine_answers("e7e5", score=-35)  # black, the engine, thinks it is 0.35 worse
+    assert session.state_line()["eval"] == {"cp": 35}
+    hands.move("e7e5")
+    hands.move("d1h5")
+    hands.engine_answers("b8c6", score=-9997)  # the engine is mated in 3
+    assert session.state_line()["eval"] == {"mate": 3}
+
+
+def test_eval_with_the_engine_as_white() -> None:
+    session = Session(Settings(mode="play", color="black"))
+    hands = Hands(session)
+    hands.engine_answers("e2e4", score=20)
+    assert session.state_line()["eval"] == {"cp": 20}
+    assert Session(Settings(mode="record")).state_line()["eval"] is None
