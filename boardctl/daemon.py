@@ -33,6 +33,9 @@ from boardctl.storage import EventLog, GameRecord, GameStore
 
 log = logging.getLogger(__name__)
 
+#: State lines kept for a subscriber that is not reading (a stalled browser tab).
+SUBSCRIBER_BACKLOG = 256
+
 #: How often time is advanced in real-time mode (settle windows, clock flags).
 TICK_INTERVAL = 0.05
 
@@ -102,7 +105,7 @@ class Daemon:
         return self.session.record.pgn_text()
 
     def subscribe(self) -> asyncio.Queue[dict[str, Any]]:
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=SUBSCRIBER_BACKLOG)
         self._subscribers.append(queue)
         return queue
 
@@ -220,6 +223,8 @@ class Daemon:
         if error is not None:
             line = {**line, "error": error}
         for queue in self._subscribers:
+            if queue.full():
+                queue.get_nowait()  # a stalled page: drop its oldest line; every line is a full state
             queue.put_nowait(line)
         return line
 

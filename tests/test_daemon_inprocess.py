@@ -11,7 +11,7 @@ import chess
 import pytest
 from test_daemon_support import STOCKFISH, move_events, needs_engine
 
-from boardctl.daemon import ActionError, Daemon
+from boardctl.daemon import SUBSCRIBER_BACKLOG, ActionError, Daemon
 from boardctl.engine_client import EngineClient
 from boardctl.events import Button, ButtonPressed, SquareChanged, Tick
 from boardctl.hw.sim import SimBoard
@@ -124,5 +124,23 @@ def test_lifting_a_piece_lights_its_legal_squares_when_asked(tmp_path: Path) -> 
             assert line is not None
             assert {led["square"] for led in line["leds"] if led["why"] == "legal-moves"} == expected
             await daemon.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_stalled_subscriber_keeps_only_the_newest_lines(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        daemon, _ = make(tmp_path, Settings(mode="record"))
+        queue = daemon.subscribe()
+        t = daemon.session.t
+        for _ in range(SUBSCRIBER_BACKLOG + 40):
+            t += 0.5
+            daemon.inject(SquareChanged(t, chess.E2, False))
+            t += 0.5
+            daemon.inject(SquareChanged(t, chess.E2, True))
+        assert queue.qsize() == SUBSCRIBER_BACKLOG
+        lines = [queue.get_nowait() for _ in range(queue.qsize())]
+        assert lines[-1] == daemon.state()
+        await daemon.close()
 
     asyncio.run(scenario())
