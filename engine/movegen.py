@@ -385,6 +385,11 @@ def unmake_null(bb: np.ndarray, st: np.ndarray, hist: np.ndarray, undo: np.ndarr
 @njit(cache=True, nogil=True)
 def perft_kernel(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray,
            undo: np.ndarray, mv: np.ndarray, depth: int, ply: int, bulk: bool) -> int:
+    """Leaf count below the current position; ``mv[ply:]`` is scratch space.
+
+    Called only from Python: a cached kernel that calls a recursive one segfaults when
+    numba loads it from the cache (numba 0.68 here), so no kernel wraps this one.
+    """
     if depth == 0:
         return 1
     n = gen_moves(tb, bb, st, mv[ply], False)
