@@ -387,8 +387,8 @@ def perft_kernel(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
            undo: np.ndarray, mv: np.ndarray, depth: int, ply: int, bulk: bool) -> int:
     """Leaf count below the current position; ``mv[ply:]`` is scratch space.
 
-    Called only from Python: a cached kernel that calls a recursive one segfaults when
-    numba loads it from the cache (numba 0.68 here), so no kernel wraps this one.
+    Called only from Python: a call to a cached recursive kernel with a literal argument
+    segfaults when numba loads it from the cache (numba 0.68 here); see docs/engine.md.
     """
     if depth == 0:
         return 1

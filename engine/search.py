@@ -7,8 +7,9 @@ score lies strictly inside (alpha, beta); a score <= alpha is an upper bound and
 Mate scores are ``MATE - plies to mate``. When ``ctl[STOP]`` is set the returned value is
 meaningless and the caller discards the iteration.
 
-Quiescence lives inside ``search`` on purpose: a cached numba function whose callee is
-recursive segfaults on load, so the one recursive kernel is called only from Python.
+Quiescence lives inside ``search`` so there is one recursive kernel, entered only from
+Python: a call to a cached recursive kernel with a literal argument segfaults when numba
+loads it from the cache (numba 0.68 here); see docs/engine.md.
 """
 
 from __future__ import annotations
