@@ -29,7 +29,9 @@ system:
 test: $(STAMP) system lint
 	$(BIN)/pytest -q
 
+# sunfish is only the benchmark's opponent; its pin on an old python-chess is ignored (--no-deps).
 bench: $(STAMP) system
+	$(BIN)/pip install --quiet --no-deps sunfish
 	$(BIN)/python -m bench
 
 clean:
