@@ -802,8 +802,8 @@ class Tracker:
         if restore is not None and diff and self._promotion is None:
             for square in chess.SquareSet(diff):
                 lit[square] = restore
-        if self._touched is not None and self._expected is None:
-            lit.setdefault(self._touched, Code.TOUCH_MOVE)
+        if self._touched is not None and self._expected is None and self._occ & chess.BB_SQUARES[self._touched]:
+            lit.setdefault(self._touched, Code.TOUCH_MOVE)  # put back: a reminder that it must move
         if self._promotion is not None:
             lit[self._promotion.move.to_square] = Code.PROMOTION
         if self._expected is not None:

@@ -504,3 +504,11 @@ def test_time_must_not_go_backwards() -> None:
 def test_timing_is_validated() -> None:
     with pytest.raises(ValueError):
         Timing(settle=0.1, brush=0.2)
+
+
+def test_a_piece_in_the_hand_lights_nothing_but_once_put_back_it_must_move() -> None:
+    s = play()
+    s.lift("e2").wait(0.5)
+    assert s.lit() == set()
+    s.place("e2").wait()
+    assert s.lit(Code.TOUCH_MOVE) == {"e2"}
