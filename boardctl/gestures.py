@@ -13,7 +13,13 @@ from dataclasses import dataclass
 import chess
 
 from boardctl.events import PROMOTION_BUTTONS, Button, ButtonPressed, Event, SquareChanged
-from boardctl.tracker import DEFAULT_TIMING, Policy, Timing, _castling_rook, _ep_victim
+from boardctl.tracker import (
+    DEFAULT_TIMING,
+    Policy,
+    Timing,
+    castling_rook_squares,
+    en_passant_victim,
+)
 
 _BUTTON_FOR_PIECE = {piece: button for button, piece in PROMOTION_BUTTONS.items()}
 
@@ -90,7 +96,7 @@ class Hand:
         if board.is_castling(move):
             self._castle(out, board, move)
         elif board.is_en_passant(move):
-            victim = _ep_victim(board, move)
+            victim = en_passant_victim(board, move)
             if rng.random() < 0.5:
                 self._lift(out, victim)
                 self._in_hand()
@@ -127,7 +133,7 @@ class Hand:
         return out
 
     def _castle(self, out: list[Event], board: chess.Board, move: chess.Move) -> None:
-        rook_from, rook_to = _castling_rook(board, move)
+        rook_from, rook_to = castling_rook_squares(board, move)
         king_to = chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square))
         rook_first = self.policy is Policy.CASUAL and self.rng.random() < 0.5
         order = [(rook_from, rook_to), (move.from_square, king_to)] if rook_first else [(move.from_square, king_to), (rook_from, rook_to)]

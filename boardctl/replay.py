@@ -149,8 +149,5 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
     games, warnings = replay(events, policy=Policy(args.policy), board=board)
     for warning in warnings:
         stderr.write(f"{warning}\n")
-    exporter_out = []
-    for game in games:
-        exporter_out.append(str(game.to_pgn()))
-    stdout.write("\n\n".join(exporter_out) + "\n")
+    stdout.write("\n\n".join(str(game.to_pgn()) for game in games) + "\n")
     return 0

@@ -169,22 +169,24 @@ def move_squares(board: chess.Board, move: chess.Move) -> chess.SquareSet:
     """Every square a hand must touch to make ``move`` on ``board`` (rook and e.p. pawn included)."""
     squares = chess.SquareSet([move.from_square, move.to_square])
     if board.is_castling(move):
-        rook_from, rook_to = _castling_rook(board, move)
+        rook_from, rook_to = castling_rook_squares(board, move)
         squares.add(rook_from)
         squares.add(rook_to)
     elif board.is_en_passant(move):
-        squares.add(_ep_victim(board, move))
+        squares.add(en_passant_victim(board, move))
     return squares
 
 
-def _castling_rook(board: chess.Board, move: chess.Move) -> tuple[chess.Square, chess.Square]:
+def castling_rook_squares(board: chess.Board, move: chess.Move) -> tuple[chess.Square, chess.Square]:
+    """Where the rook of a castling move starts and ends (standard chess)."""
     rank = chess.square_rank(move.from_square)
     if board.is_kingside_castling(move):
         return chess.square(7, rank), chess.square(5, rank)
     return chess.square(0, rank), chess.square(3, rank)
 
 
-def _ep_victim(board: chess.Board, move: chess.Move) -> chess.Square:
+def en_passant_victim(board: chess.Board, move: chess.Move) -> chess.Square:
+    """The square of the pawn an en passant move captures."""
     return chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square))
 
 
@@ -193,12 +195,12 @@ def occupancy_after(board: chess.Board, move: chess.Move) -> int:
     occ = board.occupied
     from_bb, to_bb = chess.BB_SQUARES[move.from_square], chess.BB_SQUARES[move.to_square]
     if board.is_castling(move):
-        rook_from, rook_to = _castling_rook(board, move)
+        rook_from, rook_to = castling_rook_squares(board, move)
         king_to = chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square))
         occ &= ~(from_bb | chess.BB_SQUARES[rook_from])
         return occ | chess.BB_SQUARES[king_to] | chess.BB_SQUARES[rook_to]
     if board.is_en_passant(move):
-        occ &= ~chess.BB_SQUARES[_ep_victim(board, move)]
+        occ &= ~chess.BB_SQUARES[en_passant_victim(board, move)]
     return (occ & ~from_bb) | to_bb
 
 
@@ -317,12 +319,12 @@ class Tracker:
         """Remove ``plies`` moves now; LEDs show the squares to restore until the board matches."""
         out: list[Output] = []
         self._advance(t, out)
-        self._cancel_promotion()
+        self._promotion = None
         for _ in range(min(plies, len(self._board.move_stack))):
             ply = len(self._board.move_stack)
             move = self._board.pop()
             out.append(MoveTakenBack(t, move, ply))
-        self._reset_window(keep_restore=False)
+        self._reset_window()
         self._expected = None
         self._finished = False
         if self._occ != self._board.occupied:
@@ -533,12 +535,7 @@ class Tracker:
 
     def _settle_matched(self, t: float, out: list[Output]) -> None:
         was_off = self._restore is not None or self._mismatch_shown or self._offer is not None
-        self._log.clear()
-        self._restore = None
-        self._reported_occ = None
-        self._mismatch_at = None
-        self._mismatch_shown = False
-        self._offer = None
+        self._reset_window()
         self._cleared = False
         if was_off:
             out.append(Matched(t))
@@ -598,9 +595,6 @@ class Tracker:
         self._promotion = None
         self._accept(promo.placed_t + self._timing.settle, promo.move, out)
 
-    def _cancel_promotion(self) -> None:
-        self._promotion = None
-
     def _accept(self, t: float, move: chess.Move, out: list[Output]) -> None:
         board = self._board
         ply = len(board.move_stack) + 1
@@ -611,18 +605,18 @@ class Tracker:
         self._preselect = None
         self._touched = None
         self._adjusting = False
-        self._reset_window(keep_restore=False)
+        self._reset_window()
         # Pieces that moved after the move completed (e.g. the opponent already lifting) stay in play.
         self._settled_done = self._occ == board.occupied
 
-    def _reset_window(self, *, keep_restore: bool) -> None:
+    def _reset_window(self) -> None:
+        """A new position to judge from: forget the log and what was shown about the old one."""
         self._log.clear()
         self._offer = None
         self._reported_occ = None
         self._mismatch_at = None
         self._mismatch_shown = False
-        if not keep_restore:
-            self._restore = None
+        self._restore = None
 
     def _refuse(self, t: float, code: Code, detail: str, out: list[Output], *, count: bool) -> None:
         if self._reported_occ == self._occ:
@@ -663,7 +657,7 @@ class Tracker:
         self._touched = None
         self._expected = None
         self._finished = False
-        self._reset_window(keep_restore=False)
+        self._reset_window()
         self._settled_done = self._occ == self._board.occupied
 
     def _is_castling_after_rook(self, occ: int) -> bool:
@@ -677,7 +671,7 @@ class Tracker:
         rook_move = board.pop()
         try:
             for move in board.generate_castling_moves():
-                rook_from, rook_to = _castling_rook(board, move)
+                rook_from, rook_to = castling_rook_squares(board, move)
                 if (rook_move.from_square, rook_move.to_square) == (rook_from, rook_to) and occupancy_after(board, move) == occ:
                     return True
             return False
@@ -784,7 +778,7 @@ class Tracker:
         self._hint = None
         self._finished = False
         self._cleared = False
-        self._reset_window(keep_restore=False)
+        self._reset_window()
         self._settled_done = self._occ == self._board.occupied
         out.append(GameStarted(t, self._board.fen()))
 
