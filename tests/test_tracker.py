@@ -512,3 +512,15 @@ def test_a_piece_in_the_hand_lights_nothing_but_once_put_back_it_must_move() -> 
     assert s.lit() == set()
     s.place("e2").wait()
     assert s.lit(Code.TOUCH_MOVE) == {"e2"}
+
+
+def test_slow_slide_with_overlapping_contacts_is_one_move() -> None:
+    """A magnet straddling two squares closes the next switch before the last one opens."""
+    s = play("e2e4", "e7e5")
+    s.lift("d1")
+    s.place("e2", after=0.05)
+    for here, nxt in (("e2", "f3"), ("f3", "g4")):
+        s.place(nxt, after=0.12).lift(here, after=0.06)  # 180-250 ms on each square, overlapping
+    s.place("h5", after=0.12).lift("g4", after=0.05).wait()
+    assert s.moves[-1] == "d1h5"
+    assert s.violations == []
