@@ -8,6 +8,7 @@ exactly like the reed switches. Screenshots go to test-artifacts/web/.
 from __future__ import annotations
 
 import io
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -134,6 +135,9 @@ def test_play_by_dragging_see_the_reply_lit_and_download_the_pgn(page: Any, daem
     after_e4.push_uci("e2e4")
     assert page.locator("#status").inner_text().startswith(f"Engine plays {after_e4.san(reply)}:")
     page.screenshot(path=str(artifacts / "02-engine-reply-lit.png"))
+    # The engine's evaluation from White's side, as the state line carries it.
+    assert s["eval"] is not None and set(s["eval"]) <= {"cp", "mate"}
+    assert re.fullmatch(r"[+-]?\d+\.\d\d|mate in \d+( \(against\))?", page.locator("#eval").inner_text())
 
     carry_out(page, s["fen"], s["pending"])
     s = wait_for_moves(page, 2, pending=False)
