@@ -103,18 +103,12 @@ def bench_perft() -> None:
 
 
 def bench_search(depth: int) -> None:
-    from engine.searcher import Limits, Searcher
+    from engine.searcher import Searcher
     from engine.uci import BENCH_FENS
 
     searcher = Searcher(hash_mb=16)
     searcher.warm()
-    nodes = 0
-    t = time.perf_counter()
-    for fen in BENCH_FENS:
-        searcher.clear()
-        result = searcher.search(chess.Board(fen), Limits(depth=depth))
-        nodes += result.info.nodes if result.info else 0
-    dt = time.perf_counter() - t
+    nodes, dt = searcher.bench(BENCH_FENS, depth)
     print(f"-- search: {len(BENCH_FENS)} bench positions at depth {depth}: {nodes:,} nodes in {dt:.2f} s "
           f"= {nodes / dt:,.0f} nodes/s (quiescence nodes included)")
 

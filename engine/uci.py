@@ -13,7 +13,6 @@ import logging
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -288,16 +287,9 @@ class UciProtocol:
                 raise UciError(f"bench wants a depth, got {args[0]!r}") from None
         self._stop_search()
         self._wait_ready()
-        from engine.searcher import Limits, Searcher
+        from engine.searcher import Searcher
 
-        searcher = Searcher(hash_mb=16)
-        nodes = 0
-        start = time.monotonic()
-        for fen in BENCH_FENS:
-            searcher.clear()
-            result = searcher.search(chess.Board(fen), Limits(depth=depth))
-            nodes += result.info.nodes if result.info else 0
-        elapsed = time.monotonic() - start
+        nodes, elapsed = Searcher(hash_mb=16).bench(BENCH_FENS, depth)
         self.send(f"info string bench: {len(BENCH_FENS)} positions at depth {depth}")
         self.send(f"Total time (ms) : {int(elapsed * 1000)}")
         self.send(f"Nodes searched  : {nodes}")
