@@ -5,6 +5,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba-cache
 
+# The engine's kernels compiled ahead of time (engine/aot.py), rebuilt when a kernel changes.
+KERNELS := $(VENV)/.kernels
+KERNEL_SOURCES := $(addprefix engine/,bits.py magics.py tables.py movegen.py evaluate.py search.py aotbuild.py aot.py)
+
 .PHONY: demo test lint bench clean system
 
 $(STAMP): pyproject.toml
@@ -13,7 +17,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+$(KERNELS): $(STAMP) $(KERNEL_SOURCES)
+	$(BIN)/python -m engine warm
+	touch $(KERNELS)
+
+demo: $(STAMP) $(KERNELS)
 	$(BIN)/boardctl demo
 
 lint: $(STAMP)
@@ -26,11 +34,11 @@ system:
 	sh scripts/ensure-chromium.sh
 	sh scripts/ensure-stockfish.sh
 
-test: $(STAMP) system lint
+test: $(STAMP) $(KERNELS) system lint
 	$(BIN)/pytest -q
 
 # sunfish is only the benchmark's opponent; its pin on an old python-chess is ignored (--no-deps).
-bench: $(STAMP) system
+bench: $(STAMP) $(KERNELS) system
 	$(BIN)/pip install --quiet --no-deps sunfish
 	$(BIN)/python -m bench
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba import njit
 
 from engine.bits import FILE_A, FILE_H, U0, U1, U7, U9, lsb, popcount
+from engine.jit import njit
 from engine.movegen import (
     BISHOP,
     KING_T,

@@ -16,9 +16,9 @@ A move is an int: ``from | to << 6 | promotion type << 12 | flag << 16``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from engine.bits import ALL, U0, U1, lsb, popcount
+from engine.jit import njit
 from engine.tables import (
     B_MAGIC,
     B_MASK,

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
+from engine.kernels import gen_moves, make_move, unmake_move
+from engine.kernels import perft as perft_kernel
 from engine.movegen import CASTLE as CASTLE_IDX
 from engine.movegen import (
     EP,
@@ -22,10 +24,6 @@ from engine.movegen import (
     MAXMOVES,
     MAXPLY,
     SIDE,
-    gen_moves,
-    make_move,
-    perft_kernel,
-    unmake_move,
 )
 from engine.tables import PAWN_ATT, Z_CASTLE, Z_EP, Z_PIECE, Z_SIDE, build_tables
 

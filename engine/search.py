@@ -15,10 +15,10 @@ loads it from the cache (numba 0.68 here); see docs/engine.md.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from engine.bits import U0
 from engine.evaluate import VALUE_MG, evaluate
+from engine.jit import njit
 from engine.movegen import (
     F_EP,
     HALF,

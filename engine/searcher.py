@@ -19,9 +19,10 @@ import chess
 import numpy as np
 
 from engine.evaluate import eval_tables
-from engine.movegen import MAXMOVES, MAXPLY, gen_moves, make_move, unmake_move
+from engine.kernels import gen_moves, make_move, search, unmake_move
+from engine.movegen import MAXMOVES, MAXPLY
 from engine.position import Position, move_to_chess, tables
-from engine.search import CAN_STOP, INF, MATE, MATE_BOUND, NODE_LIMIT, NODES, SELDEPTH, STOP, search
+from engine.search import CAN_STOP, INF, MATE, MATE_BOUND, NODE_LIMIT, NODES, SELDEPTH, STOP
 
 log = logging.getLogger(__name__)
 

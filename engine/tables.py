@@ -9,9 +9,9 @@ which numba treats as compile-time constants.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from engine.bits import U0, U1, popcount
+from engine.jit import njit
 from engine.magics import BISHOP_MAGICS, ROOK_MAGICS
 
 
@@ -313,7 +313,9 @@ def build_tables() -> np.ndarray:
     magics = np.array(ROOK_MAGICS + BISHOP_MAGICS, dtype=np.uint64)
     rng = np.random.default_rng(0x5EED)
     zobrist = rng.integers(0, 2**64 - 1, size=768 + 1 + 16 + 8, dtype=np.uint64, endpoint=True)
-    collisions = _fill(tb, magics, zobrist)
+    from engine.kernels import fill
+
+    collisions = fill(tb, magics, zobrist)
     if collisions:
         raise RuntimeError(f"magic tables: {collisions} destructive collisions")
     return tb

@@ -144,11 +144,15 @@ def parse_position(tokens: list[str]) -> chess.Board:
 
 
 def _kernels_cached() -> bool:
-    """Whether numba has an on-disk cache for the search kernel (else the first use compiles).
+    """Whether the kernels are ready to load: an ahead-of-time build, or numba's on-disk cache.
 
-    Looks for the index file by name instead of asking numba, so that answering `uci` never
-    waits for the numba import.
+    Looks for files by name instead of asking numba, so that answering `uci` never waits for
+    the numba import.
     """
+    from engine import aot
+
+    if aot.module_path().is_file():
+        return True
     here = Path(__file__).resolve().parent
     root = os.environ.get("NUMBA_CACHE_DIR")
     candidates = [here / "__pycache__"]
@@ -391,14 +395,31 @@ class UciProtocol:
             self.send(f"bestmove {best.uci()}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Speak UCI on stdin/stdout. ``warm`` as the only argument just compiles the kernels."""
-    argv = sys.argv[1:] if argv is None else argv
-    if argv == ["warm"]:
+def _warm() -> int:
+    from engine import aot
+
+    try:
+        path = aot.build()
+    except Exception as exc:  # any build failure leaves the JIT, which must then be warmed
+        log.warning("ahead-of-time build failed (%s: %s); warming numba's JIT cache instead",
+                    type(exc).__name__, exc)
         from engine.searcher import Searcher
 
         Searcher().warm()
         return 0
+    sys.stderr.write(f"engine kernels compiled ahead of time: {path}\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Speak UCI on stdin/stdout. ``warm`` as the only argument just compiles the kernels.
+
+    ``warm`` builds the ahead-of-time module; where that is impossible (no C compiler, no
+    pycc) it fills numba's JIT cache instead, and the engine runs on the JIT.
+    """
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["warm"]:
+        return _warm()
     out_lock = threading.Lock()
 
     def send(text: str) -> None:

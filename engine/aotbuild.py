@@ -1,0 +1,106 @@
+"""Compiling the kernels with ``numba.pycc`` (imported only by :func:`engine.aot.build`).
+
+pycc's wrappers hold the GIL for the whole call, unlike ``@njit(nogil=True)``: a search would
+then starve the timer and the UCI thread that must stop it. The exported search therefore
+releases the GIL itself around the kernel, exactly as numba's own nogil wrapper does.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from numba import types
+from numba.extending import intrinsic
+
+from engine.movegen import gen_moves, make_move, perft_kernel, unmake_move
+from engine.search import search
+from engine.tables import _fill
+
+if TYPE_CHECKING:
+
+    def _save_thread() -> Any:
+        """Release the GIL; returns the thread state."""
+
+    def _restore_thread(state: Any) -> None:
+        """Take the GIL back."""
+
+else:
+
+    @intrinsic
+    def _save_thread(typingctx: Any) -> Any:
+        """Release the GIL; returns the thread state (PyEval_SaveThread)."""
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return context.get_python_api(builder).save_thread()
+
+        return types.voidptr(), codegen
+
+    @intrinsic
+    def _restore_thread(typingctx: Any, state: Any) -> Any:
+        """Take the GIL back (PyEval_RestoreThread)."""
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            context.get_python_api(builder).restore_thread(args[0])
+            return context.get_dummy_value()
+
+        return types.none(types.voidptr), codegen
+
+
+def search_without_gil(tb: Any, ev: Any, bb: Any, mb: Any, st: Any, hist: Any, undo: Any, ttk: Any,
+                       ttv: Any, mv: Any, sc: Any, pv: Any, pvl: Any, kil: Any, hh: Any, ctl: Any,
+                       depth: int, alpha: int, beta: int, ply: int, do_null: bool) -> int:
+    """``search`` with the GIL released; compiled only by pycc (the JIT has nogil=True)."""
+    state = _save_thread()
+    score: int = search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh, ctl,
+                   depth, alpha, beta, ply, do_null)
+    _restore_thread(state)
+    return score
+
+
+def perft_entry(tb: Any, bb: Any, mb: Any, st: Any, hist: Any, undo: Any, mv: Any, depth: int, ply: int,
+                bulk: bool) -> int:
+    """``perft_kernel`` behind a plain function: pycc cannot export a recursive function itself."""
+    count: int = perft_kernel(tb, bb, mb, st, hist, undo, mv, depth, ply, bulk)
+    return count
+
+
+def _ro(dtype: Any, ndim: int) -> Any:
+    return types.Array(dtype, ndim, "C", readonly=True)
+
+
+def _rw(dtype: Any, ndim: int) -> Any:
+    return types.Array(dtype, ndim, "C")
+
+
+U64, I64, B = types.uint64, types.int64, types.boolean
+TB, BB, MB, ST, HIST, UNDO = _ro(U64, 1), _rw(U64, 1), _rw(I64, 1), _rw(I64, 1), _rw(U64, 1), _rw(I64, 2)
+# the argument types the Python driver passes (engine/searcher.py, engine/position.py)
+EXPORTS: dict[str, tuple[Any, Any]] = {
+    "search": (search_without_gil, I64(TB, _ro(I64, 1), BB, MB, ST, HIST, UNDO, _rw(U64, 1), _rw(I64, 1),
+                                     _rw(I64, 2), _rw(I64, 2), _rw(I64, 2), _rw(I64, 1), _rw(I64, 2), _rw(I64, 1),
+                                     _rw(I64, 1), I64, I64, I64, I64, B)),
+    "gen_moves": (gen_moves.py_func, I64(TB, BB, ST, _rw(I64, 1), B)),
+    "make_move": (make_move.py_func, types.none(TB, BB, MB, ST, HIST, UNDO, I64)),
+    "unmake_move": (unmake_move.py_func, types.none(TB, BB, MB, ST, HIST, UNDO, I64)),
+    "perft": (perft_entry, I64(TB, BB, MB, ST, HIST, UNDO, _rw(I64, 2), I64, I64, B)),
+    "fill": (_fill.py_func, I64(_rw(U64, 1), _rw(U64, 1), _rw(U64, 1))),
+}
+
+
+def compile_module(name: str, out: Path, *, cpu: str) -> Path:
+    """Build extension module ``name`` in ``out`` for ``cpu`` ("host" or an LLVM CPU name)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pycc is "pending deprecation"; the JIT stays the fallback
+        pycc = importlib.import_module("numba.pycc")
+    cc = pycc.CC(name)
+    cc.output_dir = str(out)
+    cc.target_cpu = cpu
+    for exported, (func, sig) in EXPORTS.items():
+        cc.export(exported, sig)(func)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cc.compile()
+    return out / str(cc.output_file)

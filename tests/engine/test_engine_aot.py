@@ -1,0 +1,96 @@
+"""The ahead-of-time kernels: built by `make`, loaded without numba, and identical to the JIT."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import aot
+
+# Searches a few positions and counts perft in a fresh process; prints what it found as JSON.
+PROBE = """
+import json, sys
+import chess
+from engine import kernels
+from engine.position import perft
+from engine.searcher import Limits, Searcher
+from engine.uci import BENCH_FENS
+s = Searcher(hash_mb=4)
+found = {"compiled_ahead": kernels.IS_COMPILED_AHEAD, "bench": []}
+for fen in BENCH_FENS[:4]:
+    s.clear()
+    r = s.search(chess.Board(fen), Limits(depth=6))
+    found["bench"].append([r.best.uci(), r.info.nodes, r.info.score_cp])
+kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+found["perft"] = [perft(chess.Board(kiwipete), 3), perft(chess.Board(kiwipete), 3, bulk=False)]
+found["numba_imported"] = "numba" in sys.modules
+print(json.dumps(found))
+"""
+
+
+def _probe(*, jit: bool) -> dict[str, object]:
+    env = dict(os.environ, **{aot.FORCE_JIT: "1" if jit else "0"})
+    out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True,
+                         timeout=600, check=True)
+    found: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return found
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    path = aot.module_path()
+    assert path.is_file(), f"no ahead-of-time kernels at {path}: `make` builds them (python -m engine warm)"
+    return path
+
+
+def test_compiled_kernels_run_without_numba_and_match_the_jit(built: Path) -> None:
+    ahead = _probe(jit=False)
+    jit = _probe(jit=True)
+    assert ahead["compiled_ahead"] is True and ahead["numba_imported"] is False
+    assert jit["compiled_ahead"] is False and jit["numba_imported"] is True
+    assert ahead["perft"] == jit["perft"] == [97_862, 97_862]
+    assert ahead["bench"] == jit["bench"]
+
+
+def test_search_releases_the_gil_so_stop_works(built: Path) -> None:
+    # One kernel call to depth 40 runs for ages; only a thread that gets the interpreter can
+    # set its stop flag. With the GIL held for the call, this process would hang until killed.
+    code = """
+import threading, time, chess
+from engine import kernels
+from engine.position import Position
+from engine.search import CAN_STOP, INF, NODE_LIMIT, NODES, STOP
+from engine.searcher import Searcher
+assert kernels.IS_COMPILED_AHEAD
+s = Searcher(hash_mb=4); s.warm()
+s.ctl[:] = 0; s.ctl[CAN_STOP] = 1; s.ctl[NODE_LIMIT] = 2**62
+pos = Position.from_board(chess.Board())
+t = threading.Thread(target=s._call, args=(pos, 40, -INF, INF))
+t.start(); time.sleep(0.3)
+s.ctl[STOP] = 1; stopped = time.perf_counter(); t.join(10)
+print(t.is_alive(), int(s.ctl[NODES]), time.perf_counter() - stopped)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    alive, nodes, seconds = out.stdout.split()
+    assert alive == "False" and int(nodes) > 0
+    assert float(seconds) < 1.0
+
+
+def test_a_build_for_other_sources_or_cpu_is_not_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert aot.load() is None  # nothing built here
+    name = aot.module_name()
+    monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
+    assert aot.module_name() != name  # another CPU, another module
+
+
+def test_forcing_the_jit_ignores_the_build(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(aot.FORCE_JIT, "1")
+    assert aot.load() is None
+    monkeypatch.setenv(aot.FORCE_JIT, "0")
+    assert aot.load() is not None
