@@ -398,6 +398,9 @@ class UciProtocol:
 def _warm() -> int:
     from engine import aot
 
+    if aot.module_path().is_file():
+        sys.stderr.write(f"engine kernels already compiled ahead of time: {aot.module_path()}\n")
+        return 0
     try:
         path = aot.build()
     except Exception as exc:  # any build failure leaves the JIT, which must then be warmed
@@ -414,7 +417,7 @@ def _warm() -> int:
 def main(argv: list[str] | None = None) -> int:
     """Speak UCI on stdin/stdout. ``warm`` as the only argument just compiles the kernels.
 
-    ``warm`` builds the ahead-of-time module; where that is impossible (no C compiler, no
+    ``warm`` builds the ahead-of-time module unless it is current; where that is impossible (no C compiler, no
     pycc) it fills numba's JIT cache instead, and the engine runs on the JIT.
     """
     argv = sys.argv[1:] if argv is None else argv
