@@ -67,6 +67,11 @@ def perft_entry(tb: Any, bb: Any, mb: Any, st: Any, hist: Any, undo: Any, mv: An
     return count
 
 
+def _python(dispatcher: Any) -> Any:
+    """The plain function behind a numba dispatcher, for pycc to compile."""
+    return dispatcher.py_func
+
+
 def _ro(dtype: Any, ndim: int) -> Any:
     return types.Array(dtype, ndim, "C", readonly=True)
 
@@ -82,11 +87,11 @@ EXPORTS: dict[str, tuple[Any, Any]] = {
     "search": (search_without_gil, I64(TB, _ro(I64, 1), BB, MB, ST, HIST, UNDO, _rw(U64, 1), _rw(I64, 1),
                                      _rw(I64, 2), _rw(I64, 2), _rw(I64, 2), _rw(I64, 1), _rw(I64, 2), _rw(I64, 1),
                                      _rw(I64, 1), I64, I64, I64, I64, B)),
-    "gen_moves": (gen_moves.py_func, I64(TB, BB, ST, _rw(I64, 1), B)),
-    "make_move": (make_move.py_func, types.none(TB, BB, MB, ST, HIST, UNDO, I64)),
-    "unmake_move": (unmake_move.py_func, types.none(TB, BB, MB, ST, HIST, UNDO, I64)),
+    "gen_moves": (_python(gen_moves), I64(TB, BB, ST, _rw(I64, 1), B)),
+    "make_move": (_python(make_move), types.none(TB, BB, MB, ST, HIST, UNDO, I64)),
+    "unmake_move": (_python(unmake_move), types.none(TB, BB, MB, ST, HIST, UNDO, I64)),
     "perft": (perft_entry, I64(TB, BB, MB, ST, HIST, UNDO, _rw(I64, 2), I64, I64, B)),
-    "fill": (_fill.py_func, I64(_rw(U64, 1), _rw(U64, 1), _rw(U64, 1))),
+    "fill": (_python(_fill), I64(_rw(U64, 1), _rw(U64, 1), _rw(U64, 1))),
 }
 
 

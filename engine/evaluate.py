@@ -12,8 +12,7 @@ import functools
 
 import numpy as np
 
-from engine.bits import FILE_A, FILE_H, U0, U1, U7, U9, lsb, popcount
-from engine.jit import njit
+from engine.bits import FILE_A, FILE_H, U0, U1, U7, U9, kernel, lsb, popcount
 from engine.movegen import (
     BISHOP,
     KING_T,
@@ -92,14 +91,14 @@ def eval_tables() -> np.ndarray:
     return ev
 
 
-@njit(cache=True)
+@kernel()
 def _pawn_attacks(pawns: np.uint64, colour: int) -> np.uint64:
     if colour == 0:
         return ((pawns & ~FILE_A) << U7) | ((pawns & ~FILE_H) << U9)
     return ((pawns & ~FILE_A) >> U9) | ((pawns & ~FILE_H) >> U7)
 
 
-@njit(cache=True)
+@kernel()
 def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, c: int,
                 occ: np.uint64, their_pawn_att: np.uint64, own_ksq: int,
                 their_ksq: int) -> tuple[int, int, int, int, int]:
@@ -177,7 +176,7 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
     return mg, eg, phase, units, nattackers
 
 
-@njit(cache=True)
+@kernel()
 def evaluate(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray) -> int:
     """Static score in centipawns for the side to move."""
     occ = bb[6] | bb[7]

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.bits import ALL, U0, U1, lsb, popcount
-from engine.jit import njit
+from engine.bits import ALL, U0, U1, kernel, lsb, popcount
 from engine.tables import (
     B_MAGIC,
     B_MASK,
@@ -50,19 +49,19 @@ MAXMOVES = 256
 MAXPLY = 100
 
 
-@njit(cache=True)
+@kernel()
 def rook_att(tb: np.ndarray, sq: int, occ: np.uint64) -> np.uint64:
     idx = ((occ & tb[R_MASK + sq]) * tb[R_MAGIC + sq]) >> tb[R_SHIFT + sq]
     return tb[np.int64(tb[R_OFF + sq]) + np.int64(idx)]
 
 
-@njit(cache=True)
+@kernel()
 def bishop_att(tb: np.ndarray, sq: int, occ: np.uint64) -> np.uint64:
     idx = ((occ & tb[B_MASK + sq]) * tb[B_MAGIC + sq]) >> tb[B_SHIFT + sq]
     return tb[np.int64(tb[B_OFF + sq]) + np.int64(idx)]
 
 
-@njit(cache=True)
+@kernel()
 def attackers(tb: np.ndarray, bb: np.ndarray, sq: int, occ: np.uint64, by: int) -> np.uint64:
     """Pieces of colour ``by`` attacking ``sq`` with occupancy ``occ``."""
     them = bb[6 + by]
@@ -77,14 +76,14 @@ def attackers(tb: np.ndarray, bb: np.ndarray, sq: int, occ: np.uint64, by: int) 
     ) & occ
 
 
-@njit(cache=True)
+@kernel()
 def in_check(tb: np.ndarray, bb: np.ndarray, st: np.ndarray) -> bool:
     us = st[SIDE]
     ksq = lsb(bb[KING_T] & bb[6 + us])
     return attackers(tb, bb, ksq, bb[6] | bb[7], 1 - us) != U0
 
 
-@njit(cache=True)
+@kernel()
 def _add_pawn_moves(out: np.ndarray, n: int, fr: int, to: int, promo_rank: bool, qonly: bool) -> int:
     if promo_rank:
         out[n] = fr | (to << 6) | (QUEEN << 12)
@@ -99,7 +98,7 @@ def _add_pawn_moves(out: np.ndarray, n: int, fr: int, to: int, promo_rank: bool,
     return n
 
 
-@njit(cache=True)
+@kernel()
 def gen_moves(tb: np.ndarray, bb: np.ndarray, st: np.ndarray, out: np.ndarray, qonly: bool) -> int:
     """Write the legal moves into ``out``; return how many.
 
@@ -238,7 +237,7 @@ def gen_moves(tb: np.ndarray, bb: np.ndarray, st: np.ndarray, out: np.ndarray, q
     return n
 
 
-@njit(cache=True)
+@kernel()
 def _toggle(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, pc: int, sq: int, put: bool) -> None:
     b = tb[SQ + sq]
     bb[pc % 6] ^= b
@@ -247,7 +246,7 @@ def _toggle(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, pc: int, sq: int, pu
     mb[sq] = pc if put else -1
 
 
-@njit(cache=True)
+@kernel()
 def make_move(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
               hist: np.ndarray, undo: np.ndarray, m: int) -> None:
     us = st[SIDE]
@@ -308,7 +307,7 @@ def make_move(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
     bb[8] ^= tb[Z_SIDE]
 
 
-@njit(cache=True)
+@kernel()
 def _put(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, pc: int, sq: int, put: bool) -> None:
     b = tb[SQ + sq]
     bb[pc % 6] ^= b
@@ -316,7 +315,7 @@ def _put(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, pc: int, sq: int, put: 
     mb[sq] = pc if put else -1
 
 
-@njit(cache=True)
+@kernel()
 def unmake_move(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
                 hist: np.ndarray, undo: np.ndarray, m: int) -> None:
     them = st[SIDE]
@@ -355,7 +354,7 @@ def unmake_move(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
         _put(tb, bb, mb, us * 6 + ROOK, rf, True)
 
 
-@njit(cache=True)
+@kernel()
 def make_null(tb: np.ndarray, bb: np.ndarray, st: np.ndarray, hist: np.ndarray, undo: np.ndarray) -> None:
     hp = st[HP]
     hist[hp] = bb[8]
@@ -372,7 +371,7 @@ def make_null(tb: np.ndarray, bb: np.ndarray, st: np.ndarray, hist: np.ndarray, 
     bb[8] ^= tb[Z_SIDE]
 
 
-@njit(cache=True)
+@kernel()
 def unmake_null(bb: np.ndarray, st: np.ndarray, hist: np.ndarray, undo: np.ndarray) -> None:
     hp = st[HP] - 1
     st[HP] = hp
@@ -382,7 +381,7 @@ def unmake_null(bb: np.ndarray, st: np.ndarray, hist: np.ndarray, undo: np.ndarr
     st[SIDE] = 1 - st[SIDE]
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def perft_kernel(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray,
            undo: np.ndarray, mv: np.ndarray, depth: int, ply: int, bulk: bool) -> int:
     """Leaf count below the current position; ``mv[ply:]`` is scratch space.

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.bits import U0
+from engine.bits import U0, kernel
 from engine.evaluate import VALUE_MG, evaluate
-from engine.jit import njit
 from engine.movegen import (
     F_EP,
     HALF,
@@ -53,12 +52,12 @@ LMR_MIN_MOVE = 3
 # ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel()
 def tt_pack(move: int, score: int, depth: int, bound: int) -> int:
     return (move & 0x3FFFF) | ((score + 32768) << 18) | (max(0, min(depth + 1, 255)) << 34) | (bound << 42)
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
            hist: np.ndarray, undo: np.ndarray, ttk: np.ndarray, ttv: np.ndarray, mv: np.ndarray,
            sc: np.ndarray, pv: np.ndarray, pvl: np.ndarray, kil: np.ndarray, hh: np.ndarray,
