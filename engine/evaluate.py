@@ -12,7 +12,21 @@ import functools
 
 import numpy as np
 
-from engine.bits import FILE_A, FILE_H, U0, U1, U7, U9, kernel, lsb, popcount
+from engine.bits import (
+    FILE_A,
+    FILE_H,
+    RANK_1,
+    U0,
+    U1,
+    U7,
+    U8,
+    U9,
+    U16,
+    U32,
+    kernel,
+    lsb,
+    popcount,
+)
 from engine.movegen import (
     BISHOP,
     KING_T,
@@ -24,7 +38,7 @@ from engine.movegen import (
     bishop_att,
     rook_att,
 )
-from engine.tables import ADJ, FILE, KING, KNIGHT, PASSED, SHIELD, SQ
+from engine.tables import FILE, KING, KNIGHT, SHIELD, SQ
 
 # ---- tunables -------------------------------------------------------------------------
 VALUE_MG = (100, 320, 335, 480, 960, 0)
@@ -99,6 +113,38 @@ def _pawn_attacks(pawns: np.uint64, colour: int) -> np.uint64:
 
 
 @kernel()
+def _files(b: np.uint64) -> np.uint64:
+    """Bit f set when file f holds a square of ``b``."""
+    b |= b >> U32
+    b |= b >> U16
+    b |= b >> U8
+    return b & RANK_1
+
+
+@kernel()
+def _behind(b: np.uint64, c: int) -> np.uint64:
+    """Squares on the files of ``b`` strictly behind its squares as colour ``c`` moves.
+
+    For white (``c`` = 0) that is below them; a pawn there has to move towards them.
+    """
+    if c == 0:
+        b >>= U8
+        b |= b >> U8
+        b |= b >> U16
+        return b | (b >> U32)
+    b <<= U8
+    b |= b << U8
+    b |= b << U16
+    return b | (b << U32)
+
+
+@kernel()
+def _beside(b: np.uint64) -> np.uint64:
+    """``b`` plus its squares shifted one file either way."""
+    return b | ((b & ~FILE_H) << U1) | ((b & ~FILE_A) >> U1)
+
+
+@kernel()
 def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, c: int,
                 occ: np.uint64, their_pawn_att: np.uint64, own_ksq: int,
                 their_ksq: int) -> tuple[int, int, int, int, int]:
@@ -149,7 +195,6 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
         mg += BISHOP_PAIR[0]
         eg += BISHOP_PAIR[1]
     pawns = bb[PAWN] & own
-    enemy_pawns = bb[PAWN] & bb[6 + them]
     p = pawns
     while p != U0:
         s = lsb(p)
@@ -157,20 +202,23 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
         pc = mb[s]
         mg += ev[PST_MG + pc * 64 + s]
         eg += ev[PST_EG + pc * 64 + s]
-        f = s & 7
-        if tb[ADJ + f] & pawns == U0:
-            mg -= ISOLATED[0]
-            eg -= ISOLATED[1]
-        ahead = tb[PASSED + c * 64 + s]
-        if ahead & enemy_pawns == U0 and ahead & tb[FILE + f] & pawns == U0:
-            rr = s // 8 if c == 0 else 7 - s // 8
-            mg += PASSED_MG[rr]
-            eg += PASSED_EG[rr]
-    for f in range(8):
-        n = popcount(pawns & tb[FILE + f])
-        if n > 1:
-            mg -= DOUBLED[0] * (n - 1)
-            eg -= DOUBLED[1] * (n - 1)
+    # pawn structure set-wise: same sums as a loop over pawns and files, without the loops
+    files = _files(pawns)
+    isolated = popcount(pawns & ((files & ~((files << U1) | (files >> U1))) * FILE_A))
+    mg -= ISOLATED[0] * isolated
+    eg -= ISOLATED[1] * isolated
+    doubled = popcount(pawns) - popcount(files)  # sum over files of (pawns on it - 1)
+    mg -= DOUBLED[0] * doubled
+    eg -= DOUBLED[1] * doubled
+    enemy_pawns = bb[PAWN] & bb[6 + them]
+    # passed: no enemy pawn ahead on this or an adjacent file, no own pawn ahead on this file
+    passed = pawns & ~_behind(pawns, c) & ~_beside(_behind(enemy_pawns, c))
+    while passed != U0:
+        s = lsb(passed)
+        passed &= passed - U1
+        rr = s // 8 if c == 0 else 7 - s // 8
+        mg += PASSED_MG[rr]
+        eg += PASSED_EG[rr]
     shield = popcount(tb[SHIELD + c * 64 + own_ksq] & pawns)
     mg += SHIELD_MG * min(shield, 3)
     return mg, eg, phase, units, nattackers
