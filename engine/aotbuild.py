@@ -49,13 +49,11 @@ else:
         return types.none(types.voidptr), codegen
 
 
-def search_without_gil(tb: Any, ev: Any, bb: Any, mb: Any, st: Any, hist: Any, undo: Any, ttk: Any,
-                       ttv: Any, mv: Any, sc: Any, pv: Any, pvl: Any, kil: Any, hh: Any, ctl: Any,
+def search_without_gil(tb: Any, ev: Any, bb: Any, mb: Any, st: Any, hist: Any, undo: Any, tt: Any, ws: Any,
                        depth: int, alpha: int, beta: int, ply: int, do_null: bool) -> int:
     """``search`` with the GIL released; compiled only by pycc (the JIT has nogil=True)."""
     state = _save_thread()
-    score: int = search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh, ctl,
-                   depth, alpha, beta, ply, do_null)
+    score: int = search(tb, ev, bb, mb, st, hist, undo, tt, ws, depth, alpha, beta, ply, do_null)
     _restore_thread(state)
     return score
 
@@ -84,9 +82,8 @@ U64, I64, B = types.uint64, types.int64, types.boolean
 TB, BB, MB, ST, HIST, UNDO = _ro(U64, 1), _rw(U64, 1), _rw(I64, 1), _rw(I64, 1), _rw(U64, 1), _rw(I64, 2)
 # the argument types the Python driver passes (engine/searcher.py, engine/position.py)
 EXPORTS: dict[str, tuple[Any, Any]] = {
-    "search": (search_without_gil, I64(TB, _ro(I64, 1), BB, MB, ST, HIST, UNDO, _rw(U64, 1), _rw(I64, 1),
-                                     _rw(I64, 2), _rw(I64, 2), _rw(I64, 2), _rw(I64, 1), _rw(I64, 2), _rw(I64, 1),
-                                     _rw(I64, 1), I64, I64, I64, I64, B)),
+    "search": (search_without_gil, I64(TB, _ro(I64, 1), BB, MB, ST, HIST, UNDO, _rw(I64, 1), _rw(I64, 1),
+                                       I64, I64, I64, I64, B)),
     "gen_moves": (_python(gen_moves), I64(TB, BB, ST, _rw(I64, 1), B)),
     "make_move": (_python(make_move), types.none(TB, BB, MB, ST, HIST, UNDO, I64)),
     "unmake_move": (_python(unmake_move), types.none(TB, BB, MB, ST, HIST, UNDO, I64)),

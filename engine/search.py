@@ -23,6 +23,7 @@ from engine.movegen import (
     HALF,
     HP,
     KING_T,
+    MAXMOVES,
     MAXPLY,
     PAWN,
     SIDE,
@@ -40,6 +41,16 @@ MATE_BOUND = MATE - 2 * MAXPLY
 # ctl slots shared with the Python driver
 STOP, NODES, NODE_LIMIT, SELDEPTH, CAN_STOP = 0, 1, 2, 3, 4
 BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
+# The search's scratch space is one flat int64 array ``ws`` and the transposition table one
+# more: a recursive call copies every array argument's descriptor, so fewer arrays is faster.
+W_MOVES = 0  # [ply * MAXMOVES + i]: move lists
+W_SCORES = W_MOVES + (MAXPLY + 1) * MAXMOVES  # [ply * MAXMOVES + i]: their ordering scores
+W_PV = W_SCORES + (MAXPLY + 1) * MAXMOVES  # [ply * (MAXPLY + 1) + i]: principal variations
+W_PVL = W_PV + (MAXPLY + 1) * (MAXPLY + 1)  # [ply]: their lengths
+W_KILLERS = W_PVL + MAXPLY + 1  # [ply * 2 + k]
+W_HISTORY = W_KILLERS + (MAXPLY + 1) * 2  # [piece * 64 + to]
+W_CTL = W_HISTORY + 12 * 64  # the ctl slots above
+W_SIZE = W_CTL + 8
 
 # ---- tunables -------------------------------------------------------------------------
 RFP_MARGIN = 120  # reverse futility per ply of depth
@@ -59,13 +70,16 @@ def tt_pack(move: int, score: int, depth: int, bound: int) -> int:
 
 @kernel(nogil=True)
 def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
-           hist: np.ndarray, undo: np.ndarray, ttk: np.ndarray, ttv: np.ndarray, mv: np.ndarray,
-           sc: np.ndarray, pv: np.ndarray, pvl: np.ndarray, kil: np.ndarray, hh: np.ndarray,
-           ctl: np.ndarray, depth: int, alpha: int, beta: int, ply: int, do_null: bool) -> int:
+           hist: np.ndarray, undo: np.ndarray, tt: np.ndarray, ws: np.ndarray,
+           depth: int, alpha: int, beta: int, ply: int, do_null: bool) -> int:
     # Recursive calls must not pass literal constants: numba types them as literals and
     # the cached specialisation then segfaults on load. These two are computed instead.
     yes = ply >= 0
     no = ply < 0
+    ctl = ws[W_CTL:W_SIZE]
+    pvl = ws[W_PVL:W_KILLERS]
+    hh = ws[W_HISTORY:W_CTL]
+    kil = W_KILLERS + 2 * ply  # this ply's two killers: ws[kil], ws[kil + 1]
     pvl[ply] = 0
     ctl[NODES] += 1
     if ply > ctl[SELDEPTH]:
@@ -100,11 +114,12 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
     qnode = depth <= 0
     pv_node = beta - alpha > 1
     key = bb[8]
-    mask = np.uint64(ttk.shape[0] - 1)
-    slot = np.int64(key & mask)
+    # entry i: key (its bits as int64) at tt[2 * i], packed data at tt[2 * i + 1]
+    tkey = np.int64(key)
+    slot = 2 * np.int64(key & np.uint64((tt.shape[0] >> 1) - 1))
     tt_move = 0
-    if not qnode and ttk[slot] == key:
-        data = ttv[slot]
+    if not qnode and tt[slot] == tkey:
+        data = tt[slot + 1]
         tt_move = data & 0x3FFFF
         tdepth = ((data >> 34) & 255) - 1
         tscore = ((data >> 18) & 0xFFFF) - 32768
@@ -146,15 +161,15 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             ):
                 r = 3 + depth // 4
                 make_null(tb, bb, st, hist, undo)
-                score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
-                                ctl, depth - 1 - r, -beta, -beta + 1, ply + 1, no)
+                score = -search(tb, ev, bb, mb, st, hist, undo, tt, ws,
+                                depth - 1 - r, -beta, -beta + 1, ply + 1, no)
                 unmake_null(bb, st, hist, undo)
                 if ctl[STOP] != 0:
                     return 0
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
-    moves = mv[ply]
-    scores = sc[ply]
+    moves = ws[W_MOVES + ply * MAXMOVES:W_MOVES + (ply + 1) * MAXMOVES]
+    scores = ws[W_SCORES + ply * MAXMOVES:W_SCORES + (ply + 1) * MAXMOVES]
     n = gen_moves(tb, bb, st, moves, qnode)
     if n == 0:
         if checked:
@@ -174,9 +189,9 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             if promo:
                 v += VALUE_MG[promo]
             s = (1 << 28) + v * 8 - mb[fr] % 6
-        elif m == kil[ply, 0]:
+        elif m == ws[kil]:
             s = (1 << 27) + 1
-        elif m == kil[ply, 1]:
+        elif m == ws[kil + 1]:
             s = 1 << 27
         else:
             s = hh[mb[fr] * 64 + to]
@@ -233,28 +248,28 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             continue
         searched += 1
         if qnode:
-            score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
-                            ctl, depth - 1, -beta, -alpha, ply + 1, no)
+            score = -search(tb, ev, bb, mb, st, hist, undo, tt, ws,
+                            depth - 1, -beta, -alpha, ply + 1, no)
         elif searched == 1:
-            score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
-                            ctl, depth - 1, -beta, -alpha, ply + 1, yes)
+            score = -search(tb, ev, bb, mb, st, hist, undo, tt, ws,
+                            depth - 1, -beta, -alpha, ply + 1, yes)
         else:
             r = 0
             if may_reduce and not gives_check:
                 r = int(0.5 + np.log(depth) * np.log(searched) / 2.0)
                 if pv_node:
                     r -= 1
-                if m == kil[ply, 0] or m == kil[ply, 1]:
+                if m == ws[kil] or m == ws[kil + 1]:
                     r -= 1
                 r = max(0, min(r, depth - 2))
-            score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
-                            ctl, depth - 1 - r, -alpha - 1, -alpha, ply + 1, yes)
+            score = -search(tb, ev, bb, mb, st, hist, undo, tt, ws,
+                            depth - 1 - r, -alpha - 1, -alpha, ply + 1, yes)
             if score > alpha and r > 0:
-                score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
-                                ctl, depth - 1, -alpha - 1, -alpha, ply + 1, yes)
+                score = -search(tb, ev, bb, mb, st, hist, undo, tt, ws,
+                                depth - 1, -alpha - 1, -alpha, ply + 1, yes)
             if score > alpha and score < beta:
-                score = -search(tb, ev, bb, mb, st, hist, undo, ttk, ttv, mv, sc, pv, pvl, kil, hh,
-                                ctl, depth - 1, -beta, -alpha, ply + 1, yes)
+                score = -search(tb, ev, bb, mb, st, hist, undo, tt, ws,
+                                depth - 1, -beta, -alpha, ply + 1, yes)
         unmake_move(tb, bb, mb, st, hist, undo, m)
         if ctl[STOP] != 0:
             return 0
@@ -263,16 +278,17 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             best_move = m
             if score > alpha:
                 alpha = score
-                pv[ply, 0] = m
+                row = W_PV + ply * (MAXPLY + 1)
+                ws[row] = m
                 k = pvl[ply + 1]
                 for j in range(k):
-                    pv[ply, j + 1] = pv[ply + 1, j]
+                    ws[row + 1 + j] = ws[row + MAXPLY + 1 + j]
                 pvl[ply] = k + 1
                 if alpha >= beta:
                     if not is_tactical and not qnode:
-                        if kil[ply, 0] != m:
-                            kil[ply, 1] = kil[ply, 0]
-                            kil[ply, 0] = m
+                        if ws[kil] != m:
+                            ws[kil + 1] = ws[kil]
+                            ws[kil] = m
                         h = hh[piece * 64 + to] + depth * depth
                         hh[piece * 64 + to] = h
                         if h > (1 << 26):
@@ -289,7 +305,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
         stored += ply
     elif stored < -MATE_BOUND:
         stored -= ply
-    ttk[slot] = key
-    ttv[slot] = tt_pack(best_move if bound != BOUND_UPPER else tt_move, stored, depth, bound)
+    tt[slot] = tkey
+    tt[slot + 1] = tt_pack(best_move if bound != BOUND_UPPER else tt_move, stored, depth, bound)
     return best
 

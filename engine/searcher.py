@@ -22,7 +22,22 @@ from engine.evaluate import eval_tables
 from engine.kernels import gen_moves, make_move, search, unmake_move
 from engine.movegen import MAXMOVES, MAXPLY
 from engine.position import Position, move_to_chess, tables
-from engine.search import CAN_STOP, INF, MATE, MATE_BOUND, NODE_LIMIT, NODES, SELDEPTH, STOP
+from engine.search import (
+    CAN_STOP,
+    INF,
+    MATE,
+    MATE_BOUND,
+    NODE_LIMIT,
+    NODES,
+    SELDEPTH,
+    STOP,
+    W_CTL,
+    W_HISTORY,
+    W_KILLERS,
+    W_PV,
+    W_PVL,
+    W_SIZE,
+)
 
 log = logging.getLogger(__name__)
 
@@ -104,13 +119,13 @@ class Searcher:
     def __init__(self, *, hash_mb: int = 16, seed: int | None = None) -> None:
         self.tb = tables()
         self.ev = eval_tables()
-        self.mv = np.zeros((MAXPLY + 1, MAXMOVES), dtype=np.int64)
-        self.sc = np.zeros((MAXPLY + 1, MAXMOVES), dtype=np.int64)
-        self.pv = np.zeros((MAXPLY + 1, MAXPLY + 1), dtype=np.int64)
-        self.pvl = np.zeros(MAXPLY + 1, dtype=np.int64)
-        self.kil = np.zeros((MAXPLY + 1, 2), dtype=np.int64)
-        self.hh = np.zeros(12 * 64, dtype=np.int64)
-        self.ctl = np.zeros(8, dtype=np.int64)
+        # the kernel's scratch space; the attributes below are views into it
+        self.ws = np.zeros(W_SIZE, dtype=np.int64)
+        self.pv = self.ws[W_PV:W_PVL].reshape(MAXPLY + 1, MAXPLY + 1)
+        self.pvl = self.ws[W_PVL:W_KILLERS]
+        self.kil = self.ws[W_KILLERS:W_HISTORY]
+        self.hh = self.ws[W_HISTORY:W_CTL]
+        self.ctl = self.ws[W_CTL:W_SIZE]
         self.rng = random.Random(seed)
         self._halted = False  # stop() or the move timer, as opposed to a node cap
         self.move_overhead_ms = MOVE_OVERHEAD_MS  # time kept back per move for the GUI and pipes
@@ -119,13 +134,11 @@ class Searcher:
     def set_hash(self, hash_mb: int) -> None:
         entries = max(1, hash_mb) * 1024 * 1024 // 16
         size = 1 << (entries.bit_length() - 1)
-        self.ttk = np.zeros(size, dtype=np.uint64)
-        self.ttv = np.zeros(size, dtype=np.int64)
+        self.tt = np.zeros(2 * size, dtype=np.int64)  # key and data of an entry side by side
 
     def clear(self) -> None:
         # fresh zeroed arrays rather than writing zeros: untouched pages cost no memory
-        self.ttk = np.zeros(self.ttk.shape[0], dtype=np.uint64)
-        self.ttv = np.zeros(self.ttv.shape[0], dtype=np.int64)
+        self.tt = np.zeros(self.tt.shape[0], dtype=np.int64)
         self.hh[:] = 0
         self.kil[:] = 0
 
@@ -136,8 +149,7 @@ class Searcher:
 
     def _call(self, pos: Position, depth: int, alpha: int, beta: int, ply: int = 0) -> int:
         return int(
-            search(self.tb, self.ev, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, self.ttk, self.ttv,
-                   self.mv, self.sc, self.pv, self.pvl, self.kil, self.hh, self.ctl,
+            search(self.tb, self.ev, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, self.tt, self.ws,
                    depth, alpha, beta, ply, True)
         )
 
