@@ -145,6 +145,28 @@ def _beside(b: np.uint64) -> np.uint64:
 
 
 @kernel()
+def pawn_structure(pawns: np.uint64, enemy_pawns: np.uint64, c: int) -> tuple[int, int]:
+    """(mg, eg) of colour ``c``'s isolated, doubled and passed pawns.
+
+    Set-wise: the same sums as a loop over pawns and files, without the loops.
+    """
+    files = _files(pawns)
+    isolated = popcount(pawns & ((files & ~((files << U1) | (files >> U1))) * FILE_A))
+    doubled = popcount(pawns) - popcount(files)  # sum over files of (pawns on it - 1)
+    mg = -ISOLATED[0] * isolated - DOUBLED[0] * doubled
+    eg = -ISOLATED[1] * isolated - DOUBLED[1] * doubled
+    # passed: no enemy pawn ahead on this or an adjacent file, no own pawn ahead on this file
+    passed = pawns & ~_behind(pawns, c) & ~_beside(_behind(enemy_pawns, c))
+    while passed != U0:
+        s = lsb(passed)
+        passed &= passed - U1
+        rr = s // 8 if c == 0 else 7 - s // 8
+        mg += PASSED_MG[rr]
+        eg += PASSED_EG[rr]
+    return mg, eg
+
+
+@kernel()
 def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, c: int,
                 occ: np.uint64, their_pawn_att: np.uint64, own_ksq: int,
                 their_ksq: int) -> tuple[int, int, int, int, int]:
@@ -202,23 +224,9 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
         pc = mb[s]
         mg += ev[PST_MG + pc * 64 + s]
         eg += ev[PST_EG + pc * 64 + s]
-    # pawn structure set-wise: same sums as a loop over pawns and files, without the loops
-    files = _files(pawns)
-    isolated = popcount(pawns & ((files & ~((files << U1) | (files >> U1))) * FILE_A))
-    mg -= ISOLATED[0] * isolated
-    eg -= ISOLATED[1] * isolated
-    doubled = popcount(pawns) - popcount(files)  # sum over files of (pawns on it - 1)
-    mg -= DOUBLED[0] * doubled
-    eg -= DOUBLED[1] * doubled
-    enemy_pawns = bb[PAWN] & bb[6 + them]
-    # passed: no enemy pawn ahead on this or an adjacent file, no own pawn ahead on this file
-    passed = pawns & ~_behind(pawns, c) & ~_beside(_behind(enemy_pawns, c))
-    while passed != U0:
-        s = lsb(passed)
-        passed &= passed - U1
-        rr = s // 8 if c == 0 else 7 - s // 8
-        mg += PASSED_MG[rr]
-        eg += PASSED_EG[rr]
+    smg, seg = pawn_structure(pawns, bb[PAWN] & bb[6 + them], c)
+    mg += smg
+    eg += seg
     shield = popcount(tb[SHIELD + c * 64 + own_ksq] & pawns)
     mg += SHIELD_MG * min(shield, 3)
     return mg, eg, phase, units, nattackers
