@@ -34,13 +34,16 @@ RANK_7 = np.uint64(0xFF000000000000)
 RANK_8 = np.uint64(0xFF00000000000000)
 
 
-def kernel(*, nogil: bool = False) -> Callable[[_F], _F]:
+def kernel(*, nogil: bool = False, inline: bool = False) -> Callable[[_F], _F]:
     """``njit`` as every engine kernel uses it: cached, and without numba's runtime.
 
     The runtime's atomic reference counting on every array argument cost about a fifth of
-    the search time, and kernels never allocate (docs/engine.md, Numba notes).
+    the search time, and kernels never allocate (docs/engine.md, Numba notes). ``inline``
+    pastes the kernel into its callers, for small ones called at every node.
     """
-    return njit(cache=True, nogil=nogil, _nrt=False)  # type: ignore[no-any-return]
+    return njit(  # type: ignore[no-any-return]
+        cache=True, nogil=nogil, _nrt=False, inline="always" if inline else "never"
+    )
 
 
 if TYPE_CHECKING:

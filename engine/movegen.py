@@ -246,7 +246,7 @@ def _toggle(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, pc: int, sq: int, pu
     mb[sq] = pc if put else -1
 
 
-@kernel()
+@kernel(inline=True)
 def make_move(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
               hist: np.ndarray, undo: np.ndarray, m: int) -> None:
     us = st[SIDE]
@@ -315,7 +315,7 @@ def _put(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, pc: int, sq: int, put: 
     mb[sq] = pc if put else -1
 
 
-@kernel()
+@kernel(inline=True)
 def unmake_move(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
                 hist: np.ndarray, undo: np.ndarray, m: int) -> None:
     them = st[SIDE]
