@@ -166,7 +166,7 @@ def pawn_structure(pawns: np.uint64, enemy_pawns: np.uint64, c: int) -> tuple[in
     return mg, eg
 
 
-@kernel()
+@kernel(inline=True)
 def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, c: int,
                 occ: np.uint64, their_pawn_att: np.uint64, own_ksq: int,
                 their_ksq: int) -> tuple[int, int, int, int, int]:

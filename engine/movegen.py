@@ -76,7 +76,7 @@ def attackers(tb: np.ndarray, bb: np.ndarray, sq: int, occ: np.uint64, by: int) 
     ) & occ
 
 
-@kernel()
+@kernel(inline=True)
 def in_check(tb: np.ndarray, bb: np.ndarray, st: np.ndarray) -> bool:
     us = st[SIDE]
     ksq = lsb(bb[KING_T] & bb[6 + us])
