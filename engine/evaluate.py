@@ -36,6 +36,7 @@ from engine.movegen import (
     ROOK,
     SIDE,
     bishop_att,
+    piece_type,
     rook_att,
 )
 from engine.tables import FILE, KING, KNIGHT, SHIELD, SQ
@@ -185,7 +186,7 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
         s = lsb(p)
         p &= p - U1
         pc = mb[s]
-        pt = pc % 6
+        pt = piece_type(pc)
         mg += ev[PST_MG + pc * 64 + s]
         eg += ev[PST_EG + pc * 64 + s]
         phase += PHASE_W[pt]

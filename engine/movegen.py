@@ -49,6 +49,18 @@ MAXMOVES = 256
 MAXPLY = 100
 
 
+@kernel(inline=True)
+def piece_type(pc: int) -> int:
+    """``pc % 6`` for a piece code 0..11, without the sign fix-up of Python's modulo."""
+    return pc - 6 if pc >= 6 else pc
+
+
+@kernel(inline=True)
+def piece_colour(pc: int) -> int:
+    """``pc // 6`` for a piece code 0..11."""
+    return 1 if pc >= 6 else 0
+
+
 @kernel()
 def rook_att(tb: np.ndarray, sq: int, occ: np.uint64) -> np.uint64:
     idx = ((occ & tb[R_MASK + sq]) * tb[R_MAGIC + sq]) >> tb[R_SHIFT + sq]
@@ -240,8 +252,8 @@ def gen_moves(tb: np.ndarray, bb: np.ndarray, st: np.ndarray, out: np.ndarray, q
 @kernel()
 def _toggle(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, pc: int, sq: int, put: bool) -> None:
     b = tb[SQ + sq]
-    bb[pc % 6] ^= b
-    bb[6 + pc // 6] ^= b
+    bb[piece_type(pc)] ^= b
+    bb[6 + piece_colour(pc)] ^= b
     bb[8] ^= tb[Z_PIECE + pc * 64 + sq]
     mb[sq] = pc if put else -1
 
@@ -297,7 +309,7 @@ def make_move(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
         if tb[PAWN_ATT + us * 64 + e] & bb[PAWN] & bb[6 + them]:
             st[EP] = e
             bb[8] ^= tb[Z_EP + (e & 7)]
-    if pc % 6 == PAWN or cap >= 0:
+    if piece_type(pc) == PAWN or cap >= 0:
         st[HALF] = 0
     else:
         st[HALF] += 1
@@ -310,8 +322,8 @@ def make_move(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray,
 @kernel()
 def _put(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, pc: int, sq: int, put: bool) -> None:
     b = tb[SQ + sq]
-    bb[pc % 6] ^= b
-    bb[6 + pc // 6] ^= b
+    bb[piece_type(pc)] ^= b
+    bb[6 + piece_colour(pc)] ^= b
     mb[sq] = pc if put else -1
 
 

@@ -31,6 +31,7 @@ from engine.movegen import (
     in_check,
     make_move,
     make_null,
+    piece_type,
     unmake_move,
     unmake_null,
 )
@@ -185,10 +186,10 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
         if m == tt_move:
             s = 1 << 30
         elif victim >= 0 or ((m >> 16) & 3) == F_EP or promo:
-            v = VALUE_MG[victim % 6] if victim >= 0 else (VALUE_MG[PAWN] if not promo else 0)
+            v = VALUE_MG[piece_type(victim)] if victim >= 0 else (VALUE_MG[PAWN] if not promo else 0)
             if promo:
                 v += VALUE_MG[promo]
-            s = (1 << 28) + v * 8 - mb[fr] % 6
+            s = (1 << 28) + v * 8 - piece_type(mb[fr])
         elif m == ws[kil]:
             s = (1 << 27) + 1
         elif m == ws[kil + 1]:
@@ -217,7 +218,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
         prunable = False
         if qnode and not checked:
             # delta pruning: even winning this piece cannot lift alpha
-            gain = VALUE_MG[victim % 6] if victim >= 0 else VALUE_MG[PAWN]
+            gain = VALUE_MG[piece_type(victim)] if victim >= 0 else VALUE_MG[PAWN]
             prunable = ((m >> 12) & 15) == 0 and static + gain + DELTA_MARGIN <= alpha
         elif (
             not qnode
