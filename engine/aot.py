@@ -56,10 +56,25 @@ def digest() -> str:
     return h.hexdigest()[:16]
 
 
-def directory() -> Path:
-    """Beside numba's cache when NUMBA_CACHE_DIR is set, else in the package's __pycache__."""
+def cache_root() -> Path:
+    """NUMBA_CACHE_DIR when set, else the package's __pycache__."""
     root = os.environ.get("NUMBA_CACHE_DIR")
-    return Path(root) / "boardctl-aot" if root else HERE / "__pycache__"
+    return Path(root) if root else HERE / "__pycache__"
+
+
+def directory() -> Path:
+    """Where the ahead-of-time modules live."""
+    return cache_root() / "boardctl-aot"
+
+
+def jit_cache_dir() -> Path:
+    """numba's JIT cache for exactly these kernel sources.
+
+    numba checks only a kernel's own source file, so after an edit to movegen.py a cached
+    search would still run the old move generator it inlined. Keying the whole cache on the
+    digest makes any kernel edit start a fresh one.
+    """
+    return cache_root() / f"jit-{digest()}"
 
 
 def module_name() -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.aot import load
+from engine.aot import jit_cache_dir, load
 
 AOT = load()
 
@@ -28,6 +28,8 @@ def _keep(*args: Any, **kwargs: Any) -> Any:
 
 njit: Callable[..., Any]
 if AOT is None:
-    from numba import njit
+    from numba import config, njit
+
+    config.CACHE_DIR = str(jit_cache_dir())  # type: ignore[attr-defined]  # read at each cached decoration
 else:
     njit = _keep

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import chess
@@ -153,12 +151,7 @@ def _kernels_cached() -> bool:
 
     if aot.module_path().is_file():
         return True
-    here = Path(__file__).resolve().parent
-    root = os.environ.get("NUMBA_CACHE_DIR")
-    candidates = [here / "__pycache__"]
-    if root:
-        candidates += [p for p in Path(root).glob("*") if p.is_dir()]
-    return any(next(d.glob("search.search-*.nbi"), None) is not None for d in candidates if d.is_dir())
+    return next(aot.jit_cache_dir().glob("**/search.search-*.nbi"), None) is not None
 
 
 class UciProtocol:

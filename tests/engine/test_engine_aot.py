@@ -94,3 +94,23 @@ def test_forcing_the_jit_ignores_the_build(built: Path, monkeypatch: pytest.Monk
     assert aot.load() is None
     monkeypatch.setenv(aot.FORCE_JIT, "0")
     assert aot.load() is not None
+
+
+def test_an_edit_to_any_kernel_source_starts_fresh_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # numba alone would keep running a cached search with the old, inlined move generator.
+    for name in aot.KERNEL_SOURCES:
+        (tmp_path / name).write_bytes((aot.HERE / name).read_bytes())
+    monkeypatch.setattr(aot, "HERE", tmp_path)
+    module, jit_dir = aot.module_name(), aot.jit_cache_dir()
+    with (tmp_path / "movegen.py").open("a") as f:
+        f.write("\n# an edit\n")
+    assert aot.module_name() != module
+    assert aot.jit_cache_dir() != jit_dir
+
+
+def test_the_jit_caches_under_the_digest() -> None:
+    code = "import engine.movegen, numba; print(numba.config.CACHE_DIR)"
+    env = dict(os.environ, **{aot.FORCE_JIT: "1"})
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                         check=True)
+    assert out.stdout.strip() == str(aot.jit_cache_dir())
