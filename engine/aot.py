@@ -81,19 +81,20 @@ def module_name() -> str:
     return f"kernels_{digest()}"
 
 
-def module_path() -> Path:
-    return directory() / (module_name() + importlib.machinery.EXTENSION_SUFFIXES[0])
+def module_path(name: str | None = None) -> Path:
+    """The file of module ``name`` (default: the current sources' module)."""
+    return directory() / ((name or module_name()) + importlib.machinery.EXTENSION_SUFFIXES[0])
 
 
 def load() -> ModuleType | None:
     """The compiled kernels if an up-to-date build exists (and the JIT is not forced), else None."""
     if os.environ.get(FORCE_JIT, "") not in ("", "0"):
         return None
-    path = module_path()
+    name = module_name()  # the digest reads every kernel source: once per load
+    path = module_path(name)
     if not path.is_file():
         log.info("no ahead-of-time kernels at %s: using numba's JIT", path)
         return None
-    name = module_name()
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
