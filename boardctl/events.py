@@ -38,6 +38,8 @@ class Code(StrEnum):
     TAKEBACK = "takeback"
     NEW_GAME = "new-game"
     PROMOTION = "promotion"
+    #: A capture whose victim was pushed off: the squares it may have taken on, until one is confirmed.
+    WHICH_CAPTURE = "which-capture"
     SETUP = "setup"
     BLUNDER = "blunder"
     CHECK = "check"

@@ -63,9 +63,10 @@ class Hand:
         self._pause(0.05, 0.3)
 
     def adjust(self, out: list[Event], square: chess.Square) -> None:
-        """Lift a piece well past the brush time and set it back: an adjustment by its owner."""
+        """Lift a piece past the brush time and set it back within the settle time: its owner
+        straightening it. (Kept off longer, FIDE 4.3 would make the side to move capture it.)"""
         self._lift(out, square)
-        self._in_hand()
+        self._pause(self.timing.brush + 0.02, self.timing.settle - 0.03)
         self._place(out, square)
         self._released()
 
