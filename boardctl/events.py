@@ -118,6 +118,31 @@ Event = SquareChanged | ButtonPressed | Tick | Snapshot
 
 
 @dataclass(frozen=True, slots=True)
+class GameHeader:
+    """A game log's header line: what the game started (or resumed) with, for ``boardctl replay``.
+
+    ``game`` holds ``settings`` (the session's), ``record`` (the state file's JSON at that moment)
+    and ``occupancy`` (hex, logical squares). Written by the daemon only; never an input event.
+    """
+
+    t: float
+    game: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineReplied:
+    """A game log's engine line: the engine's move as shown, and its score (its draw answers follow it)."""
+
+    t: float
+    move: chess.Move
+    score: int | None
+
+
+#: What a game's ``.jsonl`` holds: sensed events, plus the daemon's header and engine lines.
+LogEntry = Event | GameHeader | EngineReplied
+
+
+@dataclass(frozen=True, slots=True)
 class LedIntent:
     """Light ``square`` for reason ``why``; the hardware picks colour and blink pattern from ``why``."""
 
@@ -198,8 +223,12 @@ def has_time(line: str | bytes) -> bool:
     return isinstance(obj, dict) and "t" in obj
 
 
-def event_to_json(event: Event) -> dict[str, Any]:
+def event_to_json(event: LogEntry) -> dict[str, Any]:
     match event:
+        case GameHeader(t, game):
+            return {"t": round(t, 6), "header": game}
+        case EngineReplied(t, move, score):
+            return {"t": round(t, 6), "engine": move.uci(), "score": score}
         case SquareChanged(t, square, occupied):
             return {"t": round(t, 6), "square": chess.square_name(square), "occupied": occupied}
         case ButtonPressed(t, button):
@@ -211,6 +240,33 @@ def event_to_json(event: Event) -> dict[str, Any]:
     raise TypeError(event)  # pragma: no cover
 
 
-def format_event(event: Event) -> str:
+def parse_log_line(line: str | bytes, *, where: str = "") -> LogEntry:
+    """One line of a game's ``.jsonl``: an event, or a header or engine line (docs/events.md)."""
+    try:
+        obj = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise EventFormatError(f"{_where(where)}not valid JSON ({exc})") from None
+    if isinstance(obj, dict) and ("header" in obj or "engine" in obj):
+        t = obj.get("t")
+        if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+            raise EventFormatError(f"{_where(where)}'t' must be a finite number >= 0, got {t!r}")
+        if "header" in obj:
+            if set(obj) != {"t", "header"} or not isinstance(obj["header"], dict):
+                raise EventFormatError(f"{_where(where)}a header line is {{\"t\": ..., \"header\": {{...}}}}")
+            return GameHeader(float(t), obj["header"])
+        if set(obj) != {"t", "engine", "score"}:
+            raise EventFormatError(f"{_where(where)}an engine line is {{\"t\": ..., \"engine\": \"e7e5\", \"score\": 35}}")
+        score = obj["score"]
+        if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
+            raise EventFormatError(f"{_where(where)}'score' must be an integer or null, got {score!r}")
+        try:
+            move = chess.Move.from_uci(str(obj["engine"]))
+        except ValueError:
+            raise EventFormatError(f"{_where(where)}'engine' must be a move in UCI like 'e7e5', got {obj['engine']!r}") from None
+        return EngineReplied(float(t), move, score)
+    return event_from_json(obj, where=where)
+
+
+def format_event(event: LogEntry) -> str:
     """One JSON line, without the newline."""
     return json.dumps(event_to_json(event), separators=(", ", ": "))

@@ -225,6 +225,11 @@ def loss_result(board: chess.Board, loser: chess.Color) -> str:
     return "0-1" if loser == chess.WHITE else "1-0"
 
 
+def _no_moves_left(board: chess.Board) -> bool:
+    """Mate or stalemate: the game is over whoever records it (other endings come from the session)."""
+    return not any(board.generate_legal_moves())
+
+
 def _captures(board: chess.Board, move: chess.Move, square: chess.Square) -> bool:
     """Whether ``move`` takes the piece on ``square``."""
     if board.is_en_passant(move):
@@ -298,7 +303,7 @@ class Tracker:
         self._capture_at: float | None = None
         self._offer: chess.Move | None = None
         self._cleared = False
-        self._finished = self._board.is_game_over()
+        self._finished = _no_moves_left(self._board)
         if self._occ != self._board.occupied:
             self._restore = Code.MISMATCH  # resuming onto a board that does not match yet
 
@@ -889,8 +894,8 @@ class Tracker:
         out.append(MoveMade(t, move, san, ply))
         self._turn = _Turn()
         self._reset_window()
-        if board.is_game_over():
-            self._finished = True  # mate, stalemate, dead position: what follows is clearing up
+        if _no_moves_left(board):
+            self._finished = True  # mate or stalemate: what follows is clearing up
         # Pieces that moved after the move completed (e.g. the opponent already lifting) stay in play.
         self._settled_done = self._occ == board.occupied
 
@@ -999,6 +1004,8 @@ class Tracker:
         extra = occ & ~board.occupied
         own_missing = missing & own
         if any(self._last_event(sq) is None for sq in chess.SquareSet(occ ^ board.occupied)):
+            if self._restore not in (None, Code.MISMATCH):
+                return  # already guiding a set-up or a restore
             # Changed without events (a resync): only the player can say what happened.
             self._mismatch_at = t + self._timing.mismatch_delay
             self._mismatch_shown = False
@@ -1080,7 +1087,7 @@ class Tracker:
         self.illegal_counts = {chess.WHITE: 0, chess.BLACK: 0}
         self._turn = _Turn()
         self._promotion = None
-        self._finished = self._board.is_game_over()
+        self._finished = _no_moves_left(self._board)
         self._cleared = False
         self._reset_window()
         self._settled_done = self._occ == self._board.occupied
