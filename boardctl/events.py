@@ -114,15 +114,12 @@ class Snapshot:
     occupancy: int
 
 
-Event = SquareChanged | ButtonPressed | Tick | Snapshot
-
-
 @dataclass(frozen=True, slots=True)
 class GameHeader:
     """A game log's header line: what the game started (or resumed) with, for ``boardctl replay``.
 
     ``game`` holds ``settings`` (the session's), ``record`` (the state file's JSON at that moment)
-    and ``occupancy`` (hex, logical squares). Written by the daemon only; never an input event.
+    and ``occupancy`` (hex, logical squares). Written by the daemon into game logs; elsewhere it senses nothing and is ignored.
     """
 
     t: float
@@ -138,8 +135,10 @@ class EngineReplied:
     score: int | None
 
 
-#: What a game's ``.jsonl`` holds: sensed events, plus the daemon's header and engine lines.
-LogEntry = Event | GameHeader | EngineReplied
+#: ``GameHeader`` and ``EngineReplied`` are not sensed: they appear only in the daemon's game logs.
+Event = SquareChanged | ButtonPressed | Tick | Snapshot | GameHeader | EngineReplied
+
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +160,7 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
     """Build an event from a decoded JSON object; ``t`` stamps lines that carry none."""
     if not isinstance(obj, dict):
         raise EventFormatError(f"{_where(where)}expected a JSON object, got {type(obj).__name__}")
-    unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot"}
+    unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot", "header", "engine", "score"}
     if unknown:
         raise EventFormatError(f"{_where(where)}unknown key(s) {', '.join(sorted(unknown))}")
     if "t" in obj:
@@ -173,7 +172,7 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
         t = float(raw_t)
     elif t is None:
         raise EventFormatError(f"{_where(where)}missing 't'")
-    kinds = [k for k in ("square", "button", "snapshot") if k in obj]
+    kinds = [k for k in ("square", "button", "snapshot", "header", "engine") if k in obj]
     if len(kinds) > 1:
         raise EventFormatError(f"{_where(where)}one event per line, got {' and '.join(kinds)}")
     if "square" in obj:
@@ -193,6 +192,21 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
         except ValueError:
             names = ", ".join(b.value for b in Button)
             raise EventFormatError(f"{_where(where)}unknown button {name!r} (one of {names})") from None
+    if "score" in obj and "engine" not in obj:
+        raise EventFormatError(f"{_where(where)}'score' without 'engine'")
+    if "header" in obj:
+        if not isinstance(obj["header"], dict):
+            raise EventFormatError(f"{_where(where)}'header' must be an object, got {obj['header']!r}")
+        return GameHeader(t, obj["header"])
+    if "engine" in obj:
+        score = obj.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
+            raise EventFormatError(f"{_where(where)}'score' must be an integer or null, got {score!r}")
+        try:
+            move = chess.Move.from_uci(str(obj["engine"]))
+        except ValueError:
+            raise EventFormatError(f"{_where(where)}'engine' must be a move in UCI like 'e7e5', got {obj['engine']!r}") from None
+        return EngineReplied(t, move, score)
     if "snapshot" in obj:
         raw = obj["snapshot"]
         try:
@@ -223,7 +237,7 @@ def has_time(line: str | bytes) -> bool:
     return isinstance(obj, dict) and "t" in obj
 
 
-def event_to_json(event: LogEntry) -> dict[str, Any]:
+def event_to_json(event: Event) -> dict[str, Any]:
     match event:
         case GameHeader(t, game):
             return {"t": round(t, 6), "header": game}
@@ -240,33 +254,6 @@ def event_to_json(event: LogEntry) -> dict[str, Any]:
     raise TypeError(event)  # pragma: no cover
 
 
-def parse_log_line(line: str | bytes, *, where: str = "") -> LogEntry:
-    """One line of a game's ``.jsonl``: an event, or a header or engine line (docs/events.md)."""
-    try:
-        obj = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise EventFormatError(f"{_where(where)}not valid JSON ({exc})") from None
-    if isinstance(obj, dict) and ("header" in obj or "engine" in obj):
-        t = obj.get("t")
-        if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
-            raise EventFormatError(f"{_where(where)}'t' must be a finite number >= 0, got {t!r}")
-        if "header" in obj:
-            if set(obj) != {"t", "header"} or not isinstance(obj["header"], dict):
-                raise EventFormatError(f"{_where(where)}a header line is {{\"t\": ..., \"header\": {{...}}}}")
-            return GameHeader(float(t), obj["header"])
-        if set(obj) != {"t", "engine", "score"}:
-            raise EventFormatError(f"{_where(where)}an engine line is {{\"t\": ..., \"engine\": \"e7e5\", \"score\": 35}}")
-        score = obj["score"]
-        if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
-            raise EventFormatError(f"{_where(where)}'score' must be an integer or null, got {score!r}")
-        try:
-            move = chess.Move.from_uci(str(obj["engine"]))
-        except ValueError:
-            raise EventFormatError(f"{_where(where)}'engine' must be a move in UCI like 'e7e5', got {obj['engine']!r}") from None
-        return EngineReplied(float(t), move, score)
-    return event_from_json(obj, where=where)
-
-
-def format_event(event: LogEntry) -> str:
+def format_event(event: Event) -> str:
     """One JSON line, without the newline."""
     return json.dumps(event_to_json(event), separators=(", ", ": "))

@@ -23,7 +23,7 @@ import chess.pgn
 
 from boardctl.engine_client import Reply
 from boardctl.errors import EventFormatError, GameFileError
-from boardctl.events import Code, EngineReplied, GameHeader, LogEntry, parse_log_line
+from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event
 from boardctl.positions import board_from_fen
 from boardctl.session import HEADER_VERSION, Session, Settings
 from boardctl.storage import GameRecord
@@ -76,15 +76,15 @@ class ReplayWarning:
         return f"warning: {self.code} {self.ply} {self.detail}"
 
 
-def read_events(lines: Iterable[str], *, name: str = "-") -> list[LogEntry]:
+def read_events(lines: Iterable[str], *, name: str = "-") -> list[Event]:
     """Parse every line (blank lines skipped); an error names the file and line number."""
-    entries: list[LogEntry] = []
+    entries: list[Event] = []
     last_t = 0.0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{name}:{number}"
-        entry = parse_log_line(line, where=where)
+        entry = parse_event(line, where=where)
         if entry.t < last_t:
             raise EventFormatError(f"{where}: 't' went backwards ({entry.t} after {last_t})")
         if isinstance(entry, GameHeader):
@@ -160,7 +160,7 @@ class _Replay:
         session.engine_replied(request, Reply(line.move, line.score), line.t)
         self._game()
 
-    def feed(self, entry: LogEntry) -> None:
+    def feed(self, entry: Event) -> None:
         if isinstance(entry, GameHeader):
             self.header(entry)
         elif isinstance(entry, EngineReplied):
@@ -179,7 +179,7 @@ class _Replay:
 
 
 def replay(
-    events: Iterable[LogEntry],
+    events: Iterable[Event],
     *,
     policy: Policy = Policy.FIDE,
     board: chess.Board | None = None,

@@ -29,7 +29,6 @@ from boardctl.events import (
     Event,
     GameHeader,
     LedIntent,
-    LogEntry,
     Snapshot,
     SquareChanged,
     Tick,
@@ -141,7 +140,7 @@ class Session:
         self._request: EngineRequest | None = None
         self._engine_score: int | None = None  # engine's view (its own side) at its last move
         self._sounds: list[Code] = []
-        self._log: list[tuple[str, LogEntry]] = []
+        self._log: list[tuple[str, Event]] = []
         self._header: dict[str, Any] | None = self._header_now()  # logged once time starts
         self._dirty = True
         self._need_snapshot_log = self.resumed
@@ -225,7 +224,7 @@ class Session:
             self._log.append((self.record.id, GameHeader(t, self._header)))
             self._header = None
 
-    def _log_entry(self, entry: LogEntry) -> None:
+    def _log_entry(self, entry: Event) -> None:
         self._log_header(entry.t)
         self._log.append((self.record.id, entry))
 
@@ -264,7 +263,9 @@ class Session:
     # -- input ------------------------------------------------------------------------------------
 
     def feed(self, event: Event) -> None:
-        """One sensed event (physical squares)."""
+        """One sensed event (physical squares). Game-log lines (header, engine) sense nothing: ignored."""
+        if isinstance(event, GameHeader | EngineReplied):
+            return
         if event.t < self.t:
             # Stamped before a timer tick that ran first (events queue up between threads).
             event = replace(event, t=self.t)
@@ -670,7 +671,7 @@ class Session:
         sounds, self._sounds = self._sounds, []
         return sounds
 
-    def take_log(self) -> list[tuple[str, LogEntry]]:
+    def take_log(self) -> list[tuple[str, Event]]:
         """Log entries since the last call, each with the id of the game whose ``.jsonl`` it belongs to."""
         entries, self._log = self._log, []
         return entries

@@ -28,7 +28,7 @@ import chess.pgn
 from boardctl import openings
 from boardctl.clock import TimeControl
 from boardctl.errors import GameFileError
-from boardctl.events import LogEntry, format_event
+from boardctl.events import Event, format_event
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ class EventLog:
                     last = max(last, float(json.loads(line)["t"]))
         return last
 
-    def append(self, event: LogEntry) -> None:
+    def append(self, event: Event) -> None:
         if self._offset is None:
             self._offset = max(0.0, self._last - event.t)
         shifted = replace(event, t=event.t + self._offset)

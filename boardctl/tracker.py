@@ -369,9 +369,7 @@ class Tracker:
             self._on_button(event, out)
         elif isinstance(event, Snapshot):
             self._on_snapshot(event, out)
-        else:
-            assert isinstance(event, Tick)
-        return Step(tuple(out), self._leds())
+        return Step(tuple(out), self._leds())  # a tick, or a game-log line: time passes
 
     def tick(self, t: float) -> Step:
         return self.feed(Tick(t))
@@ -479,7 +477,7 @@ class Tracker:
                 break
         self._log.append(_Change(ev.t, ev.square, ev.occupied))
         if self._promotion is None and not self._finished:
-            self._reply_started(ev.t, out)
+            self._reply_started(ev.t, out, hidden=False)
 
     def _on_button(self, ev: ButtonPressed, out: list[Output]) -> None:
         button = ev.button
@@ -601,33 +599,42 @@ class Tracker:
 
     # -- the reply starting ----------------------------------------------------------------
 
-    def _reply_started(self, t: float, out: list[Output]) -> bool:
+    def _reply_started(self, t: float, out: list[Output], *, hidden: bool = True) -> bool:
         """The other side lifted a piece (or the mover set down with those lifts already made):
-        complete the move they prove released, and keep the lifts for the reply."""
+        complete the move they prove released, and keep the lifts for the reply. ``hidden``: also
+        a capture that pushed its victim off (only once settled: the mover's piece may still be
+        in the hand, about to touch down)."""
         board = self._board
         if self._turn.which or self._refused is not None:
             return False
-        aside = self._set_aside(self._occ)
-        if not aside:
+        occ = self._occ
+        eligible = self._set_aside(occ)
+        if not eligible:
             return False
-        full = self._occ | aside
         mover_lift = self._mover_lift_t()
-        for move in self._explained(full):
+        own_lifted = board.occupied_co[board.turn] & ~occ
+        for move, after in self._legal_after(own_lifted, occ | eligible | board.castling_rights):
+            aside = after & ~occ  # what the move leaves standing that is off now: the reply's lifts
+            if occ & ~after or not aside or aside & ~eligible or not self._is_consistent(move, after):
+                continue
             placed = self._last_event(_king_target(board, move))
             assert placed is not None
             # Lifted after the mover's lift, or at most ``settle`` before the piece touched down.
             if all(self._lift_t(sq) > min(mover_lift, placed.t - self._timing.settle) for sq in chess.SquareSet(aside)):
+                self._update_touch(t, exclude=aside)
                 return self._complete_with_reply(t, move, aside, out)
-        hidden = self._hidden_from(full)
-        if hidden is not None:
-            lift = self._first_lift(hidden)
-            targets = self._capture_targets(hidden)
+        full = occ | eligible
+        square = self._hidden_from(full) if hidden else None
+        if square is not None:
+            lift = self._first_lift(square)
+            targets = self._capture_targets(square)
             assert lift is not None
-            lifts = [self._lift_t(sq) for sq in chess.SquareSet(aside)]
-            if targets and min(lifts) > lift.t and aside & ~targets:
-                capture = self._resolve_hidden(t, hidden, targets, out)
+            lifts = [self._lift_t(sq) for sq in chess.SquareSet(eligible)]
+            if targets and min(lifts) > lift.t and eligible & ~targets:
+                self._update_touch(t, exclude=eligible)
+                capture = self._resolve_hidden(t, square, targets, out)
                 if capture is not None:
-                    return self._complete_with_reply(t, capture, aside, out)
+                    return self._complete_with_reply(t, capture, eligible, out)
         return False
 
     def _mover_lift_t(self) -> float:
@@ -714,8 +721,9 @@ class Tracker:
 
     # -- judgement -------------------------------------------------------------------------
 
-    def _update_touch(self, t: float) -> None:
-        """The first piece of each colour touched deliberately, as FIDE 4.3 counts them."""
+    def _update_touch(self, t: float, *, exclude: int = 0) -> None:
+        """The first piece of each colour touched deliberately, as FIDE 4.3 counts them
+        (``exclude``: the other side's lifts that belong to the reply)."""
         turn = self._turn
         if self._policy is not Policy.FIDE or turn.expected is not None or turn.adjusting:
             return  # casual, the engine's move, or "j'adoube" announced
@@ -735,7 +743,7 @@ class Tracker:
             if own & bit:
                 if touched is None and self._has_legal_move_from(change.square):
                     touched, touched_t = change.square, change.t
-            elif theirs & bit and victim is None:
+            elif theirs & bit & ~exclude and victim is None:
                 back = next((c.t for c in self._log[index + 1:] if c.square == change.square), t)
                 if back - change.t >= self._timing.settle and any(
                     _captures(board, m, change.square) for m in board.generate_legal_captures(chess.BB_ALL, chess.BB_ALL)
