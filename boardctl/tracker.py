@@ -559,8 +559,9 @@ class Tracker:
                 return change
         return None
 
-    def _is_consistent(self, move: chess.Move, occ: int) -> bool:
-        """The log tells the story of ``move``: its piece lifted, its target filled afterwards."""
+    def _is_consistent(self, move: chess.Move, occ: int, *, placed: _Change | None = None) -> bool:
+        """The log tells the story of ``move``: its piece lifted, its target filled afterwards
+        (``placed``: the target's filling, when it has been lifted again since)."""
         board = self._board
         lift = self._first_lift(move.from_square)
         if lift is None:
@@ -568,7 +569,7 @@ class Tracker:
         for square in chess.SquareSet(occ ^ board.occupied):
             if self._last_event(square) is None:
                 return False
-        last = self._last_event(_king_target(board, move))
+        last = placed or self._last_event(_king_target(board, move))
         # A capture's square, like any target, must be filled after the mover was lifted: a square
         # emptied and refilled before that (a phantom capture) does not qualify.
         return last is not None and last.occupied and last.t >= lift.t
@@ -597,6 +598,24 @@ class Tracker:
                 aside |= chess.BB_SQUARES[square]
         return aside
 
+    def _retaken(self, occ: int) -> dict[chess.Square, _Change]:
+        """Squares set down on after the mover's lift and lifted again, empty now: the piece
+        just moved, being taken by the reply. Each with its placement."""
+        own = self._board.occupied_co[self._board.turn]
+        first_own = next((c.t for c in self._log if not c.occupied and own & chess.BB_SQUARES[c.square]), None)
+        found: dict[chess.Square, _Change] = {}
+        if first_own is None:
+            return found
+        for i in range(len(self._log) - 1, 0, -1):
+            change = self._log[i]
+            bit = chess.BB_SQUARES[change.square]
+            if change.occupied or occ & bit or change.square in found or self._last_event(change.square) is not change:
+                continue
+            before = next((c for c in reversed(self._log[:i]) if c.square == change.square), None)
+            if before is not None and before.occupied and before.t >= first_own:
+                found[change.square] = before
+        return found
+
     # -- the reply starting ----------------------------------------------------------------
 
     def _reply_started(self, t: float, out: list[Output], *, hidden: bool = True) -> bool:
@@ -613,11 +632,16 @@ class Tracker:
             return False
         mover_lift = self._mover_lift_t()
         own_lifted = board.occupied_co[board.turn] & ~occ
-        for move, after in self._legal_after(own_lifted, occ | eligible | board.castling_rights):
+        retaken = self._retaken(occ)
+        also = sum(chess.BB_SQUARES[sq] for sq in retaken)
+        for move, after in self._legal_after(own_lifted, occ | eligible | also | board.castling_rights):
             aside = after & ~occ  # what the move leaves standing that is off now: the reply's lifts
-            if occ & ~after or not aside or aside & ~eligible or not self._is_consistent(move, after):
+            target = _king_target(board, move)
+            if occ & ~after or not aside & eligible or aside & ~(eligible | also) or aside & also & ~chess.BB_SQUARES[target]:
                 continue
-            placed = self._last_event(_king_target(board, move))
+            placed = retaken.get(target) or self._last_event(target)
+            if not self._is_consistent(move, after, placed=placed):
+                continue
             assert placed is not None
             # Lifted after the mover's lift, or at most ``settle`` before the piece touched down.
             if all(self._lift_t(sq) > min(mover_lift, placed.t - self._timing.settle) for sq in chess.SquareSet(aside)):
@@ -710,7 +734,7 @@ class Tracker:
     def _which_confirmed(self) -> chess.Move | None:
         """The capturer lifted from one candidate square and put back: that capture."""
         turn = self._turn
-        if turn.which_from is None or self._hidden_from() != turn.which_from:
+        if turn.which_from is None or self._hidden_from(self._occ | self._set_aside(self._occ)) != turn.which_from:
             return None
         for square in turn.which:
             last = self._last_event(square)
@@ -774,7 +798,11 @@ class Tracker:
             return
         confirmed = self._which_confirmed()
         if confirmed is not None:
-            self._judge_move(t, confirmed, out, final=True)
+            aside = board.occupied & ~occ & ~chess.BB_SQUARES[confirmed.from_square]
+            if aside:
+                self._complete_with_reply(t, confirmed, aside, out)  # the opponent already lifting
+            else:
+                self._judge_move(t, confirmed, out, final=True)
             return
         candidates = self._explained(occ)
         if candidates:
