@@ -628,25 +628,32 @@ class Tracker:
             return False
         occ = self._occ
         eligible = self._set_aside(occ)
-        if not eligible:
+        own_lifted = board.occupied_co[board.turn] & ~occ
+        if not eligible and (not hidden or chess.popcount(own_lifted) < 2):
             return False
         mover_lift = self._mover_lift_t()
-        own_lifted = board.occupied_co[board.turn] & ~occ
         retaken = self._retaken(occ)
         also = sum(chess.BB_SQUARES[sq] for sq in retaken)
-        for move, after in self._legal_after(own_lifted, occ | eligible | also | board.castling_rights):
+        for move, after in self._legal_after(own_lifted, occ | eligible | also | own_lifted | board.castling_rights):
             aside = after & ~occ  # what the move leaves standing that is off now: the reply's lifts
             target = _king_target(board, move)
-            if occ & ~after or not aside & eligible or aside & ~(eligible | also) or aside & also & ~chess.BB_SQUARES[target]:
+            if occ & ~after or not aside or aside & also & ~chess.BB_SQUARES[target]:
                 continue
+            if not hidden and not aside & eligible:
+                continue  # before it settles, only the other side's lift proves the mover let go
             placed = retaken.get(target) or self._last_event(target)
-            if not self._is_consistent(move, after, placed=placed):
+            if placed is None or not self._is_consistent(move, after, placed=placed):
                 continue
-            assert placed is not None
-            # Lifted after the mover's lift, or at most ``settle`` before the piece touched down.
-            if all(self._lift_t(sq) > min(mover_lift, placed.t - self._timing.settle) for sq in chess.SquareSet(aside)):
+            theirs, own = aside & eligible, aside & ~eligible & ~also
+            # Theirs lifted after the mover's lift, or at most ``settle`` before the piece touched down;
+            # the mover's own pieces lifted after it touched down, as the reply's victims.
+            if all(self._lift_t(sq) > min(mover_lift, placed.t - self._timing.settle) for sq in chess.SquareSet(theirs)) and (
+                not own or self._reply_victims(move, own, placed.t)
+            ):
                 self._update_touch(t, exclude=aside)
                 return self._complete_with_reply(t, move, aside, out)
+        if not eligible:
+            return False
         full = occ | eligible
         square = self._hidden_from(full) if hidden else None
         if square is not None:
@@ -660,6 +667,18 @@ class Tracker:
                 if capture is not None:
                     return self._complete_with_reply(t, capture, eligible, out)
         return False
+
+    def _reply_victims(self, move: chess.Move, squares: int, placed_t: float) -> bool:
+        """The mover's pieces on ``squares`` were lifted after ``move`` touched down, and the
+        reply could capture each: the opponent taking them, not the mover touching another piece."""
+        board = self._board
+        if any(self._lift_t(sq) < placed_t or self._first_lift(sq) is not self._last_event(sq) for sq in chess.SquareSet(squares)):
+            return False
+        board.push(move)
+        try:
+            return all(any(board.generate_legal_captures(chess.BB_ALL, chess.BB_SQUARES[sq])) for sq in chess.SquareSet(squares))
+        finally:
+            board.pop()
 
     def _mover_lift_t(self) -> float:
         own = self._board.occupied_co[self._board.turn]
@@ -785,10 +804,8 @@ class Tracker:
             elif occ == START_OCCUPANCY and (board.move_stack or self._cleared or board.fen() != chess.STARTING_FEN):
                 self._start_game(t, chess.Board(), out)
             return  # clearing up after the result
-        if self._promotion is None and self._refused is None and not self._turn.which:
-            aside = self._set_aside(occ)
-            if aside and self._reply_started(t, out):
-                return
+        if self._promotion is None and occ != board.occupied and self._reply_started(t, out):
+            return
         self._update_touch(t)
         if occ == board.occupied:
             if self._promotion is None:
