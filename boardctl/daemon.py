@@ -440,6 +440,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
     from boardctl.hw.sim import occupancy_for_setup
 
     cfg = config_from_args(args)
+    if args.fen:
+        board_from_fen(args.fen, where="--fen")  # refused before anything starts
     if args.stdio and cfg.board_backend != "sim":
         raise ConfigError("--stdio: only with the sim board (--board sim)")
     store = GameStore(cfg.games_dir)
