@@ -505,7 +505,11 @@ class WebServer:
         folder = self._games_path()
         if folder is None or not folder.is_dir():
             return web.json_response({"games": []})
-        games = await asyncio.to_thread(list_games, folder)
+        try:
+            games = await asyncio.to_thread(list_games, folder)
+        except (OSError, ValueError) as exc:  # never a 500 for a folder that changed while listed
+            log.warning("cannot list the games in %s: %s", folder, exc)
+            games = []
         return web.json_response({"games": games})
 
     async def _game_file(self, request: web.Request) -> web.StreamResponse:
@@ -513,8 +517,11 @@ class WebServer:
         folder = self._games_path()
         if not _GAME_NAME_RE.match(name) or folder is None:
             return _error(404, f"no game {name!r}")
-        path = (folder / name).resolve()
-        if path.parent != folder.resolve() or not path.is_file():
+        try:
+            path = (folder / name).resolve(strict=True)
+            if path.parent != folder.resolve() or not path.is_file():
+                return _error(404, f"no game {name!r}")
+        except (OSError, RuntimeError):  # missing, dangling, a symlink loop
             return _error(404, f"no game {name!r}")
         return web.FileResponse(
             path,
@@ -601,16 +608,35 @@ def _opening_name(board: chess.Board) -> str | None:
 
 
 def list_games(folder: Path) -> list[dict[str, Any]]:
-    """The saved games' headers, newest first (the daemon writes one ``.pgn`` per game)."""
-    games: list[dict[str, Any]] = []
-    for path in sorted(folder.glob("*.pgn"), key=lambda p: p.stat().st_mtime, reverse=True):
+    """The saved games' headers, newest first (the daemon writes one ``.pgn`` per game).
+
+    The folder changes under our feet (a save renames files in, a user deletes one): an entry
+    that vanishes, a dangling symlink, a directory or a link out of the folder is skipped.
+    """
+    found: list[tuple[float, Path]] = []
+    try:
+        entries = list(folder.glob("*.pgn"))
+    except OSError as exc:
+        log.warning("cannot list %s: %s", folder, exc)
+        return []
+    real_folder = folder.resolve()
+    for path in entries:
         if not _GAME_NAME_RE.match(path.name):
             continue
+        try:
+            info = path.stat()
+            if path.resolve(strict=True).parent != real_folder or not path.is_file():
+                continue
+        except (OSError, RuntimeError):  # vanished, dangling, a symlink loop
+            continue
+        found.append((info.st_mtime, path))
+    games: list[dict[str, Any]] = []
+    for mtime, path in sorted(found, key=lambda item: item[0], reverse=True):
         try:
             with path.open(encoding="utf-8", errors="replace") as fh:
                 headers = chess.pgn.read_headers(fh)
         except OSError as exc:
-            log.warning("cannot read %s: %s", path, exc)
+            log.info("cannot read %s: %s", path, exc)
             continue
         if headers is None:
             continue
@@ -622,7 +648,7 @@ def list_games(folder: Path) -> list[dict[str, Any]]:
                 "black": headers.get("Black", "?"),
                 "result": headers.get("Result", "*"),
                 "opening": headers.get("Opening", ""),
-                "modified": path.stat().st_mtime,
+                "modified": mtime,
             }
         )
     return games
