@@ -17,7 +17,7 @@ import chess
 import chess.pgn
 
 from boardctl.errors import EventFormatError
-from boardctl.events import Code, Event, Tick, parse_event
+from boardctl.events import Code, Event, Tick, parse_event, whole_lines
 from boardctl.tracker import (
     DEFAULT_TIMING,
     Forfeit,
@@ -66,7 +66,7 @@ def read_events(lines: Iterable[str], *, name: str = "-") -> list[Event]:
     """Parse every line (blank lines skipped); an error names the file and line number."""
     events: list[Event] = []
     last_t = 0.0
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(whole_lines(lines, name=name), start=1):
         if not line.strip():
             continue
         where = f"{name}:{number}"
