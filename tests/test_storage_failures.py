@@ -26,7 +26,14 @@ import pytest
 from boardctl import storage
 from boardctl.events import SquareChanged, Tick, parse_event, whole_lines
 from boardctl.replay import read_events
-from boardctl.storage import EventLog, GameRecord, GameStore, StorageError, cut_partial_line, write_atomically
+from boardctl.storage import (
+    EventLog,
+    GameRecord,
+    GameStore,
+    StorageError,
+    cut_partial_line,
+    write_atomically,
+)
 
 FAILURES = [
     (errno.ENOSPC, "No space left on device"),
@@ -194,7 +201,7 @@ def test_check_says_what_is_wrong_with_the_folder(tmp_path: Path, monkeypatch: p
     (tmp_path / "file").write_text("x")
     with pytest.raises(StorageError, match="is a file, not a folder"):
         GameStore(tmp_path / "file").check()
-    with pytest.raises(StorageError, match="cannot create games folder .*Not a directory"):
+    with pytest.raises(StorageError, match=r"cannot create games folder .*Not a directory"):
         GameStore(tmp_path / "file" / "games").check()
     for code, why in FAILURES:
         def refuse(*args: Any, code: int = code, **kwargs: Any) -> Any:
@@ -384,7 +391,7 @@ def test_daemon_keeps_the_game_warns_and_saves_once_the_disk_works(
         for uci in moves[1:4]:
             line = _play(daemon, uci)
             assert line["warning"].startswith(f"storage: {why}"), line["warning"]
-            assert CORNERS <= {led["square"] for led in line["leds"] if led["why"] == "storage"}
+            assert {led["square"] for led in line["leds"] if led["why"] == "storage"} >= CORNERS
             assert {chess.square_name(i.square) for i in board.intents if i.why == "storage"} == CORNERS
         assert daemon.state()["moves"] == moves[:4]  # kept in memory
         assert board.tones.count("storage") == 1  # one beep when it starts, not one per move
@@ -424,7 +431,7 @@ def test_daemon_retries_on_a_timer_and_says_so_at_close_if_still_failing(
     disk = Disk(monkeypatch, games, errno.ENOSPC)
 
     async def scenario() -> None:
-        daemon, board = _make_daemon(games)
+        daemon, _board = _make_daemon(games)
         queue = daemon.subscribe()
         disk.failing = True
         _play(daemon, "d2d4")
