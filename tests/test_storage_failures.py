@@ -14,6 +14,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +24,6 @@ from typing import Any
 import chess
 import pytest
 
-from boardctl import storage
 from boardctl.events import SquareChanged, Tick, parse_event, whole_lines
 from boardctl.replay import read_events
 from boardctl.storage import (
@@ -207,7 +207,7 @@ def test_check_says_what_is_wrong_with_the_folder(tmp_path: Path, monkeypatch: p
         def refuse(*args: Any, code: int = code, **kwargs: Any) -> Any:
             raise OSError(code, os.strerror(code))
 
-        monkeypatch.setattr(storage.tempfile, "mkstemp", refuse)
+        monkeypatch.setattr(tempfile, "mkstemp", refuse)
         with pytest.raises(StorageError, match=f"is not writable: {why}"):
             GameStore(tmp_path).check()
         monkeypatch.undo()
