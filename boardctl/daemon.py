@@ -106,6 +106,7 @@ class Daemon:
         self._unsaved_events: list[tuple[str, Event]] = []
         self._unsaved_records: dict[str, GameRecord] = {}
         self.storage_error: str | None = None
+        self._storage_reason = ""
         self._storage_retry: asyncio.TimerHandle | None = None
         self._state: dict[str, Any] = {}
         self._last_compared: dict[str, Any] = {}
@@ -291,7 +292,9 @@ class Daemon:
 
     def storage_failed(self, exc: OSError) -> None:
         """Keep the game in memory, warn once per distinct cause (LEDs, buzzer, state line, log), retry."""
-        message = f"{exc.strerror or exc}; the game is kept in memory and saving is retried"
+        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+        self._storage_reason = reason
+        message = f"cannot save in {self.store.root} ({reason}); the game is kept in memory and saving is retried"
         if message != self.storage_error:
             log.error("cannot save the game: %s (moves so far: %s)", exc, " ".join(self.session.record.moves) or "none")
             if self.storage_error is None and self.board is not None:
@@ -408,7 +411,7 @@ class Daemon:
         if not saved:
             log.error(
                 "the game could NOT be saved in %s (%s); here it is, to keep by hand:\n%s",
-                self.store.root, self.storage_error, self.session.record.pgn_text(),
+                self.store.root, self._storage_reason, self.session.record.pgn_text(),
             )
         if self._log is not None:
             self._log.close()
@@ -416,7 +419,7 @@ class Daemon:
             await self.engine.close()
         if not saved:
             raise StorageError(
-                f"the game could not be saved in {self.store.root} ({self.storage_error}); its PGN is printed above"
+                f"the game could not be saved in {self.store.root} ({self._storage_reason}); its PGN is printed above"
             )
 
 

@@ -151,6 +151,8 @@ class StorageError(GameFileError):
     def __init__(self, message: str, *, cause: OSError | None = None) -> None:
         super().__init__(cause.errno if cause is not None else errno.EIO, message)
         self.message = message
+        #: The cause in a few words ("No space left on device"), for a short warning.
+        self.reason = _reason(cause) if cause is not None else message
 
     def __str__(self) -> str:
         return self.message
@@ -244,15 +246,18 @@ class EventLog:
         if self._offset is None:
             self._offset = max(0.0, self._last - events[0].t)
         data = "".join(format_event(replace(e, t=e.t + self._offset)) + "\n" for e in events).encode("utf-8")
-        fd = self._open()
-        size = os.fstat(fd).st_size
+        try:
+            fd = self._open()
+            size = os.fstat(fd).st_size
+        except OSError as exc:
+            raise StorageError(f"cannot open the event log {self.path}: {_reason(exc)}", cause=exc) from None
         try:
             _write_all(fd, data)
             os.fsync(fd)
-        except OSError:
+        except OSError as exc:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, size)
-            raise
+            raise StorageError(f"cannot write the event log {self.path}: {_reason(exc)}", cause=exc) from None
 
     def close(self) -> None:
         """Safe to call twice."""
