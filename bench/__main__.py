@@ -11,7 +11,6 @@ import pkgutil
 import sys
 from pathlib import Path
 
-
 #: Benchmarks that run only when named (``soak`` takes 10 minutes by default).
 LONG = frozenset({"soak"})
 
