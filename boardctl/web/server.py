@@ -220,6 +220,8 @@ class _PinGuard:
             self._global_failures = 0
             return
         now = self._clock()
+        if len(self._failures) > 10_000:  # many addresses (IPv6): the global back-off covers them
+            self._failures.clear()
         count = self._failures.get(remote, 0) + 1
         self._failures[remote] = count
         if now - self._last_failure > GLOBAL_QUIET_SECONDS:

@@ -15,6 +15,8 @@ from typing import Any
 import aiohttp
 import chess.pgn
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_web_server import PIN, RecordingDaemon, serve
 
 from boardctl.errors import ConfigError
@@ -506,3 +508,62 @@ def test_lan_lockout_is_per_server_not_global_state() -> None:
         with pytest.raises(PinError):
             a.check("10.0.0.1", None)
     b.check("10.0.0.1", PIN)
+
+
+# -- fuzz: the edge parsers never fail any other way ---------------------------------------------------
+
+_HOSTISH = st.text(alphabet="[]:.@/#?%abcdefhlostx0123456789-_ ", max_size=40)
+
+
+@given(_HOSTISH | st.text(max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_parse_host_never_raises_and_returns_only_clean_names(value: str) -> None:
+    parsed = parse_host(value)
+    if parsed is not None:
+        host, port = parsed
+        assert host and not set(host) & set("[]@/#?% ") and (port is None or 0 < port < 65536)
+        assert parse_host(f"[{host}]" if ":" in host else host) == (host, None)
+
+
+@given(_HOSTISH, _HOSTISH)
+@settings(max_examples=300, deadline=None)
+def test_same_origin_needs_the_exact_host(origin_host: str, host: str) -> None:
+    same = is_same_origin(f"http://{origin_host}", scheme="http", host=host)
+    if same:
+        theirs, own = parse_host(origin_host), parse_host(host)
+        assert theirs is not None and own is not None and theirs[0] == own[0]
+    assert not is_same_origin("null", scheme="http", host=host)
+
+
+_PGN_TOKENS = st.sampled_from(
+    ["1.", "2...", "e4", "e5", "Nf3", "Nc6", "Bb5", "O-O", "O-O-O", "exd5", "e8=Q", "Kxe1", "(", ")", "{", "}",
+     "{x}", "$1", "!?", "*", "1-0", "[FEN", '"8/8/8/8/8/8/8/8 w - - 0 1"]', '[White "a"]', ";", "\n", "%", "\\"]
+)
+
+
+@given(st.lists(_PGN_TOKENS, max_size=80).map(" ".join) | st.text(max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_pgn_upload_gets_a_fen_or_a_clear_error(text: str) -> None:
+    try:
+        fen = fen_from_pgn(text)
+    except WebInputError as exc:
+        assert str(exc).startswith("pgn:")
+    else:
+        assert chess.Board(fen).is_valid()
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["id", "pin", "action", "x"]), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(_JSONISH)
+@settings(max_examples=300, deadline=None)
+def test_envelopes_parse_or_fail_cleanly(obj: Any) -> None:
+    try:
+        envelope = parse_envelope(json.dumps(obj))
+    except WebInputError:
+        return
+    assert isinstance(obj, dict) and "action" in obj and envelope.action == obj["action"]
