@@ -14,7 +14,9 @@ in which case the reader stamps each line itself (``parse_event(..., t=...)``).
 from __future__ import annotations
 
 import json
+import logging
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -22,6 +24,8 @@ from typing import Any
 import chess
 
 from boardctl.errors import EventFormatError
+
+log = logging.getLogger(__name__)
 
 
 class Code(StrEnum):
@@ -47,6 +51,8 @@ class Code(StrEnum):
     DRAW_OFFER = "draw-offer"
     CLOCK = "clock"
     SELFTEST = "selftest"
+    #: Saving the game failed (full or read-only disk): the four corners, until a save succeeds.
+    STORAGE = "storage"
     #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
     WEB = "web"
     ENGINE_ERROR = "engine-error"
@@ -257,3 +263,27 @@ def event_to_json(event: Event) -> dict[str, Any]:
 def format_event(event: Event) -> str:
     """One JSON line, without the newline."""
     return json.dumps(event_to_json(event), separators=(", ", ": "))
+
+
+def whole_lines(lines: Iterable[str], *, name: str = "-") -> Iterator[str]:
+    """The lines of an event file, less a last line cut short (a crash or a full disk mid-write).
+
+    A last line without its newline that does not parse is dropped with a warning, so the file
+    reads up to it; any other bad line is left for the parser to report.
+    """
+    previous: str | None = None
+    number = 0
+    for line in lines:
+        number += 1
+        if previous is not None:
+            yield previous
+        previous = line
+    if previous is None:
+        return
+    if not previous.endswith("\n") and previous.strip():
+        try:
+            parse_event(previous)
+        except EventFormatError:
+            log.warning("%s:%d: the last line is cut short (a crash or a full disk?); read up to line %d", name, number, number - 1)
+            return
+    yield previous

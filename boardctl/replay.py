@@ -23,7 +23,7 @@ import chess.pgn
 
 from boardctl.engine_client import Reply
 from boardctl.errors import EventFormatError, GameFileError
-from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event
+from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event, whole_lines
 from boardctl.positions import board_from_fen
 from boardctl.session import HEADER_VERSION, Session, Settings
 from boardctl.storage import GameRecord
@@ -80,7 +80,7 @@ def read_events(lines: Iterable[str], *, name: str = "-") -> list[Event]:
     """Parse every line (blank lines skipped); an error names the file and line number."""
     entries: list[Event] = []
     last_t = 0.0
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(whole_lines(lines, name=name), start=1):
         if not line.strip():
             continue
         where = f"{name}:{number}"

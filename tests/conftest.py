@@ -12,10 +12,10 @@ from replay_check import check_games_dir
 @pytest.fixture(autouse=True)
 def _replay_saved_daemon_games(request: pytest.FixtureRequest) -> Iterator[None]:
     """After each daemon test, every game it saved must replay to the saved PGN (docs/events.md)."""
+    wanted = request.module.__name__.startswith("test_daemon_") and "tmp_path" in request.fixturenames
+    # Taken before the test runs: after it, tmp_path may already be torn down.
+    tmp_path: Path | None = request.getfixturevalue("tmp_path") if wanted else None
     yield
-    if not request.module.__name__.startswith("test_daemon_") or "tmp_path" not in request.fixturenames:
-        return
-    if request.session.testsfailed:
-        return  # one failure at a time
-    tmp_path: Path = request.getfixturevalue("tmp_path")
+    if tmp_path is None or request.session.testsfailed:
+        return  # not a daemon test, or one failure at a time
     check_games_dir(tmp_path)

@@ -34,6 +34,11 @@ from boardctl.events import Button
 
 #: Largest message accepted from a browser (a PGN upload is the big one).
 MAX_MESSAGE_BYTES = 64 * 1024
+#: Largest PGN accepted for ``new-game``: a long game with clock comments is about 20 KB.
+MAX_PGN_BYTES = 32 * 1024
+#: Most main-line moves (plies) read from an uploaded PGN; the longest real games have about 550.
+#: Variations are skipped unread, so their size costs only the tokenizer's pass.
+MAX_PGN_PLIES = 1000
 
 COLORS = ("white", "black", "random")
 NEW_GAME_KEYS = frozenset({"color", "level", "time-control", "fen", "pgn"})
@@ -43,7 +48,13 @@ _PIN_RE = re.compile(r"^[0-9]{4,12}$")
 
 
 class WebInputError(BoardctlError, ValueError):
-    """A message from the page is malformed; the text says which field and why."""
+    """A message from the page is malformed; the text says which field and why.
+
+    ``msg_id`` is the message's ``id`` when it could be read, for the reply."""
+
+    def __init__(self, message: str, *, msg_id: int | None = None) -> None:
+        super().__init__(message)
+        self.msg_id = msg_id
 
 
 class PinError(BoardctlError, PermissionError):
@@ -80,19 +91,59 @@ def validate_fen(fen: Any, *, field: str = "fen") -> str:
     return board.fen()
 
 
+class _EndBoard(chess.pgn.BoardBuilder):
+    """The main line's last position, counting plies (over :data:`MAX_PGN_PLIES` stops the read)
+    and keeping the first error instead of raising it; variations are skipped."""
+
+    def begin_game(self) -> None:
+        super().begin_game()
+        self.plies = 0
+        self.has_fen = False
+        self.errors: list[Exception] = []
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        if tagname == "FEN":
+            self.has_fen = True
+
+    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
+        if not self.skip_variation_depth:
+            self.plies += 1
+            if self.plies > MAX_PGN_PLIES:
+                raise _TooLong
+
+    def handle_error(self, error: Exception) -> None:
+        self.errors.append(error)
+
+
+class _TooLong(Exception):
+    pass
+
+
 def fen_from_pgn(text: Any, *, field: str = "pgn") -> str:
-    """The position a PGN's main line ends in; rejects illegal moves and empty input."""
+    """The position a PGN's main line ends in; rejects illegal moves, empty input, and input over
+    :data:`MAX_PGN_BYTES` or :data:`MAX_PGN_PLIES`. Costs at most some tens of milliseconds."""
     if not isinstance(text, str) or not text.strip():
         raise WebInputError(f"{field}: expected PGN text, got {_type_name(text)}")
-    if len(text.encode()) > MAX_MESSAGE_BYTES:
-        raise WebInputError(f"{field}: larger than {MAX_MESSAGE_BYTES} bytes")
-    game = chess.pgn.read_game(io.StringIO(text))
-    if game is None:
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > MAX_PGN_BYTES:
+        raise WebInputError(f"{field}: {size} bytes, larger than the {MAX_PGN_BYTES} bytes accepted")
+    made: list[_EndBoard] = []
+
+    def visitor() -> _EndBoard:
+        made.append(_EndBoard())
+        return made[-1]
+
+    try:
+        board = chess.pgn.read_game(io.StringIO(text), Visitor=visitor)
+    except _TooLong:
+        raise WebInputError(f"{field}: more than {MAX_PGN_PLIES} moves (plies) in the main line") from None
+    except (ValueError, RecursionError) as exc:
+        raise WebInputError(f"{field}: not a readable PGN ({exc})") from None
+    if board is None or not made:
         raise WebInputError(f"{field}: no game found")
-    if game.errors:
-        raise WebInputError(f"{field}: {game.errors[0]}")
-    board = game.end().board()
-    if not game.headers.get("FEN") and not board.move_stack and not game.variations:
+    if made[-1].errors:
+        raise WebInputError(f"{field}: {made[-1].errors[0]}")
+    if not made[-1].has_fen and not board.move_stack:
         raise WebInputError(f"{field}: the game has no moves and no FEN tag")
     return validate_fen(board.fen(), field=field)
 
@@ -179,27 +230,63 @@ def validate_pin_text(pin: Any, *, field: str = "pin") -> str:
     return pin
 
 
-def parse_client_message(text: str | bytes) -> ClientMessage:
-    """Parse one WebSocket message from the page (see the module docstring)."""
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A WebSocket message's envelope: what is needed to check the PIN, with the action unread."""
+
+    action: Any
+    id: int | None = None
+    pin: str | None = None
+
+
+def parse_json(text: str | bytes, *, where: str = "message") -> Any:
+    """JSON from a browser, at most :data:`MAX_MESSAGE_BYTES`; any failure (bad syntax or bytes,
+    nesting too deep, a number too long) is a :class:`WebInputError` naming ``where``."""
     if len(text) > MAX_MESSAGE_BYTES:
-        raise WebInputError(f"message: larger than {MAX_MESSAGE_BYTES} bytes")
+        raise WebInputError(f"{where}: larger than {MAX_MESSAGE_BYTES} bytes")
     try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise WebInputError(f"message: not valid JSON ({exc})") from None
+        return json.loads(text)
+    except RecursionError:
+        raise WebInputError(f"{where}: not valid JSON (nested too deep)") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
+        raise WebInputError(f"{where}: not valid JSON ({exc})") from None
+
+
+def parse_envelope(text: str | bytes) -> Envelope:
+    """The envelope of one WebSocket message (see the module docstring); the action is not
+    validated, so the server can check the PIN before it spends anything on the action."""
+    obj = parse_json(text)
     if not isinstance(obj, dict):
         raise WebInputError(f"message: expected a JSON object, got {_type_name(obj)}")
+    msg_id = obj.get("id")
+    if msg_id is not None and (isinstance(msg_id, bool) or not isinstance(msg_id, int) or abs(msg_id) >= 2**53):
+        raise WebInputError(f"message.id: expected an integer below 2**53, got {_type_name(msg_id)}")
     unknown = set(obj) - {"id", "pin", "action"}
     if unknown:
-        raise WebInputError(f"message: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
-    msg_id = obj.get("id")
-    if msg_id is not None and (isinstance(msg_id, bool) or not isinstance(msg_id, int)):
-        raise WebInputError(f"message.id: expected an integer, got {_type_name(msg_id)}")
+        raise WebInputError(f"message: unknown key(s) {', '.join(sorted(map(str, unknown)))[:200]}", msg_id=msg_id)
     pin = obj.get("pin")
     if pin is not None:
-        pin = str(pin) if isinstance(pin, int) and not isinstance(pin, bool) else pin
+        pin = str(pin) if isinstance(pin, int) and not isinstance(pin, bool) and 0 <= pin < 10**12 else pin
         if not isinstance(pin, str):
-            raise WebInputError(f"message.pin: expected a string, got {_type_name(pin)}")
+            raise WebInputError(f"message.pin: expected a string, got {_type_name(pin)}", msg_id=msg_id)
     if "action" not in obj:
-        raise WebInputError("message: missing 'action'")
-    return ClientMessage(validate_action(obj["action"]), msg_id, pin)
+        raise WebInputError("message: missing 'action'", msg_id=msg_id)
+    return Envelope(obj["action"], msg_id, pin)
+
+
+def needs_worker(action: Any) -> bool:
+    """Whether validating ``action`` parses a PGN (worth a worker thread)."""
+    if not isinstance(action, dict):
+        return False
+    params = action.get("new-game")
+    return isinstance(params, dict) and params.get("pgn") not in (None, "")
+
+
+def parse_client_message(text: str | bytes) -> ClientMessage:
+    """Parse and validate one WebSocket message (see the module docstring)."""
+    envelope = parse_envelope(text)
+    try:
+        action = validate_action(envelope.action)
+    except WebInputError as exc:
+        raise WebInputError(str(exc), msg_id=envelope.id) from None
+    return ClientMessage(action, envelope.id, envelope.pin)
