@@ -22,6 +22,7 @@ from typing import Any
 import chess
 
 from boardctl.errors import EventFormatError
+from boardctl.jsonlimits import JsonInputError, loads, short_repr
 
 
 class Code(StrEnum):
@@ -130,19 +131,27 @@ def _where(where: str) -> str:
     return f"{where}: " if where else ""
 
 
+def _is_finite(number: int | float) -> bool:
+    """``math.isfinite`` without its ``OverflowError`` for an int too big for a float."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
+
+
 def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Event:
     """Build an event from a decoded JSON object; ``t`` stamps lines that carry none."""
     if not isinstance(obj, dict):
         raise EventFormatError(f"{_where(where)}expected a JSON object, got {type(obj).__name__}")
     unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot"}
     if unknown:
-        raise EventFormatError(f"{_where(where)}unknown key(s) {', '.join(sorted(unknown))}")
+        raise EventFormatError(f"{_where(where)}unknown key(s) {short_repr(sorted(unknown))}")
     if "t" in obj:
         raw_t = obj["t"]
-        if isinstance(raw_t, bool) or not isinstance(raw_t, int | float) or not math.isfinite(raw_t):
-            raise EventFormatError(f"{_where(where)}'t' must be a finite number, got {raw_t!r}")
+        if isinstance(raw_t, bool) or not isinstance(raw_t, int | float) or not _is_finite(raw_t):
+            raise EventFormatError(f"{_where(where)}'t' must be a finite number, got {short_repr(raw_t)}")
         if raw_t < 0:
-            raise EventFormatError(f"{_where(where)}'t' must not be negative, got {raw_t!r}")
+            raise EventFormatError(f"{_where(where)}'t' must not be negative, got {short_repr(raw_t)}")
         t = float(raw_t)
     elif t is None:
         raise EventFormatError(f"{_where(where)}missing 't'")
@@ -152,10 +161,10 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
     if "square" in obj:
         name = obj["square"]
         if not isinstance(name, str) or name not in chess.SQUARE_NAMES:
-            raise EventFormatError(f"{_where(where)}'square' must be a square name like 'e4', got {name!r}")
+            raise EventFormatError(f"{_where(where)}'square' must be a square name like 'e4', got {short_repr(name)}")
         occupied = obj.get("occupied")
         if not isinstance(occupied, bool):
-            raise EventFormatError(f"{_where(where)}'occupied' must be true or false, got {occupied!r}")
+            raise EventFormatError(f"{_where(where)}'occupied' must be true or false, got {short_repr(occupied)}")
         return SquareChanged(t, chess.parse_square(name), occupied)
     if "occupied" in obj:
         raise EventFormatError(f"{_where(where)}'occupied' without 'square'")
@@ -165,7 +174,7 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
             return ButtonPressed(t, Button(name))
         except ValueError:
             names = ", ".join(b.value for b in Button)
-            raise EventFormatError(f"{_where(where)}unknown button {name!r} (one of {names})") from None
+            raise EventFormatError(f"{_where(where)}unknown button {short_repr(name)} (one of {names})") from None
     if "snapshot" in obj:
         raw = obj["snapshot"]
         try:
@@ -173,25 +182,31 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
         except ValueError:
             occupancy = -1
         if not 0 <= occupancy <= chess.BB_ALL:
-            raise EventFormatError(f"{_where(where)}'snapshot' must be a 64-bit hex bitboard, got {raw!r}")
+            raise EventFormatError(f"{_where(where)}'snapshot' must be a 64-bit hex bitboard, got {short_repr(raw)}")
         return Snapshot(t, occupancy)
     return Tick(t)
 
 
 def parse_event(line: str | bytes, *, t: float | None = None, where: str = "") -> Event:
-    """Parse one JSON line. ``where`` (e.g. ``"game.jsonl:12"``) prefixes every error message."""
+    """Parse one JSON line. ``where`` (e.g. ``"game.jsonl:12"``) prefixes every error message.
+
+    The line is decoded within :mod:`boardctl.jsonlimits`' limits (length, nesting, digits)."""
+    return event_from_json(decode_line(line, where=where), t=t, where=where)
+
+
+def decode_line(line: str | bytes, *, where: str = "") -> Any:
+    """One line's JSON value, or an :class:`EventFormatError` naming ``where`` and what is wrong."""
     try:
-        obj = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise EventFormatError(f"{_where(where)}not valid JSON ({exc})") from None
-    return event_from_json(obj, t=t, where=where)
+        return loads(line)
+    except JsonInputError as exc:
+        raise EventFormatError(f"{_where(where)}{exc}") from None
 
 
 def has_time(line: str | bytes) -> bool:
     """Whether a raw line carries its own ``t`` (streams must not mix the two kinds)."""
     try:
-        obj = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        obj = loads(line)
+    except JsonInputError:
         return False
     return isinstance(obj, dict) and "t" in obj
 

@@ -18,6 +18,7 @@ import chess.pgn
 
 from boardctl.errors import EventFormatError
 from boardctl.events import Code, Event, Tick, parse_event
+from boardctl.lines import Overlong, iter_lines
 from boardctl.tracker import (
     DEFAULT_TIMING,
     Forfeit,
@@ -62,14 +63,16 @@ class ReplayWarning:
         return f"warning: {self.code} {self.ply} {self.detail}"
 
 
-def read_events(lines: Iterable[str], *, name: str = "-") -> list[Event]:
+def read_events(lines: Iterable[str | bytes | Overlong], *, name: str = "-") -> list[Event]:
     """Parse every line (blank lines skipped); an error names the file and line number."""
     events: list[Event] = []
     last_t = 0.0
     for number, line in enumerate(lines, start=1):
+        where = f"{name}:{number}"
+        if isinstance(line, Overlong):
+            raise EventFormatError(f"{where}: {line}")
         if not line.strip():
             continue
-        where = f"{name}:{number}"
         event = parse_event(line, where=where)
         if event.t < last_t:
             raise EventFormatError(f"{where}: 't' went backwards ({event.t} after {last_t})")
@@ -135,17 +138,17 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
             board = chess.Board(args.fen)
         except ValueError as exc:
             raise EventFormatError(f"--fen: not a valid FEN ({exc})") from None
+    # Read bytes, whatever the locale: a line that is not UTF-8 is an error naming that line.
     if args.file == "-":
-        events = read_events(stdin, name="<stdin>")
+        binary = getattr(stdin, "buffer", None)
+        events = read_events(iter_lines(binary) if binary is not None else stdin, name="<stdin>")
     else:
         path = Path(args.file)
         try:
-            with path.open(encoding="utf-8") as handle:
-                events = read_events(handle, name=str(path))
+            with path.open("rb") as handle:
+                events = read_events(iter_lines(handle), name=str(path))
         except OSError as exc:
             raise EventFormatError(f"{path}: cannot read ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise EventFormatError(f"{path}: not UTF-8 text") from None
     games, warnings = replay(events, policy=Policy(args.policy), board=board)
     for warning in warnings:
         stderr.write(f"{warning}\n")

@@ -37,8 +37,8 @@ from boardctl.errors import BoardctlError, ConfigError
 from boardctl.web.protocol import (
     MAX_MESSAGE_BYTES,
     PinError,
+    parse_action,
     parse_client_message,
-    validate_action,
 )
 
 log = logging.getLogger(__name__)
@@ -262,10 +262,8 @@ class WebServer:
             return _error(403, str(exc))
         try:
             body = await request.read()
-            action = validate_action(json.loads(body))
+            action = parse_action(body)
             await self._submit(action)
-        except json.JSONDecodeError as exc:
-            return _error(400, f"POST /api/action: not valid JSON ({exc})")
         except (BoardctlError, ValueError) as exc:
             return _error(400, str(exc))
         return web.json_response({"ok": True})
