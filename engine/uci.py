@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import sys
 import threading
 import time
@@ -46,9 +47,9 @@ BENCH_DEPTH = 9
 # skipped; numbers outside these ranges are clamped, with an ``info string error`` saying so.
 MAX_LINE_BYTES = 64 * 1024
 #: perft is counted by the kernel up to this depth at once, deeper in Python so `stop` can cut in.
-PERFT_KERNEL_DEPTH = 5
-PERFT_MAX_DEPTH = 8
-BENCH_MAX_DEPTH = 20
+PERFT_KERNEL_DEPTH = 4
+PERFT_MAX_DEPTH = 7
+BENCH_MAX_DEPTH = 16
 #: Times in milliseconds: about 35 years, well inside what a timer thread accepts.
 MAX_TIME_MS = 2**40
 MAX_NODES = 2**62
@@ -116,6 +117,9 @@ GO_RANGES: dict[str, tuple[int, int]] = {
 }
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def parse_go(tokens: list[str], *, warn: Callable[[str], None] | None = None) -> dict[str, int | bool]:
     """Keyword/value pairs of a ``go`` command (``infinite`` and ``ponder`` are flags).
 
@@ -133,15 +137,10 @@ def parse_go(tokens: list[str], *, warn: Callable[[str], None] | None = None) ->
             if i + 1 >= len(tokens):
                 raise UciError(f"go {tok} needs a value")
             raw = tokens[i + 1]
-            if len(raw) > 40:  # past any range; int() of thousands of digits is slow or refused
-                value = -(10**40) if raw.startswith("-") else 10**40
-                if not raw.lstrip("+-").isdigit() or not raw.lstrip("+-").isascii():
-                    raise UciError(f"go {tok} wants an integer, got {short(raw)}")
-            else:
-                try:
-                    value = int(raw)
-                except ValueError:
-                    raise UciError(f"go {tok} wants an integer, got {short(raw)}") from None
+            if not _INTEGER.fullmatch(raw):
+                raise UciError(f"go {tok} wants an integer, got {short(raw)}")
+            # Past 40 digits it is out of every range; int() of thousands of digits is refused.
+            value = int(raw) if len(raw) <= 40 else (-(10**40) if raw.startswith("-") else 10**40)
             lo, hi = GO_RANGES[tok]
             if tok == "perft" and not lo <= value <= hi:  # another depth would be a wrong count
                 raise UciError(f"perft depth must be in {lo}..{hi}, got {short(raw)}")
@@ -218,6 +217,7 @@ class UciProtocol:
         # before its last line (bestmove), so a `go` sent the moment that line arrives is taken.
         self._thread: threading.Thread | None = None
         self._busy = False
+        self._kind = "search"  # what the worker runs: "search", "perft" or "bench"
         self._halt = threading.Event()
         self._job_searcher: Searcher | None = None
         self._cold = not _kernels_cached()
@@ -267,6 +267,10 @@ class UciProtocol:
             self.error(f"{type(exc).__name__}: {exc}")
         return True
 
+    def finish(self) -> None:
+        """At end of input: a perft or bench runs to its end, a search is stopped."""
+        self._settle()
+
     def error(self, message: str) -> None:
         """Report bad input as ``info string error: ...``, cut to MAX_MESSAGE_CHARS."""
         if len(message) > MAX_MESSAGE_CHARS:
@@ -294,7 +298,7 @@ class UciProtocol:
         pass
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
-        self._stop_search()
+        self._settle()
         self.board = chess.Board()
         if self._searcher is not None and self._ready.is_set():
             self._searcher.clear()
@@ -311,7 +315,7 @@ class UciProtocol:
         if option is None:
             raise UciError(f"unknown option {short(name)}")
         value = option.parse(raw)
-        self._stop_search()
+        self._settle()
         self.values[option.name] = value
         if option.name == "Hash" and self._searcher is not None:
             self._ready.wait()
@@ -319,7 +323,7 @@ class UciProtocol:
 
     def cmd_position(self, args: list[str]) -> None:
         board = parse_position(args)
-        self._stop_search()
+        self._settle()
         self.board = board
 
     def cmd_stop(self, args: list[str]) -> None:
@@ -327,10 +331,12 @@ class UciProtocol:
 
     def cmd_go(self, args: list[str]) -> None:
         params = parse_go(args, warn=self.error)
+        if self._kind != "search":
+            self._settle()  # a scripted `go` after `go perft` or `bench` waits for it, as before
         if "perft" in params:
-            self._start_job(self._perft, self.board.copy(), int(params["perft"]))
+            self._start_job("perft", self._perft, self.board.copy(), int(params["perft"]))
         else:
-            self._start_job(self._run_search, self.board.copy(), params)
+            self._start_job("search", self._run_search, self.board.copy(), params)
 
     def cmd_bench(self, args: list[str]) -> None:
         depth = BENCH_DEPTH
@@ -341,11 +347,11 @@ class UciProtocol:
                 raise UciError(f"bench wants a depth, got {short(args[0])}") from None
             if not 1 <= depth <= BENCH_MAX_DEPTH:
                 raise UciError(f"bench depth must be in 1..{BENCH_MAX_DEPTH}, got {short(args[0])}")
-        self._stop_search()
-        self._start_job(self._bench, depth)
+        self._settle()
+        self._start_job("bench", self._bench, depth)
 
     # -- the worker ---------------------------------------------------------------------
-    def _start_job(self, work: Callable[..., list[str]], *args: object) -> None:
+    def _start_job(self, kind: str, work: Callable[..., list[str]], *args: object) -> None:
         """Run ``work(*args)`` on the worker thread; the lines it returns are sent last, after
         the worker is marked idle. The input thread stays free for `stop` and `isready`."""
         if self._busy:
@@ -354,9 +360,20 @@ class UciProtocol:
             self._thread.join()  # it has sent its last line and is returning
         self._halt = threading.Event()
         self._job_searcher = None
+        self._kind = kind
         self._busy = True
         self._thread = threading.Thread(target=self._run_job, args=(work, *args), name="engine-search", daemon=True)
         self._thread.start()
+
+    def _settle(self) -> None:
+        """Before a command that changes state: a search is stopped (as UCI has it), while a
+        `go perft` or `bench` is waited for, so a script piped in at once gets every count.
+        Only `stop` and `quit` cut those short."""
+        thread = self._thread
+        if self._kind != "search" and thread is not None:
+            thread.join()
+            self._thread = None
+        self._stop_search()
 
     def _run_job(self, work: Callable[..., list[str]], *args: object) -> None:
         try:
@@ -556,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def send(text: str) -> None:
         # Bytes, so no locale (LC_ALL=C with PYTHONUTF8=0 is ASCII) can fail the write.
-        with out_lock:
+        with out_lock, contextlib.suppress(OSError):  # a GUI that closed the pipe hears nothing
             stdout.write(text.encode("utf-8", "backslashreplace") + b"\n")
             stdout.flush()
 
@@ -566,8 +583,9 @@ def main(argv: list[str] | None = None) -> int:
             protocol.error(str(line))
         elif not protocol.handle(line):
             break
-    with contextlib.suppress(Exception):
-        protocol.handle("stop")
+    else:  # end of input, not `quit`: let a perft or bench finish, stop a search
+        with contextlib.suppress(Exception):
+            protocol.finish()
     return 0
 
 
