@@ -265,21 +265,24 @@ def _decode(data: bytes, source: str) -> str:
 # Strings and comments (whose brackets do not nest), brackets and newlines; unrolled for speed.
 _TOML_TOKENS = re.compile(
     r'"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\']|\'(?!\'\'))*\'\'\''
-    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]|\n',
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*|[0-9_]{101,}|[\[\]{}]|\n',
     re.DOTALL,
 )
 
 
 def _check_nesting(text: str, source: str) -> None:
-    """Refuse arrays or inline tables nested deeper than MAX_NESTING, naming the line, before
-    tomllib recurses into them (5,000 deep is a RecursionError there)."""
-    if text.count("[") + text.count("{") <= MAX_NESTING:
+    """Refuse arrays or inline tables nested deeper than MAX_NESTING, and numbers of more than
+    100 digits, naming the line, before tomllib sees them (5,000 deep is a RecursionError there,
+    5,000 digits a ValueError from Python's int limit)."""
+    if text.count("[") + text.count("{") <= MAX_NESTING and not re.search(r"[0-9_]{101}", text):
         return
     depth, line = 0, 1
     for match in _TOML_TOKENS.finditer(text):
         token = match.group()
         if token == "\n":
             line += 1
+        elif token[0] in "0123456789_":
+            raise ConfigError(f"{source}: line {line}: a number of {len(token)} digits (at most 100)")
         elif token in "[{":
             depth += 1
             if depth > MAX_NESTING:
