@@ -72,6 +72,7 @@ def test_malformed_lines_say_what_is_wrong_and_where(line: str, message: str) ->
     assert isinstance(info.value, BoardctlError) and isinstance(info.value, ValueError)
 
 
+@pytest.mark.fuzz
 @given(st.text(max_size=60))
 def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:
     with contextlib.suppress(EventFormatError):
