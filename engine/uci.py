@@ -62,6 +62,9 @@ def short(text: str, limit: int = 40) -> str:
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 class UciError(ValueError):
     """A command the engine cannot act on; reported to the GUI, never raised out."""
 
@@ -84,12 +87,11 @@ class Option:
             if raw.lower() not in ("true", "false"):
                 raise UciError(f"option {self.name} wants true or false, got {short(raw)}")
             return raw.lower() == "true"
-        try:
-            value = int(raw)
-        except ValueError:
-            raise UciError(f"option {self.name} wants an integer, got {short(raw)}") from None
+        if not _INTEGER.fullmatch(raw):
+            raise UciError(f"option {self.name} wants an integer, got {short(raw)}")
+        value = int(raw) if len(raw) <= 40 else self.hi + 1  # thousands of digits: out of range
         if not self.lo <= value <= self.hi:
-            raise UciError(f"option {self.name} must be in {self.lo}..{self.hi}, got {value}")
+            raise UciError(f"option {self.name} must be in {self.lo}..{self.hi}, got {short(raw)}")
         return value
 
 
@@ -115,9 +117,6 @@ GO_RANGES: dict[str, tuple[int, int]] = {
     "perft": (0, PERFT_MAX_DEPTH),
     "mate": (1, (MAX_SEARCH_DEPTH - 1) // 2),
 }
-
-
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def parse_go(tokens: list[str], *, warn: Callable[[str], None] | None = None) -> dict[str, int | bool]:

@@ -195,7 +195,8 @@ def test_a_huge_go_nodes_really_searches(driver: Driver) -> None:
 @pytest.mark.parametrize(("line", "needle"), [
     ("x" * 10_000_000, "unknown command 'xxxxxxxx"),
     ("setoption name " + "H" * 100_000 + " value 1", "unknown option"),
-    ("setoption name Hash value " + "9" * 5000, "option Hash wants an integer"),
+    ("setoption name Hash value " + "9" * 5000, "option Hash must be in 1..1024"),
+    ("setoption name Hash value ٣", "option Hash wants an integer"),
     ("setoption name Hash value 99999999999", "option Hash must be in"),
     ("position fen " + "p" * 100_000, "bad fen"),
     ("position startpos moves e2e4 e7e5 " + "z" * 100_000, "bad move"),
