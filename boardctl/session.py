@@ -458,7 +458,11 @@ class Session:
         elif self.is_over():
             self.warning = f"the game is over ({self.record.result}); press new-game"
         elif button == Button.HINT:
-            if self.settings.mode == "play":
+            if self.settings.mode == "play" and self.is_engine_turn():
+                # The engine's own move is being asked for or shown: a hint would replace that
+                # request, and the game would wait for a move nobody asks for any more.
+                self.warning = "a hint is for your own move; the engine is to move"
+            elif self.settings.mode == "play":
                 self._request = EngineRequest("hint", self.board.copy(), self.serial, t)
             else:
                 self.warning = "hints come from the engine: only in boardctl play"

@@ -21,7 +21,6 @@ Every check names the field it rejects, so the page can show the message as it i
 from __future__ import annotations
 
 import io
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,7 @@ import chess.pgn
 
 from boardctl.errors import BoardctlError
 from boardctl.events import Button
+from boardctl.jsonlimits import JsonInputError, loads, short_repr
 
 #: Largest message accepted from a browser (a PGN upload is the big one).
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -163,7 +163,7 @@ def _validate_new_game(params: Any) -> dict[str, Any]:
     color = params.get("color")
     if color is not None:
         if color not in COLORS:
-            raise WebInputError(f"new-game.color: expected one of {', '.join(COLORS)}, got {color!r}")
+            raise WebInputError(f"new-game.color: expected one of {', '.join(COLORS)}, got {short_repr(color)}")
         out["color"] = color
     level = params.get("level")
     if level is not None and level != "":
@@ -172,7 +172,7 @@ def _validate_new_game(params: Any) -> dict[str, Any]:
         text = str(level).strip().lower()
         if not _LEVEL_RE.match(text):
             raise WebInputError(
-                f"new-game.level: {level!r} is neither a level name (e.g. 'beginner', 'practice3') "
+                f"new-game.level: {short_repr(level)} is neither a level name (e.g. 'beginner', 'practice3') "
                 "nor an Elo number (e.g. 1500)"
             )
         out["level"] = text
@@ -182,7 +182,7 @@ def _validate_new_game(params: Any) -> dict[str, Any]:
     elif tc is not None:
         if not isinstance(tc, str) or not _TIME_CONTROL_RE.match(tc.strip()):
             raise WebInputError(
-                f"new-game.time-control: expected minutes+increment seconds such as '15+10' (or empty for no clock), got {tc!r}"
+                f"new-game.time-control: expected minutes+increment seconds such as '15+10' (or empty for no clock), got {short_repr(tc)}"
             )
         out["time-control"] = tc.strip()
     if params.get("fen") not in (None, "") and params.get("pgn") not in (None, ""):
@@ -208,19 +208,33 @@ def validate_action(action: Any) -> dict[str, Any]:
             raise WebInputError('event: expected {"square": "e2", "occupied": true|false}')
         square, occupied = value["square"], value["occupied"]
         if not isinstance(square, str) or square not in chess.SQUARE_NAMES:
-            raise WebInputError(f"event.square: expected a square name like 'e4', got {square!r}")
+            raise WebInputError(f"event.square: expected a square name like 'e4', got {short_repr(square)}")
         if not isinstance(occupied, bool):
-            raise WebInputError(f"event.occupied: expected true or false, got {occupied!r}")
+            raise WebInputError(f"event.occupied: expected true or false, got {short_repr(occupied)}")
         return {"event": {"square": square, "occupied": occupied}}
     if kind == "button":
         try:
             return {"button": str(Button(value))}
         except (ValueError, TypeError):
             names = ", ".join(b.value for b in Button)
-            raise WebInputError(f"button: unknown button {value!r} (one of {names})") from None
+            raise WebInputError(f"button: unknown button {short_repr(value)} (one of {names})") from None
     if kind == "new-game":
         return {"new-game": _validate_new_game(value)}
-    raise WebInputError(f"action: unknown kind {kind!r} (one of event, button, new-game)")
+    raise WebInputError(f"action: unknown kind {short_repr(kind)} (one of event, button, new-game)")
+
+
+def decode_json(text: str | bytes, *, what: str) -> Any:
+    """JSON from the page, within :mod:`boardctl.jsonlimits`' limits (size, nesting, digits):
+    a hostile message gets an error reply, never a 500 or a dropped socket."""
+    try:
+        return loads(text, max_bytes=MAX_MESSAGE_BYTES)
+    except JsonInputError as exc:
+        raise WebInputError(f"{what}: {exc}") from None
+
+
+def parse_action(body: str | bytes) -> dict[str, Any]:
+    """The body of ``POST /api/action``: one action, checked as :func:`validate_action` does."""
+    return validate_action(decode_json(body, what="action"))
 
 
 def validate_pin_text(pin: Any, *, field: str = "pin") -> str:
@@ -242,14 +256,7 @@ class Envelope:
 def parse_json(text: str | bytes, *, where: str = "message") -> Any:
     """JSON from a browser, at most :data:`MAX_MESSAGE_BYTES`; any failure (bad syntax or bytes,
     nesting too deep, a number too long) is a :class:`WebInputError` naming ``where``."""
-    if len(text) > MAX_MESSAGE_BYTES:
-        raise WebInputError(f"{where}: larger than {MAX_MESSAGE_BYTES} bytes")
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise WebInputError(f"{where}: not valid JSON (nested too deep)") from None
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
-        raise WebInputError(f"{where}: not valid JSON ({exc})") from None
+    return decode_json(text, what=where)
 
 
 def parse_envelope(text: str | bytes) -> Envelope:
