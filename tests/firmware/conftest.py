@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sys
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,8 +13,17 @@ FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 if str(FIRMWARE) not in sys.path:
     sys.path.insert(0, str(FIRMWARE))
 # The firmware's edge imports these MicroPython modules; under CPython they are our fakes.
-sys.modules.setdefault("machine", fake_machine.machine)
-sys.modules.setdefault("neopixel", fake_machine.neopixel)
+machine = types.ModuleType("machine")
+machine.Pin = fake_machine.Pin  # type: ignore[attr-defined]
+machine.PWM = fake_machine.PWM  # type: ignore[attr-defined]
+neopixel = types.ModuleType("neopixel")
+neopixel.NeoPixel = fake_machine.NeoPixel  # type: ignore[attr-defined]
+sys.modules.setdefault("machine", machine)
+sys.modules.setdefault("neopixel", neopixel)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "fuzz: a fuzz test of a parser; `make fuzz` runs these longer")
 
 
 @pytest.fixture
