@@ -57,6 +57,8 @@ class LinkStats:
     reconnects: int = 0
     resyncs: int = 0
     device_errors: int = 0
+    #: A line repeated right after itself (ignored).
+    duplicates: int = 0
     #: Changes and button presses dropped while a resync was pending (the snapshot supersedes them).
     dropped: int = 0
     #: Snapshots ignored while a resync was pending: heartbeats, boot snapshots, stale answers.
@@ -104,6 +106,7 @@ class SerialBoard(Board):
         self._framer = p.LineFramer()
         self._tx_seq = 0
         self._expect_seq: int | None = None
+        self._last_raw = b""
         # Only the reader thread touches the resync state; other threads set _snapshot_wanted.
         self._resync_pending = True
         self._tokens: deque[int] = deque(maxlen=self.TOKENS_KEPT)  # asked for since it became pending
@@ -208,6 +211,7 @@ class SerialBoard(Board):
             self._port = port
         self._framer.reset()
         self._expect_seq = None
+        self._last_raw = b""
         self._last_line = time.monotonic()
         self._connected.set()
         self._uncertain("a (re)connect", restart=True)
@@ -288,6 +292,12 @@ class SerialBoard(Board):
             self.stats.echoes += 1
             log.debug("serial: ignoring an echo of our own %s line", line.kind)
             return
+        if raw == self._last_raw:
+            # The line just handled, again (a channel repeat): harmless, and no reason to resync.
+            self.stats.duplicates += 1
+            log.debug("serial: ignoring a repeat of line %02x", line.seq)
+            return
+        self._last_raw = raw
         if line.kind == "HELLO":
             self.stats.resets += 1
             log.warning("serial: device (re)started: %s", " ".join(line.args))

@@ -46,8 +46,8 @@ def build(write):
     )
 
 
-def run(stream=None, reader=None, writer=None, should_stop=None, period_ms=2, device=None):
-    """Serve forever over USB serial (stdin/stdout), or over the streams/device given (tests).
+def run(stream=None, reader=None, writer=None, should_stop=None, period_ms=2, device=None, poller=None):
+    """Serve forever over USB serial (stdin/stdout), or over the streams/device/poller given (tests).
 
     Nothing stops the loop but ``should_stop``: ``Device`` answers a bad line with ``E`` and
     guards its own polling, and anything that still escapes (a read error, a bug) is counted in
@@ -58,8 +58,9 @@ def run(stream=None, reader=None, writer=None, should_stop=None, period_ms=2, de
     writer = writer if writer is not None else sys.stdout.buffer
     if device is None:
         device = build(writer.write)
-    poller = select.poll()
-    poller.register(stream, select.POLLIN)
+    if poller is None:
+        poller = select.poll()
+        poller.register(stream, select.POLLIN)
     device.boot(ticks_ms())
     while should_stop is None or not should_stop():
         now = ticks_ms()

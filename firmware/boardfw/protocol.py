@@ -71,14 +71,19 @@ def parse(raw):
     if star < 0 or len(raw) != star + 5:
         raise BadLine("frame")
     try:
-        text = raw.decode()
+        crc = raw[star + 1 :].decode()
     except UnicodeError:
         raise BadLine("frame") from None
-    if not is_hex(text[star + 1 :], 4, 4):
+    if not is_hex(crc, 4, 4):
         raise BadLine("frame")
-    if int(text[star + 1 :], 16) != crc16(raw[:star]):
+    body = raw[:star]
+    if int(crc, 16) != crc16(body):
         raise BadLine("checksum")
-    parts = text[:star].split(" ")
+    try:
+        text = body.decode()
+    except UnicodeError:
+        raise BadLine("grammar") from None
+    parts = text.split(" ")
     if len(parts) < 2 or not is_hex(parts[0], 2, 2) or "" in parts:
         raise BadLine("grammar")
     for part in parts:

@@ -12,14 +12,15 @@ from . import fake_machine
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 if str(FIRMWARE) not in sys.path:
     sys.path.insert(0, str(FIRMWARE))
-# The firmware's edge imports these MicroPython modules; under CPython they are our fakes.
-machine = types.ModuleType("machine")
-machine.Pin = fake_machine.Pin  # type: ignore[attr-defined]
-machine.PWM = fake_machine.PWM  # type: ignore[attr-defined]
+# The firmware imports these MicroPython modules; under CPython they are our fakes (under
+# MicroPython, test_micropython.py writes fake_machine.py as machine.py).
 neopixel = types.ModuleType("neopixel")
 neopixel.NeoPixel = fake_machine.NeoPixel  # type: ignore[attr-defined]
-sys.modules.setdefault("machine", machine)
+micropython = types.ModuleType("micropython")
+micropython.kbd_intr = lambda char: None  # type: ignore[attr-defined]
+sys.modules.setdefault("machine", fake_machine)
 sys.modules.setdefault("neopixel", neopixel)
+sys.modules.setdefault("micropython", micropython)
 
 
 def pytest_configure(config: pytest.Config) -> None:
