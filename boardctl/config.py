@@ -126,6 +126,8 @@ class Key:
 KEYS: tuple[Key, ...] = (
     Key("board.backend", _choice("sim", "gpio", "serial"), "sim", "--board", "board hardware"),
     Key("board.serial_url", _string, "/dev/ttyACM0", "--serial-url", "pyserial URL of the microcontroller"),
+    Key("board.serial_wait", _boolean, False, "--serial-wait",
+        "serial: wait as long as it takes for the device to appear, instead of stopping after 10 s"),
     Key("board.orientation", _choice("auto", "normal", "flipped"), "auto", "--orientation",
         "normal: White on ranks 1-2 of the board's wiring; flipped: turned round; auto: from White's first move"),
     Key("board.settle", _settle, 0.3, "--settle", "seconds before a placed piece counts as released"),
@@ -145,6 +147,8 @@ KEYS: tuple[Key, ...] = (
     Key("web.enabled", _boolean, True, "--no-web", "serve the web page"),
     Key("web.host", _string, "127.0.0.1", "--host", "web page address"),
     Key("web.port", _port, 8080, "--port", "web page port"),
+    Key("terminal.pieces", _choice("unicode", "letters"), "unicode", "--pieces",
+        "how the sim's terminal view draws pieces: unicode figurines or letters (KQRBNP, lower case for Black)"),
     Key("web.pin", _pin, "", None, "PIN the web page asks for; empty: generated on first start and stored"),
 )
 KEY_BY_NAME = {key.name: key for key in KEYS}
@@ -156,6 +160,7 @@ class Config:
 
     board_backend: str
     board_serial_url: str
+    board_serial_wait: bool
     board_orientation: str
     board_settle: float
     board_debounce: float
@@ -174,6 +179,7 @@ class Config:
     web_enabled: bool
     web_host: str
     web_port: int
+    terminal_pieces: str
     web_pin: str
 
     @property

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -424,9 +425,15 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
 
     protocol = UciProtocol(send)
-    for line in sys.stdin:
-        if not protocol.handle(line):
-            break
+    try:
+        for line in sys.stdin:
+            if not protocol.handle(line):
+                break
+    except (KeyboardInterrupt, BrokenPipeError):
+        # Ctrl-C at a terminal, or the GUI went away: end quietly, as at "quit".
+        with contextlib.suppress(Exception):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (nothing more may reach a closed pipe)
+        return 0
     with contextlib.suppress(Exception):
         protocol.handle("stop")
     return 0
