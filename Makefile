@@ -12,6 +12,7 @@ KERNELS := $(VENV)/.kernels
 .PHONY: demo test lint bench clean system
 
 $(STAMP): pyproject.toml
+	@echo "Installing boardctl and its dependencies into $(VENV) (first run only)..."
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'

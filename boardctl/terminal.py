@@ -253,7 +253,7 @@ def parse(text: str, position: Position) -> Command:
         button = BUTTON_WORDS.get(name)
         if button is None:
             names = ", ".join(f"!{b.value}" for b in Button)
-            raise InputError(f"there is no button '{name}'. The buttons are {names}.")
+            raise InputError(f"There is no button '{name}'. The buttons are {names}.")
         return Press(button)
     if _SQUARE.fullmatch(word):
         return Toggle(chess.parse_square(word))
@@ -275,7 +275,7 @@ def _from_to(match: re.Match[str], position: Position) -> MakeMove:
         if queen in board.legal_moves:
             move = queen  # the pawn becomes a queen unless another piece is named (e7e8n)
     elif chess.Move(start, end) in board.legal_moves or board.piece_type_at(start) != chess.PAWN:
-        raise InputError(f"only a pawn reaching the last rank is promoted: type {match[1]}{match[2]} without the piece")
+        raise InputError(f"Only a pawn reaching the last rank is promoted: type {match[1]}{match[2]} without the piece")
     legal = move in board.legal_moves or _is_castling_as_rook_capture(board, move)
     if legal and _is_castling_as_rook_capture(board, move):
         move = _castling_from_rook_square(board, move)
@@ -371,7 +371,7 @@ def _check_turn(move: chess.Move, legal: bool, position: Position) -> None:
     board = position.board
     if position.result != "*":
         why = f", {position.termination}" if position.termination else ""
-        raise InputError(f"the game is over ({position.result}{why}): type !new-game to play another")
+        raise InputError(f"The game is over ({position.result}{why}): type !new-game to play another")
     if position.human is None:
         return
     if board.turn != position.human and move != position.pending:
@@ -390,11 +390,11 @@ def how_to_type(board: chess.Board, move: chess.Move) -> str:
 def _not_your_turn(position: Position) -> InputError:
     if position.pending is not None:
         san = position.board.san(position.pending)
-        return InputError(f"the engine plays {san}: make that move for it first "
+        return InputError(f"The engine plays {san}: make that move for it first "
                           f"(type {how_to_type(position.board, position.pending)}), or press !takeback")
     if position.thinking:
-        return InputError("wait: the engine is thinking about its move")
-    return InputError("it is not your turn: the engine moves now")
+        return InputError("Wait: the engine is thinking about its move")
+    return InputError("It is not your turn: the engine moves now")
 
 
 # -- drawing ---------------------------------------------------------------------------------------
@@ -538,7 +538,8 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
     hint = state.get("hint")
     if hint:
         with contextlib.suppress(ValueError):
-            out.append(f"Hint: {board.san(chess.Move.from_uci(hint))}")
+            move = chess.Move.from_uci(hint)
+            out.append(f"Hint: {board.san(move)} (type {how_to_type(board, move)})")
     if state.get("draw_offer"):
         out.append("A draw is offered: !draw accepts, a move declines.")
     warning = state.get("warning")
@@ -647,7 +648,7 @@ class TerminalView:
             return await self._do(command, state)
         except InputError as exc:
             message = str(exc)
-            self.write(message[0].upper() + message[1:] + ("" if message.endswith(".") else ".") + "\n> ")
+            self.write(message + ("" if message.endswith(".") else ".") + "\n> ")
         return True
 
     async def _do(self, command: Command, state: Mapping[str, Any]) -> bool:
@@ -746,10 +747,10 @@ def _explain(problem: str, move: chess.Move, position: Position, legal: bool) ->
     if not legal:
         target = chess.square_name(move.to_square)
         if "occupied" in problem:
-            return (f"{problem}: take that piece off first (type {target}), "
+            return (f"{problem[0].upper()}{problem[1:]}: take that piece off first (type {target}), "
                     f"or type the capture in SAN (such as {_capture_example(board, move)})")
-        return problem
-    return f"{problem}, so {board.san(move)} cannot be made: first set the pieces as the game has them (the lit squares)"
+        return problem[0].upper() + problem[1:]
+    return f"{problem[0].upper()}{problem[1:]}, so {board.san(move)} cannot be made: first set the pieces as the game has them (the lit squares)"
 
 
 def _capture_example(board: chess.Board, move: chess.Move) -> str:

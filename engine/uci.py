@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -395,6 +396,10 @@ def _warm() -> int:
     if aot.module_path().is_file():
         sys.stderr.write(f"engine kernels already compiled ahead of time: {aot.module_path()}\n")
         return 0
+    # Said before the long silence of the compiler: what happens, that it is once, how long.
+    sys.stderr.write("Compiling the engine (first run only, about 40 s; a few minutes on a Raspberry Pi)…\n")
+    sys.stderr.flush()
+    started = time.monotonic()
     try:
         path = aot.build()
     except Exception as exc:  # any build failure leaves the JIT, which must then be warmed
@@ -404,7 +409,7 @@ def _warm() -> int:
 
         Searcher().warm()
         return 0
-    sys.stderr.write(f"engine kernels compiled ahead of time: {path}\n")
+    sys.stderr.write(f"engine compiled in {time.monotonic() - started:.0f} s: {path}\n")
     return 0
 
 
