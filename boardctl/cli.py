@@ -55,6 +55,7 @@ def config_help(name: str, *, help: str | None = None, default: str | None = Non
             shown = "none"
         else:
             shown = str(key.default)
+    sentence = sentence.split("; empty: ", 1)[0]
     if sentence[:1].islower() and not re.match(r"(gpio|serial|sim)\b", sentence):
         sentence = sentence[0].upper() + sentence[1:]
     sentence = sentence.rstrip(".")

@@ -127,7 +127,7 @@ KEYS: tuple[Key, ...] = (
     Key("board.backend", _choice("sim", "gpio", "serial"), "sim", "--board", "board hardware"),
     Key("board.serial_url", _string, "/dev/ttyACM0", "--serial-url", "pyserial URL of the microcontroller"),
     Key("board.serial_wait", _boolean, False, "--serial-wait",
-        "serial: wait as long as it takes for the device to appear, instead of stopping after 10 s"),
+        "serial: at start, wait as long as it takes for the board to answer, instead of giving up within 10 s"),
     Key("board.orientation", _choice("auto", "normal", "flipped"), "auto", "--orientation",
         "normal: White on ranks 1-2 of the board's wiring; flipped: turned round; auto: from White's first move"),
     Key("board.settle", _settle, 0.3, "--settle", "seconds before a placed piece counts as released"),

@@ -340,10 +340,13 @@ def add_arguments(parser: argparse.ArgumentParser, *, mode: str) -> None:
     g.add_argument("--board", choices=["sim", "gpio", "serial"], help=config_help(
         "board.backend", help="board hardware: sim (no hardware), gpio (the Pi scans the switches) "
         "or serial (a Pico does)", default="sim" if mode != "demo" else "sim (the demo's board)"))
-    g.add_argument("--serial-url", metavar="URL", help=config_help("board.serial_url"))
+    g.add_argument("--serial-url", metavar="URL", help=config_help(
+        "board.serial_url", help="serial: the port of the board's microcontroller (a pyserial URL)"))
     g.add_argument("--serial-wait", action=argparse.BooleanOptionalAction, default=None,
                    help=config_help("board.serial_wait"))
-    g.add_argument("--orientation", choices=["auto", "normal", "flipped"], help=config_help("board.orientation"))
+    g.add_argument("--orientation", choices=["auto", "normal", "flipped"], help=config_help(
+        "board.orientation", help="which way round the board stands: normal (White on ranks 1-2 of its wiring), "
+        "flipped (turned round), or auto (from White's first move)"))
     g.add_argument("--settle", type=float, metavar="SECONDS", help=config_help("board.settle"))
     g.add_argument("--debounce", type=float, metavar="SECONDS", help=config_help("board.debounce"))
     g.add_argument("--pinout", metavar="FILE", help=config_help("board.pinout"))
@@ -367,7 +370,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, mode: str) -> None:
         e.add_argument("--color", choices=["white", "black", "random"], help=config_help("game.color"))
     gm = parser.add_argument_group("game")
     gm.add_argument("--time-control", metavar="MIN+INC", help=config_help(
-        "game.time_control", help="chess clock as minutes+increment seconds, e.g. 15+10", default="none (no clock)"))
+        "game.time_control", help="chess clock as minutes+increment seconds, e.g. 15+10", default="none, no clock"))
     gm.add_argument("--policy", choices=["fide", "casual"], help=config_help(
         "game.policy", help="touch-move rules: fide enforces them, casual lets any piece be touched"))
     gm.add_argument("--arbiter", action=argparse.BooleanOptionalAction, default=None, help=config_help("game.arbiter"))

@@ -119,10 +119,14 @@ def replay(
 
 
 def add_parser(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser("replay", help="replay an event log (.jsonl) as PGN")
-    parser.add_argument("file", help="event file (JSON lines), or - for standard input")
-    parser.add_argument("--policy", choices=[p.value for p in Policy], default=Policy.FIDE.value)
-    parser.add_argument("--fen", help="the game's starting position, when not the standard one")
+    from boardctl.cli import describe
+
+    parser: argparse.ArgumentParser = sub.add_parser("replay", help="replay an event log (.jsonl) as PGN",
+                                                     description=describe(__doc__))
+    parser.add_argument("file", help="event file (JSON lines, docs/events.md), or - for standard input")
+    parser.add_argument("--policy", choices=[p.value for p in Policy], default=Policy.FIDE.value,
+                        help="Touch-move rules: fide enforces them, casual lets any piece be touched. Default: fide.")
+    parser.add_argument("--fen", help="The game's starting position. Default: the standard start.")
 
 
 def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
