@@ -92,6 +92,7 @@ class Daemon:
         self._state: dict[str, Any] = {}
         self._last_compared: dict[str, Any] = {}
         self._closed = False
+        self._board_seen = False  # any event from the board (or the page's virtual board) yet
         #: True when the board calls ``feed`` on the loop's thread (stdio), False when it queues.
         self.direct = False
         self._publish(None)
@@ -171,10 +172,12 @@ class Daemon:
 
     def feed(self, event: Event) -> None:
         """The board's callback when it delivers on the loop's thread (``direct``): no state line yet."""
+        self._board_seen = True
         self.session.feed(event)
 
     def handle(self, event: Event, *, reason: str | None = None) -> dict[str, Any]:
         """Feed one event; returns (and publishes) the state line that answers it."""
+        self._board_seen = True
         self.session.feed(event)
         return self._after(reason)
 
@@ -240,8 +243,13 @@ class Daemon:
             self._log = self.store.event_log(record.id)
         for event in session.take_log():
             self._log.append(event)
-        if session.take_dirty():
+        if session.take_dirty() and self._is_worth_saving(record):
             self.store.save(record)
+
+    def _is_worth_saving(self, record: GameRecord) -> bool:
+        """Not before the board has said anything: a board that never answered (a serial port
+        waited for with ``serial_wait``) leaves no empty game behind."""
+        return bool(self._board_seen or record.moves or self.store.path(record.id, ".json").exists())
 
     def _start_engine(self) -> None:
         request = self.session.engine_request()
@@ -319,7 +327,8 @@ class Daemon:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._engine_task
         self.session.take_dirty()
-        self.store.save(self.session.record)
+        if self._is_worth_saving(self.session.record):
+            self.store.save(self.session.record)
         if self._log is not None:
             self._log.close()
         if self.engine is not None:
