@@ -147,7 +147,7 @@ class Daemon:
             raise ActionError(f"action: unknown kind {kind!r} (one of event, button, new-game)")
 
     async def new_game(self, params: dict[str, Any]) -> None:
-        unknown = set(params) - {"color", "level", "time-control", "fen"}
+        unknown = set(params) - {"color", "level", "time-control", "fen", "note"}
         if unknown:
             raise ActionError(f"new-game: unknown field(s) {', '.join(sorted(unknown))}")
         settings = self.session.settings
@@ -166,6 +166,8 @@ class Daemon:
         if self.engine is not None and settings.level != self.engine.level:
             await self.engine.set_level(settings.level)
         self.session.new_game(self.now(), fen=fen, settings=settings)
+        if isinstance(params.get("note"), str):  # e.g. only the final position of an uploaded PGN is kept
+            self.session.warning = params["note"]
         self._after(Code.NEW_GAME)
 
     # -- the loop ---------------------------------------------------------------------------------

@@ -81,20 +81,38 @@ def validate_fen(fen: Any, *, field: str = "fen") -> str:
 
 
 def fen_from_pgn(text: Any, *, field: str = "pgn") -> str:
-    """The position a PGN's main line ends in; rejects illegal moves and empty input."""
+    """The position a PGN's main line ends in; rejects illegal moves, empty input and a file of
+    several games (which one would be meant is not for us to guess)."""
+    return read_pgn_upload(text, field=field)[0]
+
+
+def read_pgn_upload(text: Any, *, field: str = "pgn") -> tuple[str, str]:
+    """``(fen, note)``: the position an uploaded game ends in, and the note that says so (the new game
+    starts there; the moves that led to it are not part of it)."""
     if not isinstance(text, str) or not text.strip():
         raise WebInputError(f"{field}: expected PGN text, got {_type_name(text)}")
     if len(text.encode()) > MAX_MESSAGE_BYTES:
         raise WebInputError(f"{field}: larger than {MAX_MESSAGE_BYTES} bytes")
-    game = chess.pgn.read_game(io.StringIO(text))
+    stream = io.StringIO(text)
+    game = chess.pgn.read_game(stream)
     if game is None:
         raise WebInputError(f"{field}: no game found")
+    more = 0
+    while more < 1000 and chess.pgn.read_game(stream) is not None:
+        more += 1
+    if more:
+        raise WebInputError(f"{field}: the file holds {more + 1} games; upload a file with the one game to set up")
     if game.errors:
         raise WebInputError(f"{field}: {game.errors[0]}")
     board = game.end().board()
     if not game.headers.get("FEN") and not board.move_stack and not game.variations:
         raise WebInputError(f"{field}: the game has no moves and no FEN tag")
-    return validate_fen(board.fen(), field=field)
+    fen = validate_fen(board.fen(), field=field)
+    plies = len(board.move_stack)
+    players = f" ({game.headers.get('White', '?')} - {game.headers.get('Black', '?')})"
+    note = (f"the uploaded game{players if players != ' (? - ?)' else ''} is set up as it stands after "
+            f"{plies} half-move{'s' if plies != 1 else ''}; the new game starts there, without those moves")
+    return fen, note
 
 
 def _validate_new_game(params: Any) -> dict[str, Any]:
@@ -139,7 +157,7 @@ def _validate_new_game(params: Any) -> dict[str, Any]:
     if params.get("fen") not in (None, ""):
         out["fen"] = validate_fen(params["fen"], field="new-game.fen")
     elif params.get("pgn") not in (None, ""):
-        out["fen"] = fen_from_pgn(params["pgn"], field="new-game.pgn")
+        out["fen"], out["note"] = read_pgn_upload(params["pgn"], field="new-game.pgn")
     return out
 
 
