@@ -367,12 +367,15 @@ def _options(board: chess.Board, san: str) -> list[str]:
 
 
 def _check_turn(move: chess.Move, legal: bool, position: Position) -> None:
-    """Refuse, in plain words, a move that the game cannot take now (the rules are the tracker's)."""
+    """Refuse, in plain words, a move that the game cannot take now (the rules are the tracker's).
+
+    A from-to pair the rules refuse is still wood moved by hand (putting a piece back, say) and is
+    left to the tracker, except after the game."""
     board = position.board
     if position.result != "*":
         why = f", {position.termination}" if position.termination else ""
         raise InputError(f"The game is over ({position.result}{why}): type !new-game to play another")
-    if position.human is None:
+    if position.human is None or not legal:
         return
     if board.turn != position.human and move != position.pending:
         raise _not_your_turn(position)
@@ -534,7 +537,7 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
     if board.is_check():
         out.append(f"{_side(board.turn)} is in check.")
     if not state.get("matching", True):
-        out.append("The pieces do not stand where the game says: fix the lit squares (type a square to lift or place).")
+        out.append(_setup_advice(board.occupied, position.occupancy))
     hint = state.get("hint")
     if hint:
         with contextlib.suppress(ValueError):
@@ -546,6 +549,22 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
     if warning and not str(warning).startswith("game over"):
         out.append(f"Note: {warning}")
     return out
+
+
+def _setup_advice(game: int, sensed: int) -> str:
+    """What to type so the pieces stand where the game has them."""
+    missing = [chess.square_name(sq) for sq in chess.scan_forward(game & ~sensed)]
+    extra = [chess.square_name(sq) for sq in chess.scan_forward(sensed & ~game)]
+    if len(missing) == 1 and len(extra) == 1:
+        return (f"The pieces do not stand where the game says: the piece on {extra[0]} belongs on "
+                f"{missing[0]} (type {extra[0]}{missing[0]}).")
+    parts = []
+    if missing:
+        parts.append(f"put a piece on {' '.join(missing)}")
+    if extra:
+        parts.append(f"take the piece{'s' if len(extra) > 1 else ''} off {' '.join(extra)}")
+    todo = " and ".join(parts) if parts else "fix the lit squares"
+    return f"The pieces do not stand where the game says: {todo} (type each square)."
 
 
 # -- the view on the daemon's loop -----------------------------------------------------------------

@@ -145,6 +145,9 @@ MISTAKES = [
                 pending="e7e5"), ["engine plays e5", "type e7e5", "!takeback"]),
     ("Nf3", pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", mode="play", human="white",
                 pending="g8f6"), ["engine plays Nf6", "Nf6 or g8f6"]),
+    # Wood moved by hand (a piece put back) is not a move: allowed whoever's turn it is.
+    ("e4e2", pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", mode="play", human="white",
+                 pending="g8f6"), None),
 ]
 
 
@@ -297,7 +300,11 @@ def test_render_turns_the_board_round_when_you_play_black() -> None:
     (state(START, eval={"mate": -3}), ["Black mates in 3"]),
     (state(START, warning="white: illegal-move: e2e5"), ["Note: white: illegal-move: e2e5"]),
     (state(START, occupancy=f"{chess.Board().occupied & ~chess.BB_E2 | chess.BB_E4:016x}", matching=False),
-     ["(♙)", " ? ", "do not stand where the game says"]),
+     ["(♙)", " ? ", "the piece on e4 belongs on e2 (type e4e2)"]),
+    (state(START, occupancy=f"{chess.Board().occupied & ~chess.BB_E2 & ~chess.BB_D2:016x}", matching=False),
+     ["put a piece on d2 e2 (type each square)"]),
+    (state("4k3/8/8/8/8/8/8/4K3 w - - 0 1", occupancy=f"{chess.BB_E1 | chess.BB_E8 | chess.BB_A1 | chess.BB_H8:016x}",
+           matching=False), ["take the pieces off a1 h8"]),
     (state("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", start_fen=START,
            moves=["e2e4", "e7e5"], opening="King's Pawn Game"), ["Last move: 1... e5", "King's Pawn Game"]),
 ])
