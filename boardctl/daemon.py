@@ -29,6 +29,7 @@ from boardctl.engine_client import EngineClient, resolve_command
 from boardctl.errors import BoardctlError, ConfigError, EngineError
 from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.games import abandon_unfinished, resume_notice
+from boardctl.positions import board_from_fen
 from boardctl.session import EngineRequest, Session, Settings
 from boardctl.storage import EventLog, GameRecord, GameStore
 
@@ -160,7 +161,7 @@ class Daemon:
                 settings = replace(settings, time_control=config_mod.check_time_control(params["time-control"]))
             fen = params.get("fen") or None
             if fen is not None:
-                chess.Board(fen)
+                fen = board_from_fen(str(fen), where="fen").fen()
         except ValueError as exc:
             raise ActionError(f"new-game: {exc}") from None
         if self.engine is not None and settings.level != self.engine.level:
@@ -239,12 +240,12 @@ class Daemon:
         for old in session.take_finished():
             self.store.save(old)
         record = session.record
-        if self._log is None or self._log.path != self.store.path(record.id, ".jsonl"):
-            if self._log is not None:
-                self._log.close()
-            self._log = self.store.event_log(record.id)
-        for event in session.take_log():
-            self._log.append(event)
+        for game_id, entry in session.take_log():  # each entry to its own game's log
+            if self._log is None or self._log.path != self.store.path(game_id, ".jsonl"):
+                if self._log is not None:
+                    self._log.close()
+                self._log = self.store.event_log(game_id)
+            self._log.append(entry)
         if session.take_dirty() and self._is_worth_saving(record):
             self.store.save(record)
 
@@ -458,12 +459,7 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
                 settings = replace(settings, level=record.level)
     elif args.new:
         abandon_unfinished(store, mode)
-    fen = chess.STARTING_FEN
-    if args.fen:
-        try:
-            fen = chess.Board(args.fen).fen()
-        except ValueError as exc:
-            raise ConfigError(f"--fen: {exc}") from None
+    fen = board_from_fen(args.fen, where="--fen").fen() if args.fen else chess.STARTING_FEN
     return Session(settings, record=record, fen=fen)
 
 
@@ -497,6 +493,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
     from boardctl.hw.sim import occupancy_for_setup
 
     cfg = config_from_args(args)
+    if args.fen:
+        board_from_fen(args.fen, where="--fen")  # refused before anything starts
     if args.stdio and cfg.board_backend != "sim":
         raise ConfigError("--stdio: only with the sim board (--board sim)")
     loop = asyncio.get_running_loop()

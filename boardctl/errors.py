@@ -29,3 +29,7 @@ class EngineError(BoardctlError, RuntimeError):
 
 class GameFileError(BoardctlError, OSError):
     """A saved game or state file cannot be read back."""
+
+
+class PositionError(BoardctlError, ValueError):
+    """A FEN that cannot be read, or that describes an impossible position. The message names the fault."""

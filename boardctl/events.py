@@ -38,6 +38,8 @@ class Code(StrEnum):
     TAKEBACK = "takeback"
     NEW_GAME = "new-game"
     PROMOTION = "promotion"
+    #: A capture whose victim was pushed off: the squares it may have taken on, until one is confirmed.
+    WHICH_CAPTURE = "which-capture"
     SETUP = "setup"
     BLUNDER = "blunder"
     CHECK = "check"
@@ -112,7 +114,31 @@ class Snapshot:
     occupancy: int
 
 
-Event = SquareChanged | ButtonPressed | Tick | Snapshot
+@dataclass(frozen=True, slots=True)
+class GameHeader:
+    """A game log's header line: what the game started (or resumed) with, for ``boardctl replay``.
+
+    ``game`` holds ``settings`` (the session's), ``record`` (the state file's JSON at that moment)
+    and ``occupancy`` (hex, logical squares). Written by the daemon into game logs; elsewhere it senses nothing and is ignored.
+    """
+
+    t: float
+    game: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineReplied:
+    """A game log's engine line: the engine's move as shown, and its score (its draw answers follow it)."""
+
+    t: float
+    move: chess.Move
+    score: int | None
+
+
+#: ``GameHeader`` and ``EngineReplied`` are not sensed: they appear only in the daemon's game logs.
+Event = SquareChanged | ButtonPressed | Tick | Snapshot | GameHeader | EngineReplied
+
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +160,7 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
     """Build an event from a decoded JSON object; ``t`` stamps lines that carry none."""
     if not isinstance(obj, dict):
         raise EventFormatError(f"{_where(where)}expected a JSON object, got {type(obj).__name__}")
-    unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot"}
+    unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot", "header", "engine", "score"}
     if unknown:
         raise EventFormatError(f"{_where(where)}unknown key(s) {', '.join(sorted(unknown))}")
     if "t" in obj:
@@ -146,7 +172,7 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
         t = float(raw_t)
     elif t is None:
         raise EventFormatError(f"{_where(where)}missing 't'")
-    kinds = [k for k in ("square", "button", "snapshot") if k in obj]
+    kinds = [k for k in ("square", "button", "snapshot", "header", "engine") if k in obj]
     if len(kinds) > 1:
         raise EventFormatError(f"{_where(where)}one event per line, got {' and '.join(kinds)}")
     if "square" in obj:
@@ -166,6 +192,21 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
         except ValueError:
             names = ", ".join(b.value for b in Button)
             raise EventFormatError(f"{_where(where)}unknown button {name!r} (one of {names})") from None
+    if "score" in obj and "engine" not in obj:
+        raise EventFormatError(f"{_where(where)}'score' without 'engine'")
+    if "header" in obj:
+        if not isinstance(obj["header"], dict):
+            raise EventFormatError(f"{_where(where)}'header' must be an object, got {obj['header']!r}")
+        return GameHeader(t, obj["header"])
+    if "engine" in obj:
+        score = obj.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
+            raise EventFormatError(f"{_where(where)}'score' must be an integer or null, got {score!r}")
+        try:
+            move = chess.Move.from_uci(str(obj["engine"]))
+        except ValueError:
+            raise EventFormatError(f"{_where(where)}'engine' must be a move in UCI like 'e7e5', got {obj['engine']!r}") from None
+        return EngineReplied(t, move, score)
     if "snapshot" in obj:
         raw = obj["snapshot"]
         try:
@@ -198,6 +239,10 @@ def has_time(line: str | bytes) -> bool:
 
 def event_to_json(event: Event) -> dict[str, Any]:
     match event:
+        case GameHeader(t, game):
+            return {"t": round(t, 6), "header": game}
+        case EngineReplied(t, move, score):
+            return {"t": round(t, 6), "engine": move.uci(), "score": score}
         case SquareChanged(t, square, occupied):
             return {"t": round(t, 6), "square": chess.square_name(square), "occupied": occupied}
         case ButtonPressed(t, button):

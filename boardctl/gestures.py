@@ -8,7 +8,7 @@ and brushes and passing touches always last less than the brush time.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import chess
 
@@ -19,6 +19,7 @@ from boardctl.tracker import (
     Timing,
     castling_rook_squares,
     en_passant_victim,
+    move_squares,
 )
 
 _BUTTON_FOR_PIECE = {piece: button for button, piece in PROMOTION_BUTTONS.items()}
@@ -34,6 +35,12 @@ class Hand:
     t: float = 0.0
     brushes: bool = True
     adjusts: bool = True
+    #: Blitz: the reply's first lift follows the last placement after 0 to 0.35 s (no brushes,
+    #: no adjustments in between); see :func:`events_for_game` for overlapping hands.
+    blitz: bool = False
+    #: Let captures push their victim off (the square never reads empty), completed by a blink,
+    #: the clock button or waiting, and confirmed on the board when two victims were possible.
+    pushes: bool = False
 
     def _pause(self, low: float, high: float) -> None:
         self.t += self.rng.uniform(low, high)
@@ -48,11 +55,17 @@ class Hand:
         return self.rng.uniform(0.01, self.timing.brush * 0.8)
 
     def _released(self) -> None:
-        """Wait past the settle time, so the last placement counts as released."""
+        """Wait past the settle time, so the last placement counts as released (in blitz, the
+        opponent's next lift shows it instead, after any gap from 0 s)."""
+        if self.blitz:
+            self.t += 0.0 if self.rng.random() < 0.2 else self.rng.uniform(0.0, 0.35)
+            return
         self._pause(self.timing.settle + 0.02, self.timing.settle + 0.9)
 
     def _in_hand(self) -> None:
-        self._pause(self.timing.brush + 0.05, 0.8)
+        # A blitz hand never holds a piece near the mismatch delay (a held piece that could have
+        # captured is then read as a capture that pushed its victim off).
+        self._pause(self.timing.brush + 0.05, 0.5 if self.blitz else 0.8)
 
     def brush(self, board: chess.Board, out: list[Event]) -> None:
         """Knock a piece for a moment; it never leaves its square for longer than the brush time."""
@@ -63,9 +76,10 @@ class Hand:
         self._pause(0.05, 0.3)
 
     def adjust(self, out: list[Event], square: chess.Square) -> None:
-        """Lift a piece well past the brush time and set it back: an adjustment by its owner."""
+        """Lift a piece past the brush time and set it back within the settle time: its owner
+        straightening it. (Kept off longer, FIDE 4.3 would make the side to move capture it.)"""
         self._lift(out, square)
-        self._in_hand()
+        self._pause(self.timing.brush + 0.02, self.timing.settle - 0.03)
         self._place(out, square)
         self._released()
 
@@ -88,9 +102,9 @@ class Hand:
         """Events that make ``move`` on ``board`` (not pushed). ``promote_by`` picks the promotion gesture."""
         out: list[Event] = []
         rng = self.rng
-        if self.brushes and rng.random() < 0.15:
+        if self.brushes and not self.blitz and rng.random() < 0.15:
             self.brush(board, out)
-        if self.adjusts and rng.random() < 0.1:
+        if self.adjusts and not self.blitz and rng.random() < 0.1:
             theirs = board.occupied_co[not board.turn]
             self.adjust(out, rng.choice(list(chess.SquareSet(theirs))))
         if board.is_castling(move):
@@ -112,6 +126,9 @@ class Hand:
         elif move.promotion is not None:
             self._promote(out, board, move, promote_by)
             return out
+        elif board.is_capture(move) and self.pushes and rng.random() < 0.5:
+            self._push_off(out, board, move)
+            return out
         elif board.is_capture(move):
             if rng.random() < 0.5:
                 self._lift(out, move.to_square)
@@ -128,9 +145,34 @@ class Hand:
             self._travel(out, board, move.from_square, move.to_square)
             self._place(out, move.to_square)
         self._released()
-        if self.adjusts and rng.random() < 0.1:
+        if self.adjusts and not self.blitz and rng.random() < 0.1:
             self.adjust(out, move.to_square)  # the mover straightens the piece it just set down
         return out
+
+    def _push_off(self, out: list[Event], board: chess.Board, move: chess.Move) -> None:
+        """The capturer shoves its victim off: the target's switch never opens (or only blinks)."""
+        rng = self.rng
+        targets = {m.to_square for m in board.generate_legal_captures(chess.BB_SQUARES[move.from_square]) if not board.is_en_passant(m)}
+        self._lift(out, move.from_square)
+        self._in_hand()
+        how = rng.choice(["blink", "clock", "wait"])
+        if how == "blink":
+            self._lift(out, move.to_square)
+            self._pause(0.005, self.timing.brush * 0.8)
+            self._place(out, move.to_square)
+            self._pause(self.timing.settle + 0.02, self.timing.settle + 0.5)
+            return
+        if how == "clock":
+            self._pause(0.05, 0.2)
+            out.append(ButtonPressed(round(self.t, 4), Button.CLOCK))
+        else:
+            self._pause(self.timing.settle + self.timing.mismatch_delay + 0.05, self.timing.settle + self.timing.mismatch_delay + 0.4)
+        if len(targets) > 1:  # which-capture: lift the capturer from where it stands and put it back
+            self._pause(0.1, 0.5)
+            self._lift(out, move.to_square)
+            self._pause(self.timing.brush + 0.02, self.timing.settle - 0.03)
+            self._place(out, move.to_square)
+        self._pause(self.timing.settle + 0.02, self.timing.settle + 0.5)
 
     def _castle(self, out: list[Event], board: chess.Board, move: chess.Move) -> None:
         rook_from, rook_to = castling_rook_squares(board, move)
@@ -142,7 +184,7 @@ class Hand:
             self._in_hand()
             self._place(out, end)
             if index == 0:
-                self._pause(0.02, 0.8)
+                self._pause(0.02, 0.25 if self.blitz else 0.8)  # blitz: one motion, no rest between
 
     def _promote(self, out: list[Event], board: chess.Board, move: chess.Move, promote_by: str) -> None:
         rng = self.rng
@@ -206,12 +248,64 @@ def random_game(rng: random.Random, *, max_plies: int = 80, bias: bool = True, b
 
 
 def events_for_game(
-    moves: list[chess.Move], hand: Hand, *, board: chess.Board | None = None
+    moves: list[chess.Move], hand: Hand, *, board: chess.Board | None = None, overlap: float = 0.0
 ) -> list[Event]:
-    """Events for a whole game, each move made by ``hand`` in one of its human orders."""
+    """Events for a whole game, each move made by ``hand`` in one of its human orders.
+
+    ``overlap``: how often (0..1) the reply's first lift comes before the previous move's last
+    placement, by up to 0.29 s (hands overlapping in blitz), where the squares allow it.
+    """
     board = board.copy() if board is not None else chess.Board()
     out: list[Event] = []
+    previous: tuple[chess.Board, chess.Move, list[Event]] | None = None
+    floor = float("-inf")  # the end of the move before the previous one: the replier's own move
     for move in moves:
-        out.extend(hand.move(board, move, promote_by=hand.rng.choice(["choose", "cycle"])))
+        promote_by = hand.rng.choice(["choose", "cycle"]) if not hand.blitz else "choose"
+        events = hand.move(board, move, promote_by=promote_by)
+        if previous is not None and hand.blitz:
+            events = _after_release(hand, previous, events)
+        if previous is not None and overlap and hand.rng.random() < overlap:
+            events = _overlapped(hand, previous, events, floor)
+        out.extend(events)
+        if previous is not None and previous[2]:
+            floor = max(e.t for e in previous[2])
+        previous = (board.copy(stack=False), move, events)
         board.push(move)
-    return out
+    return sorted(out, key=lambda e: e.t)
+
+
+def _after_release(hand: Hand, previous: tuple[chess.Board, chess.Move, list[Event]], events: list[Event]) -> list[Event]:
+    """A hand cannot take a piece up within the brush time of its landing (that reads as a blink):
+    a reply that starts on a square the previous move just filled waits a little longer."""
+    _, _, before = previous
+    if not events or not before or not isinstance(events[0], SquareChanged):
+        return events
+    last = {e.square: e.t for e in before if isinstance(e, SquareChanged)}
+    landed = last.get(events[0].square)
+    wait = 0.0 if landed is None else landed + hand.timing.brush + 0.05 - events[0].t
+    if wait <= 0:
+        return events
+    hand.t += wait
+    return [replace(e, t=round(e.t + wait, 4)) for e in events]
+
+
+def _overlapped(
+    hand: Hand, previous: tuple[chess.Board, chess.Move, list[Event]], events: list[Event], floor: float
+) -> list[Event]:
+    """Move the reply's first lift before the previous move's last placement, if it is a plain
+    lift of a square the previous move did not touch."""
+    board, move, before = previous
+    places = [e for e in before if isinstance(e, SquareChanged) and e.occupied]
+    if not events or not places or not isinstance(events[0], SquareChanged) or events[0].occupied or before[-1] is not places[-1]:
+        return events  # nothing to overlap, or the move ends with a lift (an e.p. victim taken last)
+    if move.promotion is not None or any(isinstance(e, ButtonPressed) for e in before):
+        return events  # a promotion's choice must be made before the reply starts
+    first = events[0]
+    touched = {e.square for e in before if isinstance(e, SquareChanged)} | set(chess.SquareSet(move_squares(board, move)))
+    if first.square in touched or board.color_at(first.square) == board.turn:
+        return events  # only the replying side's own piece, on a square the move leaves alone
+    when = round(places[-1].t - hand.rng.uniform(0.0, 0.29), 4)
+    earlier = [e.t for e in before if e.t < places[-1].t]
+    if when <= max(before[0].t, floor, *earlier[-1:]):
+        return events  # not before the mover's hand began, nor during a slide (it reads as set down there)
+    return [SquareChanged(when, first.square, False), *events[1:]]

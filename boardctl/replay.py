@@ -1,4 +1,9 @@
-"""``boardctl replay FILE|-``: feed an event log through the tracker and print the game(s) as PGN.
+"""``boardctl replay FILE|-``: judge an event log as the daemon did and print the game(s) as PGN.
+
+The events go through the very :class:`~boardctl.session.Session` the daemon runs (tracker,
+touch-move, buttons, clock, game end), so a saved ``<id>.jsonl`` prints the saved game. A log the
+daemon wrote starts with a header line (settings, start position, clock; docs/events.md) and
+holds the engine's replies; a hand-made log without one is judged with ``--policy``/``--fen``.
 
 Violations and notices go to stderr, one line each: ``warning: <code> <ply> <detail>``.
 The whole input is parsed before anything is written, so a malformed line leaves stdout empty.
@@ -8,43 +13,52 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import chess
 import chess.pgn
 
-from boardctl.errors import EventFormatError
-from boardctl.events import Code, Event, Tick, parse_event
+from boardctl.engine_client import Reply
+from boardctl.errors import EventFormatError, GameFileError
+from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event
+from boardctl.positions import board_from_fen
+from boardctl.session import HEADER_VERSION, Session, Settings
+from boardctl.storage import GameRecord
 from boardctl.tracker import (
     DEFAULT_TIMING,
-    Forfeit,
     GameStarted,
-    MoveMade,
     MoveTakenBack,
+    Output,
     Policy,
-    TakebackMode,
     Timing,
-    Tracker,
     Violation,
 )
 
-#: Long enough after the last event for any settle or promotion window to close.
+#: Long enough after the last event of a hand-made log for any settle or promotion window to close.
 _FLUSH = 60.0
 
 
 @dataclass
 class ReplayedGame:
-    board: chess.Board
+    record: GameRecord
     comments: dict[int, list[str]] = field(default_factory=dict)
-    result: str = "*"
+
+    @property
+    def board(self) -> chess.Board:
+        return self.record.board()
+
+    @property
+    def result(self) -> str:
+        return self.record.result
 
     def to_pgn(self) -> chess.pgn.Game:
         game = chess.pgn.Game.from_board(self.board)
-        result = self.result if self.result != "*" else self.board.result(claim_draw=False)
-        game.headers["Result"] = result
+        game.headers["Result"] = self.record.result
+        if self.record.termination:
+            game.headers["Termination"] = self.record.termination
         for index, node in enumerate(game.mainline()):
             notes = self.comments.get(index + 1)
             if notes:
@@ -64,18 +78,104 @@ class ReplayWarning:
 
 def read_events(lines: Iterable[str], *, name: str = "-") -> list[Event]:
     """Parse every line (blank lines skipped); an error names the file and line number."""
-    events: list[Event] = []
+    entries: list[Event] = []
     last_t = 0.0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{name}:{number}"
-        event = parse_event(line, where=where)
-        if event.t < last_t:
-            raise EventFormatError(f"{where}: 't' went backwards ({event.t} after {last_t})")
-        last_t = event.t
-        events.append(event)
-    return events
+        entry = parse_event(line, where=where)
+        if entry.t < last_t:
+            raise EventFormatError(f"{where}: 't' went backwards ({entry.t} after {last_t})")
+        if isinstance(entry, GameHeader):
+            _check_header(entry, where)
+        last_t = entry.t
+        entries.append(entry)
+    return entries
+
+
+def _check_header(header: GameHeader, where: str) -> None:
+    game = header.game
+    if game.get("version") != HEADER_VERSION:
+        raise EventFormatError(f"{where}: header version {game.get('version')!r} is not {HEADER_VERSION}")
+    settings = game.get("settings")
+    names = {f.name for f in fields(Settings)}
+    if not isinstance(settings, dict) or set(settings) - names:
+        raise EventFormatError(f"{where}: header 'settings' must be an object with keys from {', '.join(sorted(names))}")
+    occupancy = game.get("occupancy")
+    try:
+        value = int(occupancy, 16) if isinstance(occupancy, str) else -1
+    except ValueError:
+        value = -1
+    if not 0 <= value <= chess.BB_ALL:
+        raise EventFormatError(f"{where}: header 'occupancy' must be a 64-bit hex bitboard, got {occupancy!r}")
+    try:
+        GameRecord.from_json(game.get("record"), where=where)
+    except GameFileError as exc:
+        raise EventFormatError(str(exc)) from None
+
+
+class _Replay:
+    """One session at a time over a log; a header line (re)starts it as the daemon's was."""
+
+    def __init__(self, settings: Settings, fen: str) -> None:
+        self.games: list[ReplayedGame] = []
+        self.warnings: list[ReplayWarning] = []
+        self.session = Session(settings, fen=fen, observer=self._observe)
+        self._game()
+
+    def _game(self) -> ReplayedGame:
+        record = self.session.record
+        if not self.games or self.games[-1].record is not record:
+            self.games.append(ReplayedGame(record))
+        return self.games[-1]
+
+    def _observe(self, out: Output) -> None:
+        game = self._game()
+        if isinstance(out, MoveTakenBack):
+            self.warnings.append(ReplayWarning(Code.TAKEBACK, out.ply, f"{out.move.uci()} taken back"))
+        elif isinstance(out, Violation):
+            self.warnings.append(ReplayWarning(out.code, out.ply, out.detail))
+            game.comments.setdefault(out.ply, []).append(f"{out.code}: {out.detail}")
+        elif isinstance(out, GameStarted):
+            self.warnings.append(ReplayWarning(Code.NEW_GAME, len(game.record.moves) + 1, out.fen))
+
+    def header(self, header: GameHeader) -> None:
+        game = header.game
+        # The log holds logical squares: the replayed board is never turned round.
+        settings = replace(Settings(**game["settings"]), orientation="normal")
+        record = GameRecord.from_json(game["record"], where="header")
+        record.orientation = "normal"
+        self.session = Session(settings, record=record, occupancy=int(game["occupancy"], 16), observer=self._observe)
+        self._game()
+        self.session.tick(header.t)  # the session starts here: its clock runs from now
+
+    def engine(self, line: EngineReplied) -> None:
+        session = self.session
+        session.tick(line.t)
+        request = session.engine_request()
+        if request is None or request.kind != "move":
+            self.warnings.append(ReplayWarning(Code.ENGINE_ERROR, len(session.board.move_stack) + 1, f"engine reply {line.move.uci()} not asked for"))
+            return
+        session.engine_replied(request, Reply(line.move, line.score), line.t)
+        self._game()
+
+    def feed(self, entry: Event) -> None:
+        if isinstance(entry, GameHeader):
+            self.header(entry)
+        elif isinstance(entry, EngineReplied):
+            self.engine(entry)
+        else:
+            self.session.feed(entry)
+            self._game()
+
+    def finished_games(self) -> list[ReplayedGame]:
+        games = list(self.games)
+        while len(games) > 1 and not games[0].record.moves and not games[0].record.is_finished():
+            games.pop(0)  # the file began by setting up a new game, or a header restarted it
+        while len(games) > 1 and not games[-1].record.moves and games[-1].record.result == "*":
+            games.pop()  # a new game begun at the very end (its events are in its own log)
+        return games
 
 
 def replay(
@@ -85,37 +185,21 @@ def replay(
     board: chess.Board | None = None,
     timing: Timing = DEFAULT_TIMING,
 ) -> tuple[list[ReplayedGame], list[ReplayWarning]]:
-    """Run the tracker over ``events``; return the games played and the warnings, in order."""
-    tracker = Tracker(board, policy=policy, timing=timing, takeback=TakebackMode.APPLY)
-    games = [ReplayedGame(tracker.board.copy())]
-    warnings: list[ReplayWarning] = []
-    last_t = 0.0
+    """Judge ``events`` as the daemon does; return the games played and the warnings, in order.
 
-    def take(outputs: Iterator[Any]) -> None:
-        game = games[-1]
-        for out in outputs:
-            if isinstance(out, MoveMade):
-                game.board.push(out.move)
-            elif isinstance(out, MoveTakenBack):
-                game.board.pop()
-                warnings.append(ReplayWarning(Code.TAKEBACK, out.ply, f"{out.move.uci()} taken back"))
-            elif isinstance(out, Violation):
-                warnings.append(ReplayWarning(out.code, out.ply, out.detail))
-                game.comments.setdefault(out.ply, []).append(f"{out.code}: {out.detail}")
-            elif isinstance(out, Forfeit):
-                game.result = out.result
-            elif isinstance(out, GameStarted):
-                warnings.append(ReplayWarning(Code.NEW_GAME, len(game.board.move_stack) + 1, out.fen))
-                game = ReplayedGame(chess.Board(out.fen))
-                games.append(game)
-
-    for event in events:
-        last_t = event.t
-        take(iter(tracker.feed(event).outputs))
-    take(iter(tracker.feed(Tick(last_t + _FLUSH)).outputs))
-    if len(games) > 1 and not games[0].board.move_stack:
-        games.pop(0)  # the file began by setting up a new game
-    return games, warnings
+    ``policy``, ``board`` and ``timing`` apply until a header line says otherwise.
+    """
+    entries = list(events)
+    settings = Settings(mode="record", orientation="normal", policy=Policy(policy).value, takeback="apply", settle=timing.settle)
+    run = _Replay(settings, (board or chess.Board()).fen())
+    for entry in entries:
+        run.feed(entry)
+    if entries and not any(isinstance(entry, GameHeader) for entry in entries):
+        # A hand-made log: let the last move settle. (A daemon's log has every tick that mattered.)
+        run.session.tick(entries[-1].t + _FLUSH)
+    elif not entries:
+        run.session.tick(0.0)
+    return run.finished_games(), run.warnings
 
 
 def add_parser(sub: Any) -> None:
@@ -125,20 +209,17 @@ def add_parser(sub: Any) -> None:
                                                      description=describe(__doc__))
     parser.add_argument("file", help="event file (JSON lines, docs/events.md), or - for standard input")
     parser.add_argument("--policy", choices=[p.value for p in Policy], default=Policy.FIDE.value,
-                        help="Touch-move rules: fide enforces them, casual lets any piece be touched. Default: fide.")
-    parser.add_argument("--fen", help="The game's starting position. Default: the standard start.")
+                        help="Touch-move rules for a log without a header line: fide enforces them, "
+                        "casual lets any piece be touched. Default: fide.")
+    parser.add_argument("--fen", help="The game's starting position, for a log without a header line. "
+                        "Default: the standard start.")
 
 
 def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    board = None
-    if args.fen:
-        try:
-            board = chess.Board(args.fen)
-        except ValueError as exc:
-            raise EventFormatError(f"--fen: not a valid FEN ({exc})") from None
+    board = board_from_fen(args.fen, where="--fen") if args.fen else None
     if args.file == "-":
         events = read_events(stdin, name="<stdin>")
     else:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 import chess
@@ -24,10 +25,13 @@ from boardctl.events import (
     Button,
     ButtonPressed,
     Code,
+    EngineReplied,
     Event,
+    GameHeader,
     LedIntent,
     Snapshot,
     SquareChanged,
+    Tick,
 )
 from boardctl.storage import GameRecord, Violation
 from boardctl.tracker import (
@@ -36,12 +40,14 @@ from boardctl.tracker import (
     Matched,
     MoveMade,
     MoveTakenBack,
+    Output,
     Policy,
     Step,
     TakebackMode,
     TakebackOffered,
     Timing,
     Tracker,
+    loss_result,
 )
 from boardctl.tracker import Violation as TrackerViolation
 
@@ -55,6 +61,8 @@ ENGINE_RETRY = 5.0
 ARBITER_BONUS = 120.0
 #: A move that loses this many centipawns (by the engine's judgement) gets a blunder warning.
 BLUNDER_CP = 200
+#: The version of the game log's header line (docs/events.md).
+HEADER_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -100,9 +108,11 @@ class Session:
         record: GameRecord | None = None,
         occupancy: int | None = None,
         fen: str = chess.STARTING_FEN,
+        observer: Callable[[Output], None] | None = None,
     ) -> None:
         """A new game (``fen``) or, with ``record``, a resumed one; ``occupancy`` is what the
-        switches show now (physical), default: the game's position."""
+        switches show now (physical), default: the game's position. ``observer`` sees every
+        tracker output (``boardctl replay`` prints its warnings from them)."""
         self.settings = settings
         self.resumed = record is not None
         self.record = record if record is not None else self._new_record(fen)
@@ -121,8 +131,7 @@ class Session:
         )
         self.clock = self._make_clock()
         self.serial = 0  # bumped whenever the game changes under a pending engine request
-        self.pending: chess.Move | None = None  # the engine's move shown but not yet on the board
-        self.hint_move: chess.Move | None = None
+        self.observer = observer
         self.draw_offer: bool = False
         self.warning: str | None = None
         self.t = 0.0
@@ -131,7 +140,8 @@ class Session:
         self._request: EngineRequest | None = None
         self._engine_score: int | None = None  # engine's view (its own side) at its last move
         self._sounds: list[Code] = []
-        self._log: list[Event] = []
+        self._log: list[tuple[str, Event]] = []
+        self._header: dict[str, Any] | None = self._header_now()  # logged once time starts
         self._dirty = True
         self._need_snapshot_log = self.resumed
         self._started = False
@@ -140,8 +150,9 @@ class Session:
         self._game_started = False
         self._illegal_seen = dict(self.tracker.illegal_counts)
         pending = chess.Move.from_uci(self.record.pending) if self.record.pending else None
+        self._resume_pending: chess.Move | None = None
         if pending is not None and pending in board.legal_moves and self.is_engine_turn() and not self.is_over():
-            self.pending = pending  # shown again on the LEDs once time starts (resume)
+            self._resume_pending = pending  # shown again on the LEDs once time starts (resume)
         else:
             self._schedule_engine(0.0)
 
@@ -187,6 +198,36 @@ class Session:
     def board(self) -> chess.Board:
         return self.tracker.board
 
+    @property
+    def pending(self) -> chess.Move | None:
+        """The engine's move shown but not yet made on the board (the tracker holds it)."""
+        return self.tracker.expected
+
+    @property
+    def hint_move(self) -> chess.Move | None:
+        """The hint shown until the next move (the tracker holds it)."""
+        return self.tracker.hint_move
+
+    # -- the game log -----------------------------------------------------------------------------
+
+    def _header_now(self) -> dict[str, Any]:
+        """The header line's content: all a replay needs to judge the events as this session does."""
+        return {
+            "version": HEADER_VERSION,
+            "settings": asdict(self.settings),
+            "record": self.record.to_json(),
+            "occupancy": f"{self.tracker.occupancy:016x}",
+        }
+
+    def _log_header(self, t: float) -> None:
+        if self._header is not None:
+            self._log.append((self.record.id, GameHeader(t, self._header)))
+            self._header = None
+
+    def _log_entry(self, entry: Event) -> None:
+        self._log_header(entry.t)
+        self._log.append((self.record.id, entry))
+
     def is_over(self) -> bool:
         return self.record.result != "*"
 
@@ -222,16 +263,18 @@ class Session:
     # -- input ------------------------------------------------------------------------------------
 
     def feed(self, event: Event) -> None:
-        """One sensed event (physical squares)."""
+        """One sensed event (physical squares). Game-log lines (header, engine) sense nothing: ignored."""
+        if isinstance(event, GameHeader | EngineReplied):
+            return
         if event.t < self.t:
             # Stamped before a timer tick that ran first (events queue up between threads).
             event = replace(event, t=self.t)
         self._advance(event.t)
         logical = self._to_logical(event)
+        self._log_entry(logical)
         if self._need_snapshot_log:
-            self._log.append(Snapshot(event.t, self.tracker.occupancy))
+            self._log.insert(len(self._log) - 1, (self.record.id, Snapshot(event.t, self.tracker.occupancy)))
             self._need_snapshot_log = False
-        self._log.append(logical)
         self._apply(self.tracker.feed(logical))
         self._after(event.t)
 
@@ -239,38 +282,61 @@ class Session:
         """Time passes (settle windows, clock flags, delayed engine requests)."""
         t = max(t, self.t)
         self._advance(t)
-        self._apply(self.tracker.tick(t))
+        game, result = self.record, self.record.result
+        step = self.tracker.tick(t)
+        self._apply(step)
         self._after(t)
+        if step.outputs or self.record is not game or self.record.result != result:
+            self._log.append((game.id, Tick(t)))  # a tick that changed the game: replay needs it
 
     def _advance(self, t: float) -> None:
         self.t = max(self.t, t)
         if not self._started:
             self._started = True
+            self._log_header(t)  # stamped with the time the session starts
             if self.clock is not None and not self.is_over() and self.clock.running is None:
-                if self.pending is not None:  # resumed with the engine's move on the LEDs: the human's time
+                if self._resume_pending is not None:  # resumed with the engine's move on the LEDs: the human's time
                     self._shown_left = self.clock.remaining(self.board.turn, t)
                     self.clock.start(not self.board.turn, t)
                 else:
                     self.clock.start(self.board.turn, t)
-            if self.pending is not None:
-                self._apply(self.tracker.expect(self.pending, t))
+            if self._resume_pending is not None:
+                self._apply(self.tracker.expect(self._resume_pending, t))
+                self._resume_pending = None
             if self._request is not None:
                 self._request = replace(self._request, not_before=t)
 
     def _after(self, t: float) -> None:
-        if self.clock is not None and not self.is_over():
-            flagged = self.clock.flagged(t)
-            if flagged is not None:
-                winner_can_mate = not self.board.has_insufficient_material(not flagged)
-                result = ("0-1" if flagged == chess.WHITE else "1-0") if winner_can_mate else "1/2-1/2"
-                self._end(result, f"{chess.COLOR_NAMES[flagged]} lost on time" if winner_can_mate
-                          else f"{chess.COLOR_NAMES[flagged]} ran out of time; opponent cannot mate", t)
+        self._decide_end(t)
+
+    def _decide_end(self, t: float, forfeit: Forfeit | None = None) -> bool:
+        """Mate, stalemate, a dead position, a forfeit or a fallen flag: the one place a game ends
+        by itself (buttons end it in :meth:`_on_button`). True if it ended now."""
+        if self.is_over():
+            return False
+        board = self.board
+        outcome = board.outcome(claim_draw=False)
+        flagged = self.clock.flagged(t) if self.clock is not None else None
+        if forfeit is not None:
+            result, why = forfeit.result, f"{chess.COLOR_NAMES[forfeit.loser]} forfeits: second illegal move"
+        elif outcome is not None:
+            result, why = outcome.result(), outcome.termination.name.lower().replace("_", " ")
+        elif flagged is not None:
+            result = loss_result(board, flagged)
+            name = chess.COLOR_NAMES[flagged]
+            why = f"{name} lost on time" if result != "1/2-1/2" else f"{name} ran out of time; opponent cannot mate"
+        else:
+            return False
+        self._end(result, why, t)
+        return True
 
     # -- tracker outputs --------------------------------------------------------------------------
 
     def _apply(self, step: Step) -> None:
         self._tracker_leds = step.leds
         for out in step.outputs:
+            if self.observer is not None:
+                self.observer(out)
             match out:
                 case MoveMade():
                     self._on_move(out)
@@ -286,7 +352,7 @@ class Session:
                     if not self.is_over():
                         self.warning = None
                 case Forfeit():
-                    self._end(out.result, f"{chess.COLOR_NAMES[out.loser]} forfeits: second illegal move", out.t)
+                    self._decide_end(out.t, forfeit=out)
                 case ButtonPressed():
                     self._on_button(out.button, out.t)
 
@@ -294,10 +360,10 @@ class Session:
         if self.is_over():
             log.warning("move %s after the game ended (%s); not recorded", out.san, self.record.result)
             return
-        mover = not self.board.turn  # the tracker's board already has the move
-        engine_move = self.pending is not None and out.move == self.pending
-        self.pending = None
-        self.hint_move = None
+        # From the record, not the tracker's board: later outputs of the same step may have moved it on.
+        start_turn = chess.Board(self.record.fen).turn
+        mover = start_turn if len(self.record.moves) % 2 == 0 else not start_turn
+        engine_move = self._human_color() not in (None, mover)
         self.draw_offer = False
         self.warning = None
         self._extra_leds = []
@@ -308,16 +374,13 @@ class Session:
                 clock_left = self._shown_left  # switched when the move was shown
             else:
                 clock_left = self.clock.moved(mover, out.t)
-                self.clock.start(self.board.turn, out.t)  # an engine's time runs while it thinks
+                self.clock.start(not mover, out.t)  # an engine's time runs while it thinks
         self._shown_left = None
         self.record.moves.append(out.move.uci())
         self.record.clocks.append(None if clock_left is None else round(clock_left, 3))
         self._dirty = True
-        outcome = self.board.outcome(claim_draw=False)
-        if outcome is not None:
-            self._end(outcome.result(), outcome.termination.name.lower().replace("_", " "), out.t)
-            return
-        self._schedule_engine(out.t)
+        if not self._decide_end(out.t):
+            self._schedule_engine(out.t)
 
     def _on_taken_back(self, out: MoveTakenBack) -> None:
         if self.record.moves and self.record.moves[-1] == out.move.uci():
@@ -325,8 +388,6 @@ class Session:
             self.record.clocks.pop()
         self.record.violations = [v for v in self.record.violations if v.ply <= len(self.record.moves)]
         self.record.result, self.record.termination = "*", ""
-        self.pending = None
-        self.hint_move = None
         self._extra_leds = []
         self.serial += 1
         self._dirty = True
@@ -362,7 +423,6 @@ class Session:
         self.clock = self._make_clock()
         if self.clock is not None:
             self.clock.start(chess.Board(fen).turn, t)
-        self.pending = self.hint_move = None
         self.draw_offer = False
         self.warning = None
         self._shown_left = None
@@ -372,6 +432,8 @@ class Session:
         self._game_started = True
         self.serial += 1
         self._dirty = True
+        self._header = self._header_now()
+        self._log_header(t)  # at once: later entries go to the new game's own log
         self._schedule_engine(t)
 
     def _on_violation(self, out: TrackerViolation) -> None:
@@ -448,7 +510,6 @@ class Session:
         """One takeback: against the engine the engine's reply and the human's move together."""
         if self.pending is not None:
             self._apply(self.tracker.expect(None, t))
-            self.pending = None
         plies = 1
         if self.settings.mode == "play" and not self.is_engine_turn() and len(self.record.moves) >= 2:
             plies = 2
@@ -469,11 +530,9 @@ class Session:
     def _end(self, result: str, termination: str, t: float) -> None:
         self.record.result = result
         self.record.termination = termination
-        self.tracker.finish()
         self._request = None
-        if self.pending is not None:
-            self._apply(self.tracker.expect(None, t))
-            self.pending = None
+        self.tracker.finish()  # from now on pieces moved are cleared up (the pending move goes too)
+        self._tracker_leds = self.tracker.leds()
         if self.clock is not None:
             self.clock.stop(t)
         kings = {"1-0": [self.board.king(chess.WHITE)], "0-1": [self.board.king(chess.BLACK)]}.get(
@@ -514,13 +573,12 @@ class Session:
             return
         self._request = None
         if request.kind == "hint":
-            self.hint_move = reply.move
             self.tracker.hint(reply.move)
             self._tracker_leds = self.tracker.leds()
             return
+        self._log_entry(EngineReplied(t, reply.move, reply.score))
         self._check_blunder(reply.score)
         self._engine_score = reply.score
-        self.pending = reply.move
         self._dirty = True  # saved, so that a restart shows the same move
         if self.clock is not None:
             engine_color = self.board.turn
@@ -613,6 +671,7 @@ class Session:
         sounds, self._sounds = self._sounds, []
         return sounds
 
-    def take_log(self) -> list[Event]:
+    def take_log(self) -> list[tuple[str, Event]]:
+        """Log entries since the last call, each with the id of the game whose ``.jsonl`` it belongs to."""
         entries, self._log = self._log, []
         return entries

@@ -5,16 +5,25 @@ It is pure: no I/O, no threads, no clock. Time comes only from the events and ``
 How it decides, in brief (docs/events.md has the user's view):
 
 - Every occupancy change since the last accepted position goes into a *log*. Two opposite
-  changes on one square within ``Timing.brush`` cancel: a brushed piece, or a slid piece passing.
-- The board is judged only once it has *settled*: no change for ``Timing.settle`` seconds.
-  That is FIDE's "released". Then a legal move is accepted if the occupancy after it equals
-  what the switches show and the log agrees with it (every square it empties was lifted, the
+  changes on one square within ``Timing.brush`` cancel: a brushed piece, or a slid piece passing
+  (an occupied square that blinks that way is remembered: a capturer pushing its victim off).
+- The board is judged once it has *settled*: no change for ``Timing.settle`` seconds (FIDE's
+  "released"), or at the clock button. A legal move is accepted if the occupancy after it equals
+  what the switches show and the log tells its story (every square it empties was lifted, the
   square it fills was filled after its piece was lifted). A square emptied and refilled before
-  the mover was lifted is therefore never a capture.
-- Policy ``fide`` adds touch-move: the first piece of the side to move lifted deliberately (and
-  with a legal move) must be the one moved; an opponent's piece kept off past the settle time must
-  be captured; touching the rook first forbids castling. A refused move is recorded as a
-  violation and LEDs show what to restore.
+  the mover was lifted is therefore never a capture by that story.
+- Blitz: a lift of the other side's piece proves the mover let go (FIDE 4.7). When the placement
+  explains a legal move once those lifts are set aside, the move is complete at once and the
+  lifts belong to the reply.
+- A capture whose square never read empty (the victim pushed off) looks like a piece in the hand;
+  it completes on the opponent's lift, the clock button, a blink of the captured square or the
+  mismatch delay. Several possible victims light ``which-capture`` until the player confirms one.
+- Policy ``fide`` adds touch-move (FIDE 4.3-4.6): the first piece touched decides; an opponent's
+  piece kept off past the settle time must be captured; a king released on its castling square
+  must castle; touching the rook first forbids castling. ``casual`` has none of it.
+- One completed illegal move is one violation: the states while it is put right are not new ones.
+- After the result (mate, stalemate, a forfeit, or :meth:`Tracker.finish`) moving pieces is
+  clearing up: neither a move, a takeback nor a violation.
 - Promotions stay open for ``Timing.promotion_window`` after the new piece settles, so the piece
   can be swapped and under-promotion chosen with the promote buttons; then the move is final.
 """
@@ -22,7 +31,7 @@ How it decides, in brief (docs/events.md has the user's view):
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import chess
@@ -204,6 +213,59 @@ def occupancy_after(board: chess.Board, move: chess.Move) -> int:
     return (occ & ~from_bb) | to_bb
 
 
+def can_mate(board: chess.Board, color: chess.Color) -> bool:
+    """Whether ``color`` could still mate by some legal series of moves (FIDE 6.9, 7.5.5)."""
+    return not board.has_insufficient_material(color)
+
+
+def loss_result(board: chess.Board, loser: chess.Color) -> str:
+    """The result when ``loser`` loses on time or by forfeit: a draw if the winner cannot mate."""
+    if not can_mate(board, not loser):
+        return "1/2-1/2"
+    return "0-1" if loser == chess.WHITE else "1-0"
+
+
+def _no_moves_left(board: chess.Board) -> bool:
+    """Mate or stalemate: the game is over whoever records it (other endings come from the session)."""
+    return not any(board.generate_legal_moves())
+
+
+def _captures(board: chess.Board, move: chess.Move, square: chess.Square) -> bool:
+    """Whether ``move`` takes the piece on ``square``."""
+    if board.is_en_passant(move):
+        return en_passant_victim(board, move) == square
+    return move.to_square == square
+
+
+def _king_target(board: chess.Board, move: chess.Move) -> chess.Square:
+    """Where the moved piece lands (for castling: the king's square, not the rook's)."""
+    if board.is_castling(move):
+        return chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square))
+    return move.to_square
+
+
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    """Everything that belongs to the move being made; replaced whole when a move completes."""
+
+    #: The first own piece deliberately lifted that has a legal move (FIDE 4.3), and when.
+    touched: chess.Square | None = None
+    touched_t: float = float("inf")
+    #: The first opponent's piece kept off past the settle time that can be captured, and when.
+    victim: chess.Square | None = None
+    victim_t: float = float("inf")
+    #: Castling the player is committed to: the king was released on its castling square (4.4).
+    castle: chess.Move | None = None
+    expected: chess.Move | None = None
+    hint: chess.Move | None = None
+    preselect: chess.PieceType | None = None
+    adjusting: bool = False
+    #: A capture that pushed its victim off: the capturer's square and the candidate victims.
+    which_from: chess.Square | None = None
+    which: tuple[chess.Square, ...] = ()
+    which_since: float = 0.0
+
+
 class Tracker:
     """Turns occupancy events into moves under FIDE Article 4 (or casually). See the module docstring."""
 
@@ -228,21 +290,20 @@ class Tracker:
         self.illegal_counts: dict[chess.Color, int] = {chess.WHITE: 0, chess.BLACK: 0}
         self._now = 0.0
         self._log: list[_Change] = []
+        self._blinks: list[_Change] = []
         self._last_change = float("-inf")
         self._settled_done = True
-        self._touched: chess.Square | None = None
-        self._adjusting = False
+        self._turn = _Turn()
         self._promotion: _Promotion | None = None
-        self._preselect: chess.PieceType | None = None
-        self._expected: chess.Move | None = None
-        self._hint: chess.Move | None = None
         self._restore: Code | None = None
+        self._refused: int | None = None  # squares of the refused move being put right
         self._reported_occ: int | None = None
         self._mismatch_at: float | None = None
         self._mismatch_shown = False
+        self._capture_at: float | None = None
         self._offer: chess.Move | None = None
         self._cleared = False
-        self._finished = False
+        self._finished = _no_moves_left(self._board)
         if self._occ != self._board.occupied:
             self._restore = Code.MISMATCH  # resuming onto a board that does not match yet
 
@@ -263,16 +324,36 @@ class Tracker:
 
     @property
     def expected(self) -> chess.Move | None:
-        return self._expected
+        """The engine's move waiting to be made on the board."""
+        return self._turn.expected
+
+    @property
+    def hint_move(self) -> chess.Move | None:
+        """The hint shown until the next move."""
+        return self._turn.hint
+
+    @property
+    def moves(self) -> list[chess.Move]:
+        """The game's moves so far."""
+        return list(self._board.move_stack)
 
     @property
     def promotion(self) -> chess.Move | None:
         """The promotion waiting for its window to close, if any."""
         return self._promotion.move if self._promotion else None
 
+    @property
+    def which_capture(self) -> tuple[chess.Square, ...]:
+        """Squares the lifted piece may have captured on, while the player is asked which."""
+        return self._turn.which
+
     def is_matching(self) -> bool:
         """The switches show exactly the game position, and no move is half made."""
         return self._occ == self._board.occupied and self._promotion is None
+
+    def is_finished(self) -> bool:
+        """The game has a result: pieces moved now are cleared up, not moves."""
+        return self._finished
 
     def leds(self) -> tuple[LedIntent, ...]:
         return self._leds()
@@ -288,9 +369,7 @@ class Tracker:
             self._on_button(event, out)
         elif isinstance(event, Snapshot):
             self._on_snapshot(event, out)
-        else:
-            assert isinstance(event, Tick)
-        return Step(tuple(out), self._leds())
+        return Step(tuple(out), self._leds())  # a tick, or a game-log line: time passes
 
     def tick(self, t: float) -> Step:
         return self.feed(Tick(t))
@@ -301,19 +380,21 @@ class Tracker:
         self._advance(t, out)
         if move is not None and move not in self._board.legal_moves:
             raise ValueError(f"expected move {move.uci()} is not legal in {self._board.fen()}")
-        self._expected = move
-        self._touched = None
+        self._turn = _Turn(expected=move, hint=self._turn.hint, preselect=self._turn.preselect)
         self._settled_done = False
         self._advance(t, out)
         return Step(tuple(out), self._leds())
 
     def hint(self, move: chess.Move | None) -> None:
         """Light ``move`` as a hint until the next move is made."""
-        self._hint = move
+        self._turn = replace(self._turn, hint=move)
 
     def finish(self) -> None:
         """The game has ended (result decided by the session); a start position now means a new game."""
         self._finished = True
+        self._promotion = None
+        self._turn = _Turn()
+        self._reset_window()
 
     def take_back(self, plies: int, t: float) -> Step:
         """Remove ``plies`` moves now; LEDs show the squares to restore until the board matches."""
@@ -325,7 +406,7 @@ class Tracker:
             move = self._board.pop()
             out.append(MoveTakenBack(t, move, ply))
         self._reset_window()
-        self._expected = None
+        self._turn = _Turn()
         self._finished = False
         if self._occ != self._board.occupied:
             self._restore = Code.TAKEBACK
@@ -351,6 +432,9 @@ class Tracker:
             self._evaluate(self._last_change + self._timing.settle, out)
         if self._promotion is not None and t >= self._promotion.deadline:
             self._close_promotion(out)
+        if self._capture_at is not None and t >= self._capture_at:
+            at, self._capture_at = self._capture_at, None
+            self._hidden_capture(at, out)
         if self._mismatch_at is not None and not self._mismatch_shown and t >= self._mismatch_at:
             self._mismatch_shown = True
             self._restore = self._restore or Code.MISMATCH
@@ -372,6 +456,7 @@ class Tracker:
         self._settled_done = False
         self._mismatch_at = None
         self._mismatch_shown = False
+        self._capture_at = None
         if self._occ == 0:
             self._cleared = True
         if self._promotion is not None:
@@ -386,14 +471,18 @@ class Tracker:
             if prev.square == ev.square:
                 if ev.t - prev.t <= self._timing.brush:
                     del self._log[i]  # a brush, or a slid piece passing over
+                    if ev.occupied and not prev.occupied:
+                        self._blinks.append(prev)  # an occupied square blinked: maybe a victim pushed off
                     return
                 break
         self._log.append(_Change(ev.t, ev.square, ev.occupied))
+        if self._promotion is None and not self._finished:
+            self._reply_started(ev.t, out, hidden=False)
 
     def _on_button(self, ev: ButtonPressed, out: list[Output]) -> None:
         button = ev.button
         if button in PROMOTION_BUTTONS or button is Button.PROMOTE:
-            current = self._promotion.move.promotion if self._promotion else self._preselect
+            current = self._promotion.move.promotion if self._promotion else self._turn.preselect
             if button is Button.PROMOTE:
                 index = PROMOTION_CYCLE.index(current) if current in PROMOTION_CYCLE else 0
                 piece = PROMOTION_CYCLE[(index + 1) % len(PROMOTION_CYCLE)]
@@ -405,7 +494,7 @@ class Tracker:
                 if self._promotion.deadline != float("inf"):
                     self._promotion.deadline = ev.t + self._timing.promotion_window
             else:
-                self._preselect = piece
+                self._turn = replace(self._turn, preselect=piece)
             return
         if button is Button.CLOCK:
             # Pressing the clock completes the move at once (FIDE 6.2 / 7.5.5).
@@ -414,10 +503,13 @@ class Tracker:
                 self._evaluate(ev.t, out)
             if self._promotion is not None and self._promotion.deadline != float("inf"):
                 self._close_promotion(out)
+            if self._hidden_from() is not None:
+                self._capture_at = None
+                self._hidden_capture(ev.t, out)
             out.append(ev)
             return
         if button is Button.ADJUST:
-            self._adjusting = True
+            self._turn = replace(self._turn, adjusting=True)
             return
         if button is Button.TAKEBACK and self._offer is not None:
             self._apply_takeback(ev.t, out)
@@ -437,13 +529,15 @@ class Tracker:
         logger.info("resync changed %s squares", chess.popcount(ev.occupancy ^ self._occ))
         self._occ = ev.occupancy
         self._log.clear()
+        self._blinks.clear()
         self._last_change = ev.t
         self._settled_done = False
+        self._capture_at = None
         if self._occ != self._board.occupied:
             self._mismatch_at = ev.t
             self._mismatch_shown = False
 
-    # -- judgement -------------------------------------------------------------------------
+    # -- the log ---------------------------------------------------------------------------
 
     def _legal_after(self, from_mask: int = chess.BB_ALL, to_mask: int = chess.BB_ALL) -> list[tuple[chess.Move, int]]:
         """Legal moves from ``from_mask`` to ``to_mask``, each with the occupancy after it."""
@@ -465,61 +559,275 @@ class Tracker:
                 return change
         return None
 
-    def _is_consistent(self, move: chess.Move) -> bool:
-        """The log tells the story of ``move``: its piece lifted, its target filled afterwards."""
+    def _is_consistent(self, move: chess.Move, occ: int, *, placed: _Change | None = None) -> bool:
+        """The log tells the story of ``move``: its piece lifted, its target filled afterwards
+        (``placed``: the target's filling, when it has been lifted again since)."""
         board = self._board
         lift = self._first_lift(move.from_square)
         if lift is None:
             return False
-        changed = self._occ ^ board.occupied
-        for square in chess.SquareSet(changed):
+        for square in chess.SquareSet(occ ^ board.occupied):
             if self._last_event(square) is None:
                 return False
-        target = move.to_square
-        if board.is_castling(move):
-            target = chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square))
-        last = self._last_event(target)
+        last = placed or self._last_event(_king_target(board, move))
         # A capture's square, like any target, must be filled after the mover was lifted: a square
         # emptied and refilled before that (a phantom capture) does not qualify.
         return last is not None and last.occupied and last.t >= lift.t
 
-    def _update_touch(self) -> None:
-        """Record the first piece of the side to move that was deliberately lifted (FIDE 4.3a)."""
-        if self._policy is not Policy.FIDE or self._expected is not None or self._touched is not None:
+    def _explained(self, occ: int) -> list[chess.Move]:
+        """Legal moves whose occupancy is ``occ`` and whose story the log tells."""
+        board = self._board
+        own_lifted = board.occupied_co[board.turn] & ~occ
+        return [m for m, after in self._legal_after(own_lifted, occ | board.castling_rights) if after == occ and self._is_consistent(m, occ)]
+
+    def _set_aside(self, occ: int) -> int:
+        """The other side's pieces off their squares now, lifted since the mover lifted a piece:
+        the hands of the reply (FIDE 4.7: the mover has let go)."""
+        board = self._board
+        theirs_off = board.occupied_co[not board.turn] & ~occ
+        if not theirs_off:
+            return 0
+        own = board.occupied_co[board.turn]
+        first_own = next((c.t for c in self._log if not c.occupied and own & chess.BB_SQUARES[c.square]), None)
+        if first_own is None:
+            return 0
+        aside = 0
+        for square in chess.SquareSet(theirs_off):
+            last = self._last_event(square)
+            if last is not None and not last.occupied:
+                aside |= chess.BB_SQUARES[square]
+        return aside
+
+    def _retaken(self, occ: int) -> dict[chess.Square, _Change]:
+        """Squares set down on after the mover's lift and lifted again, empty now: the piece
+        just moved, being taken by the reply. Each with its placement."""
+        own = self._board.occupied_co[self._board.turn]
+        first_own = next((c.t for c in self._log if not c.occupied and own & chess.BB_SQUARES[c.square]), None)
+        found: dict[chess.Square, _Change] = {}
+        if first_own is None:
+            return found
+        for i in range(len(self._log) - 1, 0, -1):
+            change = self._log[i]
+            bit = chess.BB_SQUARES[change.square]
+            if change.occupied or occ & bit or change.square in found or self._last_event(change.square) is not change:
+                continue
+            before = next((c for c in reversed(self._log[:i]) if c.square == change.square), None)
+            if before is not None and before.occupied and before.t >= first_own:
+                found[change.square] = before
+        return found
+
+    # -- the reply starting ----------------------------------------------------------------
+
+    def _reply_started(self, t: float, out: list[Output], *, hidden: bool = True) -> bool:
+        """The other side lifted a piece (or the mover set down with those lifts already made):
+        complete the move they prove released, and keep the lifts for the reply. ``hidden``: also
+        a capture that pushed its victim off (only once settled: the mover's piece may still be
+        in the hand, about to touch down)."""
+        board = self._board
+        if self._turn.which or self._refused is not None:
+            return False
+        occ = self._occ
+        eligible = self._set_aside(occ)
+        own_lifted = board.occupied_co[board.turn] & ~occ
+        if not eligible and (not hidden or chess.popcount(own_lifted) < 2):
+            return False
+        mover_lift = self._mover_lift_t()
+        retaken = self._retaken(occ)
+        also = sum(chess.BB_SQUARES[sq] for sq in retaken)
+        for move, after in self._legal_after(own_lifted, occ | eligible | also | own_lifted | board.castling_rights):
+            aside = after & ~occ  # what the move leaves standing that is off now: the reply's lifts
+            target = _king_target(board, move)
+            if occ & ~after or not aside or aside & also & ~chess.BB_SQUARES[target]:
+                continue
+            if not hidden and not aside & eligible:
+                continue  # before it settles, only the other side's lift proves the mover let go
+            placed = retaken.get(target) or self._last_event(target)
+            if placed is None or not self._is_consistent(move, after, placed=placed):
+                continue
+            theirs, own = aside & eligible, aside & ~eligible & ~also
+            # Theirs lifted after the mover's lift, or at most ``settle`` before the piece touched down;
+            # the mover's own pieces lifted after it touched down, as the reply's victims.
+            if all(self._lift_t(sq) > min(mover_lift, placed.t - self._timing.settle) for sq in chess.SquareSet(theirs)) and (
+                not own or self._reply_victims(move, own, placed.t)
+            ):
+                self._update_touch(t, exclude=aside)
+                return self._complete_with_reply(t, move, aside, out)
+        if not eligible:
+            return False
+        full = occ | eligible
+        square = self._hidden_from(full) if hidden else None
+        if square is not None:
+            lift = self._first_lift(square)
+            targets = self._capture_targets(square)
+            assert lift is not None
+            lifts = [self._lift_t(sq) for sq in chess.SquareSet(eligible)]
+            if targets and min(lifts) > lift.t and eligible & ~targets:
+                self._update_touch(t, exclude=eligible)
+                capture = self._resolve_hidden(t, square, targets, out)
+                if capture is not None:
+                    return self._complete_with_reply(t, capture, eligible, out)
+        return False
+
+    def _reply_victims(self, move: chess.Move, squares: int, placed_t: float) -> bool:
+        """The mover's pieces on ``squares`` were lifted after ``move`` touched down, and the
+        reply could capture each: the opponent taking them, not the mover touching another piece."""
+        board = self._board
+        if any(self._lift_t(sq) < placed_t or self._first_lift(sq) is not self._last_event(sq) for sq in chess.SquareSet(squares)):
+            return False
+        board.push(move)
+        try:
+            return all(any(board.generate_legal_captures(chess.BB_ALL, chess.BB_SQUARES[sq])) for sq in chess.SquareSet(squares))
+        finally:
+            board.pop()
+
+    def _mover_lift_t(self) -> float:
+        own = self._board.occupied_co[self._board.turn]
+        return next((c.t for c in self._log if not c.occupied and own & chess.BB_SQUARES[c.square]), float("inf"))
+
+    def _lift_t(self, square: chess.Square) -> float:
+        last = self._last_event(square)
+        return last.t if last is not None else float("-inf")
+
+    def _complete_with_reply(self, t: float, move: chess.Move, aside: int, out: list[Output]) -> bool:
+        reply = [c for c in self._log if aside & chess.BB_SQUARES[c.square] and c is self._last_event(c.square)]
+        if move.promotion is not None:
+            move = chess.Move(move.from_square, move.to_square, self._turn.preselect or chess.QUEEN)
+        if not self._judge_move(t, move, out, final=True):
+            return False
+        self._log.extend(reply)  # the other side's lifts open the reply
+        self._settled_done = False
+        self._last_change = max(c.t for c in reply)
+        return True
+
+    # -- captures whose square never read empty ---------------------------------------------
+
+    def _hidden_from(self, occ: int | None = None) -> chess.Square | None:
+        """The one own piece lifted, nothing else changed: a piece in the hand, or a capture
+        that pushed its victim off. Its square, or None."""
+        board = self._board
+        occ = self._occ if occ is None else occ
+        missing = board.occupied ^ occ
+        if occ & ~board.occupied or chess.popcount(missing) != 1 or not missing & board.occupied_co[board.turn]:
+            return None
+        square = chess.lsb(missing)
+        return square if self._first_lift(square) is not None else None
+
+    def _capture_targets(self, square: chess.Square) -> int:
+        board = self._board
+        return sum(
+            chess.BB_SQUARES[m.to_square]
+            for m in board.generate_legal_captures(chess.BB_SQUARES[square])
+            if not board.is_en_passant(m) and m.promotion in (None, chess.QUEEN)
+        )
+
+    def _hidden_capture(self, t: float, out: list[Output]) -> None:
+        """The mismatch delay or the clock button ends the wait for a capture that pushed its victim off."""
+        square = self._hidden_from()
+        if square is None or self._finished or self._turn.which:
             return
-        if self._adjusting:
-            return  # "j'adoube" announced: pieces may be straightened until the next move
+        targets = self._capture_targets(square)
+        if targets:
+            move = self._resolve_hidden(t, square, targets, out)
+            if move is not None:
+                self._judge_move(t, move, out, final=True)
+
+    def _resolve_hidden(self, t: float, square: chess.Square, targets: int, out: list[Output]) -> chess.Move | None:
+        """The capture to record, or None while the player is asked which (``which-capture``)."""
+        lift = self._first_lift(square)
+        assert lift is not None
+        blinked = sum(chess.BB_SQUARES[b.square] for b in self._blinks if b.t >= lift.t) & targets
+        if blinked:
+            targets = blinked
+        if chess.popcount(targets) == 1:
+            return self._capture_move(square, chess.lsb(targets))
+        self._turn = replace(self._turn, which_from=square, which=tuple(chess.SquareSet(targets)), which_since=t)
+        return None
+
+    def _capture_move(self, from_square: chess.Square, to_square: chess.Square) -> chess.Move:
+        board = self._board
+        promotion = None
+        if board.piece_type_at(from_square) == chess.PAWN and chess.BB_SQUARES[to_square] & chess.BB_BACKRANKS:
+            promotion = self._turn.preselect or chess.QUEEN
+        return chess.Move(from_square, to_square, promotion)
+
+    def _which_confirmed(self) -> chess.Move | None:
+        """The capturer lifted from one candidate square and put back: that capture."""
+        turn = self._turn
+        if turn.which_from is None or self._hidden_from(self._occ | self._set_aside(self._occ)) != turn.which_from:
+            return None
+        for square in turn.which:
+            last = self._last_event(square)
+            lift = self._first_lift(square)
+            if last is not None and last.occupied and lift is not None and lift.t >= turn.which_since:
+                return self._capture_move(turn.which_from, square)
+        return None
+
+    # -- judgement -------------------------------------------------------------------------
+
+    def _update_touch(self, t: float, *, exclude: int = 0) -> None:
+        """The first piece of each colour touched deliberately, as FIDE 4.3 counts them
+        (``exclude``: the other side's lifts that belong to the reply)."""
+        turn = self._turn
+        if self._policy is not Policy.FIDE or turn.expected is not None or turn.adjusting:
+            return  # casual, the engine's move, or "j'adoube" announced
+        if turn.touched is not None and turn.victim is not None:
+            return
         board = self._board
         own = board.occupied_co[board.turn]
-        seen: set[chess.Square] = set()
-        for change in self._log:
-            if change.occupied or change.square in seen:
+        theirs = board.occupied_co[not board.turn]
+        seen = 0
+        touched, touched_t = turn.touched, turn.touched_t
+        victim, victim_t = turn.victim, turn.victim_t
+        for index, change in enumerate(self._log):
+            bit = chess.BB_SQUARES[change.square]
+            if change.occupied or seen & bit:
                 continue
-            seen.add(change.square)
-            if not own & chess.BB_SQUARES[change.square]:
-                continue
-            if self._has_legal_move_from(change.square):
-                self._touched = change.square
-                return
+            seen |= bit
+            if own & bit:
+                if touched is None and self._has_legal_move_from(change.square):
+                    touched, touched_t = change.square, change.t
+            elif theirs & bit & ~exclude and victim is None:
+                back = next((c.t for c in self._log[index + 1:] if c.square == change.square), t)
+                if back - change.t >= self._timing.settle and any(
+                    _captures(board, m, change.square) for m in board.generate_legal_captures(chess.BB_ALL, chess.BB_ALL)
+                ):
+                    victim, victim_t = change.square, change.t
+        if (touched, victim) != (turn.touched, turn.victim):
+            self._turn = replace(turn, touched=touched, touched_t=touched_t, victim=victim, victim_t=victim_t)
 
     def _evaluate(self, t: float, out: list[Output]) -> None:
         board = self._board
-        self._update_touch()
         occ = self._occ
+        if self._finished:
+            if occ == board.occupied:
+                self._settle_matched(t, out)
+            elif occ == START_OCCUPANCY and (board.move_stack or self._cleared or board.fen() != chess.STARTING_FEN):
+                self._start_game(t, chess.Board(), out)
+            return  # clearing up after the result
+        if self._promotion is None and occ != board.occupied and self._reply_started(t, out):
+            return
+        self._update_touch(t)
         if occ == board.occupied:
             if self._promotion is None:
                 self._settle_matched(t, out)
             return
         if self._promotion is not None:
             return
-        own_lifted = board.occupied_co[board.turn] & ~occ
-        candidates = [m for m, after in self._legal_after(own_lifted, occ | board.castling_rights) if after == occ and self._is_consistent(m)]
+        confirmed = self._which_confirmed()
+        if confirmed is not None:
+            aside = board.occupied & ~occ & ~chess.BB_SQUARES[confirmed.from_square]
+            if aside:
+                self._complete_with_reply(t, confirmed, aside, out)  # the opponent already lifting
+            else:
+                self._judge_move(t, confirmed, out, final=True)
+            return
+        candidates = self._explained(occ)
         if candidates:
             self._judge_move(t, candidates[0], out)
             return
         if self._is_castling_after_rook(occ):
             return self._castling_after_rook(t, out)
-        if self._takeback is not TakebackMode.OFF and board.move_stack and not self._finished and self._is_takeback(occ):
+        if self._takeback is not TakebackMode.OFF and board.move_stack and self._is_takeback(occ):
             move = board.peek()
             if self._takeback is TakebackMode.APPLY:
                 self._apply_takeback(t, out)
@@ -528,46 +836,83 @@ class Tracker:
                 out.append(TakebackOffered(t, move))
             return
         self._offer = None
-        if occ == START_OCCUPANCY and (self._finished or self._cleared or board.is_game_over()):
+        if occ == START_OCCUPANCY and self._cleared:
             self._start_game(t, chess.Board(), out)
             return
+        hidden = self._hidden_from()
+        if hidden is not None and not self._turn.which:
+            lift = self._first_lift(hidden)
+            targets = self._capture_targets(hidden)
+            assert lift is not None
+            if any(b.t >= lift.t and targets & chess.BB_SQUARES[b.square] for b in self._blinks):
+                capture = self._resolve_hidden(t, hidden, targets, out)
+                if capture is not None:
+                    self._judge_move(t, capture, out, final=True)
+                return
+            if targets:
+                self._capture_at = t + self._timing.mismatch_delay
         self._judge_unexplained(t, out)
 
     def _settle_matched(self, t: float, out: list[Output]) -> None:
         was_off = self._restore is not None or self._mismatch_shown or self._offer is not None
         self._reset_window()
         self._cleared = False
+        if self._turn.which:
+            self._turn = replace(self._turn, which_from=None, which=())
         if was_off:
             out.append(Matched(t))
 
-    def _judge_move(self, t: float, move: chess.Move, out: list[Output]) -> None:
+    def _touch_refusal(self, move: chess.Move) -> tuple[Code, str] | None:
+        """Why FIDE 4.3-4.4 forbids ``move`` now, or None."""
         board = self._board
-        expected = self._expected
+        turn = self._turn
+        if turn.castle is not None and move != turn.castle:
+            king = chess.square_name(_king_target(board, turn.castle))
+            return Code.TOUCH_MOVE, f"{board.san(move)} but the king was released on {king}: castling {board.san(turn.castle)} is due"
+        own, victim = turn.touched, turn.victim
+        if own is not None and victim is not None:
+            pair = [m for m in board.generate_legal_moves(chess.BB_SQUARES[own]) if _captures(board, m, victim)]
+            if pair:
+                if move.from_square == own and _captures(board, move, victim):
+                    return None
+                return Code.TOUCH_MOVE, f"{board.san(move)} but {chess.square_name(own)} must capture {chess.square_name(victim)}"
+            if turn.touched_t <= turn.victim_t:
+                victim = None
+            else:
+                own = None
+        if own is not None and move.from_square != own:
+            touched_piece = board.piece_at(own)
+            if board.is_castling(move) and touched_piece is not None and touched_piece.piece_type == chess.ROOK:
+                return Code.CASTLING_ROOK_FIRST, f"rook {chess.square_name(own)} touched before the king"
+            return Code.TOUCH_MOVE, f"{board.san(move)} but {chess.square_name(own)} was touched first"
+        if victim is not None and own is None and not _captures(board, move, victim):
+            return Code.TOUCH_MOVE, f"{board.san(move)} but {chess.square_name(victim)} was taken off and must be captured"
+        return None
+
+    def _judge_move(self, t: float, move: chess.Move, out: list[Output], *, final: bool = False) -> bool:
+        """Accept ``move`` (or open its promotion window), or refuse it; True if accepted."""
+        board = self._board
+        expected = self._turn.expected
         if expected is not None:
             if (move.from_square, move.to_square) != (expected.from_square, expected.to_square):
                 self._refuse(t, Code.ILLEGAL_MOVE, f"{board.san(move)} instead of the engine's {board.san(expected)}", out, count=False)
-                return
+                return False
             self._accept(t, expected, out)
-            return
-        if self._touched is not None and move.from_square != self._touched:
-            touched_piece = board.piece_at(self._touched)
-            if board.is_castling(move) and touched_piece is not None and touched_piece.piece_type == chess.ROOK:
-                self._refuse(t, Code.CASTLING_ROOK_FIRST, f"rook {chess.square_name(self._touched)} touched before the king", out, count=False)
-            else:
-                self._refuse(
-                    t, Code.TOUCH_MOVE,
-                    f"{board.san(move)} but {chess.square_name(self._touched)} was touched first", out, count=False,
-                )
-            return
-        if move.promotion is not None:
-            piece = self._preselect or chess.QUEEN
+            return True
+        refusal = self._touch_refusal(move)
+        if refusal is not None:
+            self._refuse(t, refusal[0], refusal[1], out, count=False)
+            return False
+        if move.promotion is not None and not final:
+            piece = self._turn.preselect or chess.QUEEN
             last = self._last_event(move.to_square)
             placed = last.t if last is not None else t
             self._promotion = _Promotion(
                 chess.Move(move.from_square, move.to_square, piece), t + self._timing.promotion_window, placed
             )
-            return
+            return True
         self._accept(t, move, out)
+        return True
 
     def _promotion_interrupted(self, ev: SquareChanged, out: list[Output]) -> None:
         """Another square changed: the promotion is final. If its square is empty now, the last
@@ -600,37 +945,47 @@ class Tracker:
         ply = len(board.move_stack) + 1
         san = board.san_and_push(move)
         out.append(MoveMade(t, move, san, ply))
-        self._expected = None
-        self._hint = None
-        self._preselect = None
-        self._touched = None
-        self._adjusting = False
+        self._turn = _Turn()
         self._reset_window()
+        if _no_moves_left(board):
+            self._finished = True  # mate or stalemate: what follows is clearing up
         # Pieces that moved after the move completed (e.g. the opponent already lifting) stay in play.
         self._settled_done = self._occ == board.occupied
 
     def _reset_window(self) -> None:
         """A new position to judge from: forget the log and what was shown about the old one."""
         self._log.clear()
+        self._blinks.clear()
         self._offer = None
         self._reported_occ = None
+        self._refused = None
         self._mismatch_at = None
         self._mismatch_shown = False
+        self._capture_at = None
         self._restore = None
 
     def _refuse(self, t: float, code: Code, detail: str, out: list[Output], *, count: bool) -> None:
-        if self._reported_occ == self._occ:
+        """One completed wrong move, one violation: states while it is put right add none."""
+        board = self._board
+        diff = self._occ ^ board.occupied
+        if self._refused is not None and not diff & ~self._refused:
             return
-        self._reported_occ = self._occ
+        region = diff
+        for square in chess.SquareSet(diff & board.kings & board.occupied_co[board.turn]):
+            rank, file = chess.square_rank(square), chess.square_file(square)
+            for side, rook_file, rook_to in ((2, 7, file + 1), (-2, 0, file - 1)):
+                if 0 <= file + side < 8 and diff & ~board.occupied & chess.BB_SQUARES[chess.square(file + side, rank)]:
+                    # The king went two files: the castling rook may still follow, as one attempt.
+                    region |= chess.BB_SQUARES[chess.square(rook_file, rank)] | chess.BB_SQUARES[chess.square(rook_to, rank)]
+        self._refused = region | (self._refused or 0)
         self._restore = code
+        self._capture_at = None
+        mover = board.turn
         if count:
-            self.illegal_counts[self._board.turn] += 1
+            self.illegal_counts[mover] += 1
         out.append(self._violation(t, code, detail))
-        if count and self._arbiter and self.illegal_counts[self._board.turn] >= 2:
-            loser = self._board.turn
-            winner_can_mate = not self._board.has_insufficient_material(not loser)
-            result = ("0-1" if loser == chess.WHITE else "1-0") if winner_can_mate else "1/2-1/2"
-            out.append(Forfeit(t, loser, result))
+        if count and self._arbiter and self.illegal_counts[mover] >= 2:
+            out.append(Forfeit(t, mover, loss_result(board, mover)))
             self._finished = True
 
     def _violation(self, t: float, code: Code, detail: str) -> Violation:
@@ -654,8 +1009,7 @@ class Tracker:
         ply = len(self._board.move_stack)
         move = self._board.pop()
         out.append(MoveTakenBack(t, move, ply))
-        self._touched = None
-        self._expected = None
+        self._turn = _Turn()
         self._finished = False
         self._reset_window()
         self._settled_done = self._occ == self._board.occupied
@@ -688,9 +1042,9 @@ class Tracker:
             castle = next(m for m in board.generate_castling_moves() if occupancy_after(board, m) == self._occ)
             self._accept(t, castle, out)
             return
-        if self._reported_occ == self._occ:
+        if self._refused is not None:
             return
-        self._reported_occ = self._occ
+        self._refused = self._occ ^ board.occupied
         self._restore = Code.CASTLING_ROOK_FIRST
         color = not board.turn
         out.append(Violation(t, Code.CASTLING_ROOK_FIRST, len(board.move_stack), color, "rook moved before the king; the rook move stands"))
@@ -702,48 +1056,62 @@ class Tracker:
         missing = board.occupied & ~occ
         extra = occ & ~board.occupied
         own_missing = missing & own
-        placed_on_victim = any(
-            change.occupied and board.occupied_co[not board.turn] & chess.BB_SQUARES[change.square]
-            and self._first_lift(change.square) is not None
-            for change in self._log
-        )
-        unexplained = any(self._last_event(sq) is None for sq in chess.SquareSet(occ ^ board.occupied))
-        if unexplained:
+        if any(self._last_event(sq) is None for sq in chess.SquareSet(occ ^ board.occupied)):
+            if self._restore not in (None, Code.MISMATCH):
+                return  # already guiding a set-up or a restore
             # Changed without events (a resync): only the player can say what happened.
             self._mismatch_at = t + self._timing.mismatch_delay
             self._mismatch_shown = False
             return
-        if self._is_partial(occ):
+        castle = self._is_partial(occ)
+        if castle is not None:
+            if isinstance(castle, chess.Move) and self._policy is Policy.FIDE and self._turn.expected is None:
+                self._turn = replace(self._turn, castle=castle)  # the king released on its castling square
             return  # a move half made: castling's king without its rook, an e.p. pawn beside its victim
-        if own_missing and (extra or placed_on_victim):
-            obligation = self._capture_obligation(t)
+        # A piece set down where it did not stand, or on a square emptied after a lift: released.
+        first_lift = min((c.t for c in self._log if not c.occupied and missing & chess.BB_SQUARES[c.square]), default=None)
+        placed_on_emptied = first_lift is not None and any(
+            change.occupied and board.occupied & chess.BB_SQUARES[change.square] and change.t > first_lift
+            and self._first_lift(change.square) is not None and occ & chess.BB_SQUARES[change.square]
+            for change in self._log
+        )
+        if missing and (extra or placed_on_emptied):
+            obligation = self._capture_obligation(t) if own_missing else None
             if obligation is not None:
                 self._refuse(t, Code.TOUCH_MOVE, f"{chess.square_name(obligation)} was taken off and must be captured", out, count=False)
-            else:
+            elif own_missing:
                 self._refuse(t, Code.ILLEGAL_MOVE, self._diff_detail(), out, count=True)
+            else:
+                self._refuse(t, Code.ILLEGAL_MOVE, f"{self._diff_detail()}: not {chess.COLOR_NAMES[board.turn]}'s piece", out, count=True)
             return
         in_hand = not extra and chess.popcount(own_missing) <= 1 and chess.popcount(missing & ~own) <= 1
-        if (in_hand and self._restore is None) or occ == 0 or self._cleared or self._finished:
+        if (in_hand and self._restore is None) or occ == 0 or self._cleared:
             return  # a piece in the hand, or the board being cleared or set up
         self._mismatch_at = t + self._timing.mismatch_delay
         self._mismatch_shown = False
         if self._restore is not None and self._restore is not Code.MISMATCH:
             self._mismatch_at = None  # already guiding a restore
 
-    def _is_partial(self, occ: int) -> bool:
-        """Every difference from the game position belongs to one legal move, not yet finished."""
+    def _is_partial(self, occ: int) -> chess.Move | bool | None:
+        """Every difference from the game position belongs to one legal move, not yet finished:
+        the castling move whose king stands on its square, True for another, else None."""
         board = self._board
         diff = occ ^ board.occupied
-        if not diff & ~occ & board.occupied_co[board.turn]:
-            return False  # nothing of the mover's has left its square
-        for move, after in self._legal_after(diff & ~occ & board.occupied_co[board.turn]):
+        lifted_own = diff & ~occ & board.occupied_co[board.turn]
+        if not lifted_own:
+            return None  # nothing of the mover's has left its square
+        for move, after in self._legal_after(lifted_own):
             changed = (board.occupied ^ after) | chess.BB_SQUARES[move.to_square]
             if not diff & ~changed and self._first_lift(move.from_square) is not None:
+                if board.is_castling(move) and occ & chess.BB_SQUARES[_king_target(board, move)]:
+                    return move
                 return True
-        return False
+        return None
 
     def _capture_obligation(self, t: float) -> chess.Square | None:
         """An opponent's piece kept off past the settle time, while a legal move would have matched."""
+        if self._policy is not Policy.FIDE or self._turn.expected is not None:
+            return None
         board = self._board
         theirs = board.occupied_co[not board.turn]
         off = theirs & ~self._occ
@@ -770,13 +1138,9 @@ class Tracker:
     def _start_game(self, t: float, board: chess.Board, out: list[Output]) -> None:
         self._board = board.copy()
         self.illegal_counts = {chess.WHITE: 0, chess.BLACK: 0}
-        self._touched = None
-        self._adjusting = False
+        self._turn = _Turn()
         self._promotion = None
-        self._preselect = None
-        self._expected = None
-        self._hint = None
-        self._finished = False
+        self._finished = _no_moves_left(self._board)
         self._cleared = False
         self._reset_window()
         self._settled_done = self._occ == self._board.occupied
@@ -786,6 +1150,7 @@ class Tracker:
 
     def _leds(self) -> tuple[LedIntent, ...]:
         board = self._board
+        turn = self._turn
         lit: dict[chess.Square, Code] = {}
         diff = self._occ ^ board.occupied
         restore = self._restore
@@ -793,20 +1158,26 @@ class Tracker:
             restore = Code.MISMATCH
         if self._offer is not None:
             restore = Code.TAKEBACK
+        if self._finished and restore is not Code.SETUP:
+            restore = None  # clearing up after the result
         if restore is not None and diff and self._promotion is None:
             for square in chess.SquareSet(diff):
                 lit[square] = restore
-        if self._touched is not None and self._expected is None and self._occ & chess.BB_SQUARES[self._touched]:
-            lit.setdefault(self._touched, Code.TOUCH_MOVE)  # put back: a reminder that it must move
+        for square in turn.which:
+            lit.setdefault(square, Code.WHICH_CAPTURE)
+        if turn.touched is not None and turn.expected is None and self._occ & chess.BB_SQUARES[turn.touched]:
+            lit.setdefault(turn.touched, Code.TOUCH_MOVE)  # put back: a reminder that it must move
+        if turn.victim is not None and turn.expected is None and self._occ & chess.BB_SQUARES[turn.victim]:
+            lit.setdefault(turn.victim, Code.TOUCH_MOVE)  # put back: it must still be captured
         if self._promotion is not None:
             lit[self._promotion.move.to_square] = Code.PROMOTION
-        if self._expected is not None:
-            for square in move_squares(board, self._expected):
+        if turn.expected is not None:
+            for square in move_squares(board, turn.expected):
                 lit.setdefault(square, Code.ENGINE_MOVE)
-        if self._hint is not None and self._hint in board.legal_moves:
-            for square in move_squares(board, self._hint):
+        if turn.hint is not None and turn.hint in board.legal_moves:
+            for square in move_squares(board, turn.hint):
                 lit.setdefault(square, Code.HINT)
-        if self._show_legal_moves and restore is None and self._expected is None:
+        if self._show_legal_moves and restore is None and turn.expected is None:
             own_missing = board.occupied_co[board.turn] & ~self._occ
             if chess.popcount(own_missing) == 1:
                 for move in board.generate_legal_moves(own_missing):

@@ -50,7 +50,8 @@ def test_replay_reproduces_generated_games_exactly(tmp_path: Path, policy: Polic
 
 
 def test_replay_from_a_fen_writes_the_fen_tag(tmp_path: Path) -> None:
-    fen = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1"
+    # A black pawn keeps the game alive after the knight promotion (K+N v K is a dead position: a draw).
+    fen = "4k3/P7/8/8/8/8/7p/4K3 w - - 0 1"
     board = chess.Board(fen)
     moves = [chess.Move.from_uci("a7a8n"), chess.Move.from_uci("e8e7")]
     events = events_for_game(moves, Hand(random.Random(3), brushes=False, adjusts=False), board=board)

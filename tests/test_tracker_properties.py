@@ -219,3 +219,26 @@ def test_arbitrary_hands_never_crash_and_only_legal_moves_come_out(
         assert tracker.board.move_stack == shadow.move_stack
         for led in tracker.leds():
             assert 0 <= led.square < 64
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), policy=st.sampled_from(list(Policy)), overlap=st.sampled_from([0.0, 0.3, 1.0]))
+def test_blitz_games_with_zero_gaps_and_overlapping_hands_come_back_exactly(seed: int, policy: Policy, overlap: float) -> None:
+    """Each reply starts 0 to 0.35 s after the last placement, or up to 0.29 s before it."""
+    rng = random.Random(seed)
+    moves = random_game(rng, max_plies=rng.randint(1, 100))
+    events = events_for_game(moves, Hand(rng, policy=policy, blitz=True), overlap=overlap)
+    got, violations = run(events, policy=policy)
+    assert got == moves
+    assert violations == []
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), policy=st.sampled_from(list(Policy)))
+def test_captures_that_push_the_victim_off_come_back_exactly(seed: int, policy: Policy) -> None:
+    rng = random.Random(seed)
+    moves = random_game(rng, max_plies=rng.randint(1, 100))
+    events = events_for_game(moves, Hand(rng, policy=policy, pushes=True))
+    got, violations = run(events, policy=policy)
+    assert got == moves
+    assert violations == []
