@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(KERNELS): $(STAMP) $(wildcard engine/*.py)
+	@echo "Preparing the engine: its search is compiled once, on the first run or after an engine change..."
 	$(BIN)/python -m engine warm
 	touch $(KERNELS)
 
