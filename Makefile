@@ -12,12 +12,14 @@ KERNELS := $(VENV)/.kernels
 .PHONY: demo test fuzz lint bench clean system
 
 $(STAMP): pyproject.toml
+	@echo "Installing boardctl and its dependencies into $(VENV) (first run only)..."
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 $(KERNELS): $(STAMP) $(wildcard engine/*.py)
+	@echo "Preparing the engine: its search is compiled once, on the first run or after an engine change..."
 	$(BIN)/python -m engine warm
 	touch $(KERNELS)
 

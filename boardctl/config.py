@@ -164,6 +164,8 @@ class Key:
 KEYS: tuple[Key, ...] = (
     Key("board.backend", _choice("sim", "gpio", "serial"), "sim", "--board", "board hardware"),
     Key("board.serial_url", _string, "/dev/ttyACM0", "--serial-url", "pyserial URL of the microcontroller"),
+    Key("board.serial_wait", _boolean, False, "--serial-wait",
+        "serial: at start, wait as long as it takes for the board to answer, instead of giving up within 10 s"),
     Key("board.orientation", _choice("auto", "normal", "flipped"), "auto", "--orientation",
         "normal: White on ranks 1-2 of the board's wiring; flipped: turned round; auto: from White's first move"),
     Key("board.settle", _settle, 0.3, "--settle", "seconds before a placed piece counts as released"),
@@ -183,6 +185,8 @@ KEYS: tuple[Key, ...] = (
     Key("web.enabled", _boolean, True, "--no-web", "serve the web page"),
     Key("web.host", _host, "127.0.0.1", "--host", "web page address"),
     Key("web.port", _port, 8080, "--port", "web page port"),
+    Key("terminal.pieces", _choice("unicode", "letters"), "unicode", "--pieces",
+        "how the sim's terminal view draws pieces: unicode figurines or letters (KQRBNP, lower case for Black)"),
     Key("web.pin", _pin, "", None, "PIN the web page asks for; empty: generated on first start and stored"),
 )
 KEY_BY_NAME = {key.name: key for key in KEYS}
@@ -194,6 +198,7 @@ class Config:
 
     board_backend: str
     board_serial_url: str
+    board_serial_wait: bool
     board_orientation: str
     board_settle: float
     board_debounce: float
@@ -212,6 +217,7 @@ class Config:
     web_enabled: bool
     web_host: str
     web_port: int
+    terminal_pieces: str
     web_pin: str
 
     @property

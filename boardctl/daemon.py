@@ -36,6 +36,7 @@ from boardctl.events import (
     SquareChanged,
     format_event,
 )
+from boardctl.games import abandon_unfinished, resume_notice
 from boardctl.positions import board_from_fen
 from boardctl.session import EngineRequest, Session, Settings
 from boardctl.storage import EventLog, GameRecord, GameStore, StorageError
@@ -112,6 +113,7 @@ class Daemon:
         self._state: dict[str, Any] = {}
         self._last_compared: dict[str, Any] = {}
         self._closed = False
+        self._board_seen = False  # any event from the board (or the page's virtual board) yet
         #: True when the board calls ``feed`` on the loop's thread (stdio), False when it queues.
         self.direct = False
         self._publish(None)
@@ -166,7 +168,7 @@ class Daemon:
             raise ActionError(f"action: unknown kind {kind!r} (one of event, button, new-game)")
 
     async def new_game(self, params: dict[str, Any]) -> None:
-        unknown = set(params) - {"color", "level", "time-control", "fen"}
+        unknown = set(params) - {"color", "level", "time-control", "fen", "note"}
         if unknown:
             raise ActionError(f"new-game: unknown field(s) {', '.join(sorted(unknown))}")
         settings = self.session.settings
@@ -185,16 +187,20 @@ class Daemon:
         if self.engine is not None and settings.level != self.engine.level:
             await self.engine.set_level(settings.level)
         self.session.new_game(self.now(), fen=fen, settings=settings)
+        if isinstance(params.get("note"), str):  # e.g. only the final position of an uploaded PGN is kept
+            self.session.warning = params["note"]
         self._after(Code.NEW_GAME)
 
     # -- the loop ---------------------------------------------------------------------------------
 
     def feed(self, event: Event) -> None:
         """The board's callback when it delivers on the loop's thread (``direct``): no state line yet."""
+        self._board_seen = True
         self.session.feed(event)
 
     def handle(self, event: Event, *, reason: str | None = None) -> dict[str, Any]:
         """Feed one event; returns (and publishes) the state line that answers it."""
+        self._board_seen = True
         self.session.feed(event)
         return self._after(reason)
 
@@ -260,7 +266,7 @@ class Daemon:
         record = session.record
         events = session.take_log()  # (game id, entry): each entry to its own game's log
         self._unsaved_events.extend(events)
-        if session.take_dirty():
+        if session.take_dirty() and self._is_worth_saving(record):
             self._unsaved_records[record.id] = record
         elif self.storage_error is not None and not events:
             return  # nothing new: the retry timer tries again, not every clock tick
@@ -328,6 +334,11 @@ class Daemon:
         if self.storage_error is None:
             return []
         return [LedIntent(square, Code.STORAGE) for square in STORAGE_SQUARES]
+
+    def _is_worth_saving(self, record: GameRecord) -> bool:
+        """Not before the board has said anything: a board that never answered (a serial port
+        waited for with ``serial_wait``) leaves no empty game behind."""
+        return bool(self._board_seen or record.moves or self.store.path(record.id, ".json").exists())
 
     def _start_engine(self) -> None:
         request = self.session.engine_request()
@@ -407,7 +418,8 @@ class Daemon:
         if self._storage_retry is not None:
             self._storage_retry.cancel()
         self._save()
-        self._unsaved_records[self.session.record.id] = self.session.record
+        if self._is_worth_saving(self.session.record):
+            self._unsaved_records[self.session.record.id] = self.session.record
         saved = self._write_unsaved()
         if not saved:
             log.error(
@@ -428,46 +440,81 @@ class Daemon:
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, mode: str) -> None:
-    """The options of ``play``/``record``/``demo``; ``None`` defaults let the config files speak."""
+    """The options of ``play``/``record``/``demo``; ``None`` defaults let the config files speak.
+
+    Options that set a config key take their sentence and default from ``config.KEYS``.
+    """
+    from boardctl.cli import config_help
+
     g = parser.add_argument_group("board")
-    g.add_argument("--board", choices=["sim", "gpio", "serial"], help="board backend (board.backend)")
-    g.add_argument("--serial-url", help="pyserial URL (board.serial_url)")
-    g.add_argument("--orientation", choices=["auto", "normal", "flipped"], help="board.orientation")
-    g.add_argument("--settle", type=float, help="seconds before a placed piece counts (board.settle)")
-    g.add_argument("--debounce", type=float, help="gpio switch debounce, seconds (board.debounce)")
-    g.add_argument("--pinout", help="gpio pin map file (board.pinout)")
-    g.add_argument("--stdio", action="store_true", help="sim only: JSON-lines events on stdin, state lines on stdout")
+    g.add_argument("--board", choices=["sim", "gpio", "serial"], help=config_help(
+        "board.backend", help="board hardware: sim (no hardware), gpio (the Pi scans the switches) "
+        "or serial (a Pico does)", default="sim" if mode != "demo" else "sim (the demo's board)"))
+    g.add_argument("--serial-url", metavar="URL", help=config_help(
+        "board.serial_url", help="serial: the port of the board's microcontroller (a pyserial URL)"))
+    g.add_argument("--serial-wait", action=argparse.BooleanOptionalAction, default=None,
+                   help=config_help("board.serial_wait"))
+    g.add_argument("--orientation", choices=["auto", "normal", "flipped"], help=config_help(
+        "board.orientation", help="which way round the board stands: normal (White on ranks 1-2 of its wiring), "
+        "flipped (turned round), or auto (from White's first move)"))
+    g.add_argument("--settle", type=float, metavar="SECONDS", help=config_help("board.settle"))
+    g.add_argument("--debounce", type=float, metavar="SECONDS", help=config_help("board.debounce"))
+    g.add_argument("--pinout", metavar="FILE", help=config_help("board.pinout"))
+    g.add_argument("--stdio", action="store_true",
+                   help="Sim only: read events as JSON lines on stdin and write state lines on stdout "
+                   "(docs/events.md). Default: off.")
     g.add_argument("--sim-setup", default="expected", metavar="expected|start|empty|FEN",
-                   help="where the sim board's pieces start (default: where the game expects them)")
+                   help="Where the sim board's pieces stand at start. Default: expected (where the game has them).")
     g.add_argument("--no-terminal", dest="terminal", action="store_false",
-                   help="sim without --stdio: do not show the terminal view")
-    if mode == "play":
+                   help="Sim without --stdio: do not show the board in this terminal nor read moves from it. "
+                   "Default: shown when the input is a terminal or a pipe.")
+    g.add_argument("--pieces", choices=["unicode", "letters"], help=config_help("terminal.pieces"))
+    if mode in ("play", "demo"):
         e = parser.add_argument_group("engine")
-        e.add_argument("--engine", help="UCI engine command (engine.path)")
-        e.add_argument("--level", help="beginner|intermediate|advanced|master|practice1-5|ELO (engine.level)")
-        e.add_argument("--movetime", type=float, help="engine seconds per move (engine.movetime)")
-        e.add_argument("--color", choices=["white", "black", "random"], help="your colour (game.color)")
+        e.add_argument("--engine", metavar="COMMAND", help=config_help("engine.path"))
+        e.add_argument("--level", metavar="LEVEL", help=config_help(
+            "engine.level", help="engine strength: beginner, intermediate, advanced, master, "
+            "practice1 to practice5, or an Elo number from 400 to 3200"))
+        e.add_argument("--movetime", type=float, metavar="SECONDS", help=config_help(
+            "engine.movetime", default="1.0" if mode != "demo" else "0.5 in the demo"))
+        e.add_argument("--color", choices=["white", "black", "random"], help=config_help("game.color"))
     gm = parser.add_argument_group("game")
-    gm.add_argument("--time-control", help="e.g. 15+10 (game.time_control)")
-    gm.add_argument("--policy", choices=["fide", "casual"], help="touch-move rules (game.policy)")
-    gm.add_argument("--arbiter", action=argparse.BooleanOptionalAction, default=None, help="game.arbiter")
-    gm.add_argument("--takeback", choices=["apply", "offer", "off"], help="game.takeback")
-    gm.add_argument("--legal-moves", action=argparse.BooleanOptionalAction, default=None, help="game.legal_moves")
-    gm.add_argument("--blunder-warning", action=argparse.BooleanOptionalAction, default=None, help="game.blunder_warning")
-    gm.add_argument("--fen", help="start a new game from this position")
-    gm.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
+    gm.add_argument("--time-control", metavar="MIN+INC", help=config_help(
+        "game.time_control", help="chess clock as minutes+increment seconds, e.g. 15+10", default="none, no clock"))
+    gm.add_argument("--policy", choices=["fide", "casual"], help=config_help(
+        "game.policy", help="touch-move rules: fide enforces them, casual lets any piece be touched"))
+    gm.add_argument("--arbiter", action=argparse.BooleanOptionalAction, default=None, help=config_help("game.arbiter"))
+    gm.add_argument("--takeback", choices=["apply", "offer", "off"], help=config_help(
+        "game.takeback", help="a move reversed by hand is taken back (apply), needs the takeback button (offer), "
+        "or counts as a mismatch (off)"))
+    gm.add_argument("--legal-moves", action=argparse.BooleanOptionalAction, default=None,
+                    help=config_help("game.legal_moves"))
+    gm.add_argument("--blunder-warning", action=argparse.BooleanOptionalAction, default=None,
+                    help=config_help("game.blunder_warning"))
+    gm.add_argument("--fen", help="Start a new game from this position (FEN). Default: the standard start, "
+                    "or the unfinished game.")
+    gm.add_argument("--new", action="store_true",
+                    help="Start a new game even if one is unfinished; the unfinished one is marked abandoned "
+                    "(as the page's New game does). Default: resume it.")
     s = parser.add_argument_group("files and web")
-    s.add_argument("--games-dir", help="storage.games_dir")
-    s.add_argument("--config", type=Path, help="config file instead of ~/.config/boardctl/config.toml")
-    s.add_argument("--no-web", dest="web", action="store_const", const=False, default=None, help="no web page")
-    s.add_argument("--host", help="web page address (web.host, default 127.0.0.1)")
-    s.add_argument("--port", type=int, help="web page port (web.port, default 8080)")
+    s.add_argument("--games-dir", metavar="DIR", help=config_help("storage.games_dir", default=(
+        "$XDG_DATA_HOME/boardctl/games" if mode != "demo" else "$XDG_DATA_HOME/boardctl/demo-games")))
+    s.add_argument("--config", type=Path, metavar="FILE",
+                   help="Read settings from this file instead of the user file. Default: ~/.config/boardctl/config.toml.")
+    s.add_argument("--no-web", dest="web", action="store_const", const=False, default=None,
+                   help="Do not serve the web page. Default: served (config web.enabled).")
+    s.add_argument("--host", help=config_help("web.host", help="address the web page listens on; "
+                                              "anything but 127.0.0.1/localhost is LAN mode and needs the PIN"))
+    s.add_argument("--port", type=int, help=config_help(
+        "web.port", help="port of the web page (0: any free port)",
+        default="8080" if mode != "demo" else "8080, or any free port if 8080 is taken"))
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
     cli = {
         "board.backend": args.board,
         "board.serial_url": args.serial_url,
+        "board.serial_wait": args.serial_wait,
         "board.orientation": args.orientation,
         "board.settle": args.settle,
         "board.debounce": args.debounce,
@@ -486,6 +533,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
         "web.enabled": args.web,
         "web.host": args.host,
         "web.port": args.port,
+        "terminal.pieces": args.pieces,
     }
     files = None
     if args.config is not None:
@@ -495,15 +543,20 @@ def config_from_args(args: argparse.Namespace) -> Config:
     return config_mod.load(cli, files=files)
 
 
-def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameStore, *, engine_name: str) -> Session:
+def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameStore, *, engine_name: str,
+                 announce: int = logging.WARNING) -> Session:
+    """A new game, or the newest unfinished one of ``mode``, announced in the log at level
+    ``announce`` (INFO when the terminal view shows the announcement itself)."""
     settings = replace(settings_from_config(mode, cfg), engine_name=engine_name)
     record: GameRecord | None = None
     if not args.new and not args.fen:
         record = store.unfinished(mode)
         if record is not None:
-            log.info("resuming game %s after %d moves", record.id, len(record.moves))
+            log.log(announce, "%s", resume_notice(record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
             if record.level:
                 settings = replace(settings, level=record.level)
+    elif args.new:
+        abandon_unfinished(store, mode)
     fen = board_from_fen(args.fen, where="--fen").fen() if args.fen else chess.STARTING_FEN
     return Session(settings, record=record, fen=fen)
 
@@ -533,7 +586,7 @@ async def _start_web(daemon: Daemon, cfg: Config) -> Any:
 
 
 async def serve(mode: str, args: argparse.Namespace) -> int:
-    """Build everything from ``args`` and the config files, run until EOF/SIGTERM, save, clean up."""
+    """Build everything from ``args`` and the config files, run until EOF/SIGTERM/SIGINT, save, clean up."""
     from boardctl.hw import open_board
     from boardctl.hw.sim import occupancy_for_setup
 
@@ -542,16 +595,25 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         board_from_fen(args.fen, where="--fen")  # refused before anything starts
     if args.stdio and cfg.board_backend != "sim":
         raise ConfigError("--stdio: only with the sim board (--board sim)")
-    store = GameStore(cfg.games_dir)
-    storage_problem: OSError | None = None
-    try:
-        store.check()
-        store.repair()
-    except OSError as exc:  # the daemon says it at once, plays on in memory and keeps retrying
-        storage_problem = exc
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     async with contextlib.AsyncExitStack() as stack:
+        # A stop (Ctrl-C, SIGTERM) while starting ends quietly too, with nothing half-saved.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+            stack.callback(loop.remove_signal_handler, sig)
+        if cfg.board_backend == "serial" and not cfg.board_serial_wait:
+            # A wrong port: one clear line and exit status 1, before any game is opened or saved.
+            from boardctl.hw.seriallink import wait_for_device
+
+            await asyncio.to_thread(wait_for_device, cfg.board_serial_url)
+        store = GameStore(cfg.games_dir)
+        storage_problem: OSError | None = None
+        try:
+            store.check()
+            store.repair()
+        except OSError as exc:  # the daemon says it at once, plays on in memory and keeps retrying
+            storage_problem = exc
         engine: EngineClient | None = None
         if mode == "play":
             command = resolve_command(cfg.engine_path)
@@ -559,7 +621,11 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             stack.push_async_callback(engine.close)
             # The engine starts in its own process while this one imports the web server.
             await asyncio.gather(engine.start(), asyncio.to_thread(_preload_web, cfg))
-        session = open_session(mode, cfg, args, store, engine_name=engine.name if engine else "")
+        if stop.is_set():
+            return 0
+        view_wanted = _wants_view(cfg, args)
+        session = open_session(mode, cfg, args, store, engine_name=engine.name if engine else "",
+                               announce=logging.INFO if view_wanted else logging.WARNING)
         if engine is not None and session.settings.level != engine.level:
             await engine.set_level(session.settings.level)  # a resumed game keeps its level
         board = open_board(
@@ -574,57 +640,62 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         stack.push_async_callback(daemon.close)
         if storage_problem is not None:
             daemon.storage_failed(storage_problem)
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-            stack.callback(loop.remove_signal_handler, sig)
         web = await _start_web(daemon, cfg)
+        if args.stdio:
+            if web is not None:
+                stack.push_async_callback(web.close)
+                log.warning("Open %s in a browser", web.url)
+            from boardctl.stdio import run_stdio
+
+            return await run_stdio(daemon, stop)
+        view = _terminal_view(daemon, cfg) if view_wanted else None
+        notes: list[str] = []
+        if session.resumed:
+            notes.append(resume_notice(session.record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
         if web is not None:
             stack.push_async_callback(web.close)
+            if view is not None:
+                notes.append(f"Open {web.url} in a browser")
+            else:
+                log.warning("Open %s in a browser", web.url)
             if getattr(args, "open_browser", False):
                 from boardctl.web.browser import open_page
 
                 open_page(web.url)
-        if args.stdio:
-            from boardctl.stdio import run_stdio
-
-            return await run_stdio(daemon, stop)
-        if cfg.board_backend == "sim" and getattr(args, "terminal", False):
-            _start_terminal(daemon, stack)
+        if getattr(args, "show_games_dir", False):
+            notes.append(f"Games are saved in {store.root} (boardctl games list --demo lists them)")
+        if view is not None:
+            view.notes = tuple(notes)
+            task = loop.create_task(view.run(stop))
+            stack.push_async_callback(_finish_view, view, task, daemon)
         await daemon.run_board(stop)
     return 0
 
 
-def _start_terminal(daemon: Daemon, stack: contextlib.AsyncExitStack) -> None:
-    """The sim's terminal view on this terminal: a thread reads commands; the board is redrawn
-    when the engine moves or the game ends, with the moves so far."""
+def _wants_view(cfg: Config, args: argparse.Namespace) -> bool:
+    """The sim's face in this terminal (boardctl.terminal), unless --stdio, --no-terminal, or there
+    is no input to read (stdin is /dev/null, as under a service manager or in a test)."""
+    from boardctl.terminal import reads_input
+
+    return cfg.board_backend == "sim" and not args.stdio and getattr(args, "terminal", False) and reads_input(0)
+
+
+def _terminal_view(daemon: Daemon, cfg: Config) -> Any:
     import sys
-    import threading
 
-    from boardctl.hw.sim import run_terminal
+    from boardctl.terminal import TerminalView
 
-    out = sys.stdout
-    out.write("Type a square to lift or place a piece (e2), a move (e2e4), !hint, !takeback, !resign; '.' redraws.\n")
-    threading.Thread(target=run_terminal, args=(daemon.board, sys.stdin, out), daemon=True).start()
-    queue = daemon.subscribe()
+    return TerminalView(daemon, out=sys.stdout, style=cfg.terminal_pieces)
 
-    async def redraw() -> None:
-        shown: tuple[Any, ...] = ()
-        while True:
-            line = await queue.get()
-            key = (line["pending"], line["result"], len(line["moves"]), line["warning"])
-            if key == shown or line.get("reason") is None:
-                continue
-            shown = key
-            notes = [f"moves: {' '.join(line['moves']) or '-'}"]
-            if line["pending"]:
-                notes.append(f"engine plays {line['pending']}: make it on the board")
-            if line["warning"]:
-                notes.append(str(line["warning"]))
-            out.write("\n" + daemon.board.render() + "\n" + "\n".join(notes) + "\n> ")
-            out.flush()
 
-    task = asyncio.get_running_loop().create_task(redraw())
-    stack.callback(task.cancel)
+async def _finish_view(view: Any, task: asyncio.Task[None], daemon: Daemon) -> None:
+    """After the game is saved: stop reading, and say where the game is."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    await daemon.close()
+    path = daemon.store.path(daemon.session.record.id, ".pgn")
+    view.write(f"\nGame saved: {path}\n" if path.exists() else "\n")
 
 
 def run_command(mode: str, args: argparse.Namespace) -> int:

@@ -1,29 +1,59 @@
-"""``boardctl demo`` (``make demo``): play the engine on the simulated board.
+"""boardctl demo (make demo): play the engine on the simulated board.
 
-It is ``boardctl play --board sim`` with both faces of the sim: the web page (opened in a browser
-where there is a desktop, else its address is printed; any free port unless ``--port``) and the
-terminal view. Thinking time is short, and the games go to their own directory under the system's
-temporary directory, so the demo never resumes a real game.
+It is boardctl play --board sim with both faces of the sim: the web page (opened in a browser
+where there is a desktop; its address is printed either way, port 8080 unless that is taken) and
+the terminal view, where you type moves (e2e4, Nf3, O-O) and buttons (!hint, !takeback). The
+engine thinks half a second per move. Demo games are saved in their own folder
+($XDG_DATA_HOME/boardctl/demo-games), so boardctl play never resumes one; boardctl games list
+--demo lists them. An unfinished demo game is resumed by the next demo (boardctl demo --new
+starts afresh).
 """
 
 from __future__ import annotations
 
 import argparse
-import tempfile
-from pathlib import Path
+import contextlib
+import errno
+import socket
 
 from boardctl import daemon
+from boardctl.games import demo_games_dir
+
+#: The documented default port of the page (``web.port``).
+DEFAULT_PORT = 8080
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("demo", help="play the engine on the simulated board", description=__doc__)
-    daemon.add_arguments(parser, mode="play")
+    from boardctl.cli import describe
+
+    parser = sub.add_parser("demo", help="play the engine on the simulated board", description=describe(__doc__))
+    daemon.add_arguments(parser, mode="demo")
+
+
+def is_port_free(host: str, port: int) -> bool:
+    """Whether ``port`` on ``host`` can be listened on now (the page then gets the documented port)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        with contextlib.suppress(OSError):
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return exc.errno not in (errno.EADDRINUSE, errno.EACCES)
+    return True
 
 
 def run(args: argparse.Namespace) -> int:
     args.board = args.board or "sim"
     args.movetime = args.movetime if args.movetime is not None else 0.5
-    args.games_dir = args.games_dir or str(Path(tempfile.gettempdir()) / "boardctl-demo" / "games")
-    args.port = args.port if args.port is not None else 0
+    args.games_dir = args.games_dir or str(demo_games_dir())
+    if args.port is None:
+        host = args.host or "127.0.0.1"
+        args.port = DEFAULT_PORT if is_port_free(host, DEFAULT_PORT) else 0
     args.open_browser = True
+    args.show_games_dir = True
     return daemon.run_command("play", args)

@@ -134,7 +134,9 @@ class EngineClient:
 
     async def start(self) -> None:
         try:
-            self._transport, self._engine = await chess.engine.popen_uci(self.command)
+            # Its own process group: a Ctrl-C at the terminal stops the daemon, which then quits the
+            # engine itself, instead of interrupting the engine in the middle of a search.
+            self._transport, self._engine = await chess.engine.popen_uci(self.command, setpgrp=True)
         except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
             raise EngineError(f"cannot start engine {shlex.join(self.command)}: {exc}") from None
         self._started = True

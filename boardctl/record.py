@@ -8,7 +8,9 @@ from boardctl import daemon
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("record", help="record a game between two people", description=__doc__)
+    from boardctl.cli import describe
+
+    parser = sub.add_parser("record", help="record a game between two people", description=describe(__doc__))
     daemon.add_arguments(parser, mode="record")
 
 

@@ -27,7 +27,7 @@ from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event,
 from boardctl.lines import Overlong, iter_lines
 from boardctl.positions import board_from_fen
 from boardctl.session import HEADER_VERSION, Session, Settings
-from boardctl.storage import GameRecord
+from boardctl.storage import ABANDONED, PGN_VIOLATIONS, GameRecord, pgn_termination
 from boardctl.tracker import (
     DEFAULT_TIMING,
     GameStarted,
@@ -56,14 +56,19 @@ class ReplayedGame:
         return self.record.result
 
     def to_pgn(self) -> chess.pgn.Game:
+        """As the daemon saves it (storage.GameRecord.to_pgn): a standard Termination, the detailed
+        reason after the last move, rule violations as comments and no set-up noise."""
         game = chess.pgn.Game.from_board(self.board)
         game.headers["Result"] = self.record.result
-        if self.record.termination:
-            game.headers["Termination"] = self.record.termination
+        game.headers["Termination"] = pgn_termination(self.record.result, self.record.termination)
+        node: chess.pgn.GameNode = game
         for index, node in enumerate(game.mainline()):
             notes = self.comments.get(index + 1)
             if notes:
                 node.comment = " ".join(notes)
+        if self.record.termination:
+            detail = "abandoned for a new game" if self.record.termination == ABANDONED else self.record.termination
+            node.comment = " ".join(filter(None, [node.comment, detail]))
         return game
 
 
@@ -139,7 +144,8 @@ class _Replay:
             self.warnings.append(ReplayWarning(Code.TAKEBACK, out.ply, f"{out.move.uci()} taken back"))
         elif isinstance(out, Violation):
             self.warnings.append(ReplayWarning(out.code, out.ply, out.detail))
-            game.comments.setdefault(out.ply, []).append(f"{out.code}: {out.detail}")
+            if str(out.code) in PGN_VIOLATIONS:  # rule breaches only, as in the saved PGN
+                game.comments.setdefault(out.ply, []).append(f"{out.code}: {out.detail}")
         elif isinstance(out, GameStarted):
             self.warnings.append(ReplayWarning(Code.NEW_GAME, len(game.record.moves) + 1, out.fen))
 
@@ -206,11 +212,16 @@ def replay(
 
 
 def add_parser(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser("replay", help="replay an event log (.jsonl) as PGN")
-    parser.add_argument("file", help="event file (JSON lines), or - for standard input")
+    from boardctl.cli import describe
+
+    parser: argparse.ArgumentParser = sub.add_parser("replay", help="replay an event log (.jsonl) as PGN",
+                                                     description=describe(__doc__))
+    parser.add_argument("file", help="event file (JSON lines, docs/events.md), or - for standard input")
     parser.add_argument("--policy", choices=[p.value for p in Policy], default=Policy.FIDE.value,
-                        help="touch-move rules for a log without a header line")
-    parser.add_argument("--fen", help="the game's starting position, for a log without a header line")
+                        help="Touch-move rules for a log without a header line: fide enforces them, "
+                        "casual lets any piece be touched. Default: fide.")
+    parser.add_argument("--fen", help="The game's starting position, for a log without a header line. "
+                        "Default: the standard start.")
 
 
 def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:

@@ -174,15 +174,20 @@ class SelfTest:
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("selftest", help="check every reed switch and LED", description=__doc__,
+    from boardctl.cli import config_help, describe
+
+    parser = sub.add_parser("selftest", help="check every reed switch and LED", description=describe(__doc__),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--board", choices=["sim", "gpio", "serial"], help="board backend (board.backend)")
-    parser.add_argument("--serial-url", help="pyserial URL (board.serial_url)")
-    parser.add_argument("--pinout", help="pin map for --board gpio (default hardware/pinout.toml)")
-    parser.add_argument("--squares", default="all", help="comma-separated squares to test, e.g. a1,e4 (default all)")
-    parser.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for each lift/place")
-    parser.add_argument("--dark-timeout", type=float, default=10.0,
-                        help="seconds to look for LEDs lit while all are off (HINT ends it sooner)")
+    parser.add_argument("--board", choices=["sim", "gpio", "serial"], help=config_help(
+        "board.backend", help="board hardware: sim (no hardware), gpio (the Pi scans the switches) or serial (a Pico does)"))
+    parser.add_argument("--serial-url", metavar="URL", help=config_help("board.serial_url"))
+    parser.add_argument("--pinout", metavar="FILE", help=config_help("board.pinout"))
+    parser.add_argument("--squares", default="all",
+                        help="Comma-separated squares to test, e.g. a1,e4. Default: all 64.")
+    parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                        help="Seconds to wait for each lift and place. Default: 20.")
+    parser.add_argument("--dark-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="Seconds to look for LEDs lit while all should be off (HINT ends it sooner). Default: 10.")
 
 
 def _squares(spec: str) -> list[chess.Square]:

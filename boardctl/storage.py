@@ -2,7 +2,8 @@
 
 Files in the games directory, per game id (its UTC start time, e.g. ``20261129-150102-123456``):
 
-- ``<id>.pgn``: the game (Seven Tag Roster, TimeControl, ECO/Opening, FEN, ``[%clk]``, violations as comments);
+- ``<id>.pgn``: the game (Seven Tag Roster, TimeControl, ECO/Opening, FEN, ``[%clk]``, a standard
+  Termination with the detailed reason as a comment after the last move, rule violations as comments);
 - ``<id>.json``: the state file (settings, moves, clocks, violations, result) that ``play``/``record`` resume from;
 - ``<id>.jsonl``: every sensed event in game orientation (docs/events.md), for ``boardctl replay``.
 
@@ -51,6 +52,30 @@ class Violation:
     detail: str
 
 
+#: Violation codes written into the PGN as comments: breaches of the rules (an illegal move, touch-move,
+#: rook before king). The state file keeps every violation, set-up and mismatch ones included.
+PGN_VIOLATIONS = frozenset({"illegal-move", "touch-move", "castling-rook-first"})
+
+#: An unfinished game replaced by a new one (--new, the page's New game, the new-game button).
+ABANDONED = "abandoned"
+
+
+def pgn_termination(result: str, detail: str) -> str:
+    """The PGN standard's Termination value for a detailed reason (the state line keeps the detail):
+    ``normal`` (mate, stalemate, resignation, agreed or claimed draws), ``time forfeit``,
+    ``rules infraction`` (the arbiter's forfeit for a second illegal move), ``abandoned`` or
+    ``unterminated`` (still being played)."""
+    if detail == ABANDONED:
+        return "abandoned"
+    if result == "*":
+        return "unterminated"
+    if "on time" in detail or "out of time" in detail:
+        return "time forfeit"
+    if "forfeit" in detail or "illegal" in detail:
+        return "rules infraction"
+    return "normal"
+
+
 @dataclass
 class GameRecord:
     """Everything needed to write the PGN and to resume; JSON round-trips through :meth:`to_json`."""
@@ -86,7 +111,7 @@ class GameRecord:
 
     def is_finished(self) -> bool:
         """Decided, or abandoned for a new game: either way not resumed."""
-        return self.result != "*" or self.termination == "abandoned"
+        return self.result != "*" or self.termination == ABANDONED
 
     def to_json(self) -> dict[str, Any]:
         return {"version": STATE_VERSION, **asdict(self)}
@@ -122,11 +147,11 @@ class GameRecord:
         if opening is not None:
             game.headers["ECO"] = opening.eco
             game.headers["Opening"] = opening.name
-        if self.termination:
-            game.headers["Termination"] = self.termination
+        game.headers["Termination"] = pgn_termination(self.result, self.termination)
         notes: dict[int, list[str]] = {}
         for v in self.violations:
-            notes.setdefault(v.ply, []).append(f"{v.color} {v.code}: {v.detail}")
+            if v.code in PGN_VIOLATIONS:  # rule breaches only: set-up, mismatch and takeback noise stays out
+                notes.setdefault(v.ply, []).append(f"{v.color} {v.code}: {v.detail}")
         node: chess.pgn.GameNode = game
         if 0 in notes:
             game.comment = "; ".join(notes[0])
@@ -137,8 +162,9 @@ class GameRecord:
                 node.set_clock(clock)
             if ply in notes:
                 node.comment = " ".join(filter(None, [node.comment, "; ".join(notes[ply])]))
-        if self.termination:
-            node.comment = " ".join(filter(None, [node.comment, self.termination]))
+        if self.termination:  # the detailed reason, after the last move
+            detail = "abandoned for a new game" if self.termination == ABANDONED else self.termination
+            node.comment = " ".join(filter(None, [node.comment, detail]))
         return game
 
     def pgn_text(self) -> str:

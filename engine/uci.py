@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 import sys
 import threading
@@ -545,6 +546,10 @@ def _warm() -> int:
     if aot.module_path().is_file():
         sys.stderr.write(f"engine kernels already compiled ahead of time: {aot.module_path()}\n")
         return 0
+    # Said before the long silence of the compiler: what happens, that it is once, how long.
+    sys.stderr.write("Compiling the engine (first run only, about 40 s; a few minutes on a Raspberry Pi)…\n")
+    sys.stderr.flush()
+    started = time.monotonic()
     try:
         path = aot.build()
     except Exception as exc:  # any build failure leaves the JIT, which must then be warmed
@@ -554,7 +559,7 @@ def _warm() -> int:
 
         Searcher().warm()
         return 0
-    sys.stderr.write(f"engine kernels compiled ahead of time: {path}\n")
+    sys.stderr.write(f"engine compiled in {time.monotonic() - started:.0f} s: {path}\n")
     return 0
 
 
@@ -577,14 +582,20 @@ def main(argv: list[str] | None = None) -> int:
             stdout.flush()
 
     protocol = UciProtocol(send)
-    for line in read_commands(sys.stdin.buffer):
-        if isinstance(line, UciError):
-            protocol.error(str(line))
-        elif not protocol.handle(line):
-            break
-    else:  # end of input, not `quit`: let a perft or bench finish, stop a search
+    try:
+        for line in read_commands(sys.stdin.buffer):
+            if isinstance(line, UciError):
+                protocol.error(str(line))
+            elif not protocol.handle(line):
+                break
+        else:  # end of input, not `quit`: let a perft or bench finish, stop a search
+            with contextlib.suppress(Exception):
+                protocol.finish()
+    except (KeyboardInterrupt, BrokenPipeError):
+        # Ctrl-C at a terminal, or the GUI went away: end quietly, as at "quit".
         with contextlib.suppress(Exception):
-            protocol.finish()
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (nothing more may reach a closed pipe)
+        return 0
     return 0
 
 

@@ -144,3 +144,19 @@ def test_a_stalled_subscriber_keeps_only_the_newest_lines(tmp_path: Path) -> Non
         await daemon.close()
 
     asyncio.run(scenario())
+
+
+def test_a_pgn_new_game_says_only_its_final_position_is_kept(tmp_path: Path) -> None:
+    """The note from the upload reaches the state line's warning, which the page and terminal show."""
+    from boardctl.web.protocol import validate_action
+
+    async def scenario() -> None:
+        session = Session(Settings(mode="record"))
+        daemon = Daemon(session, store=GameStore(tmp_path), board=None)
+        action = validate_action({"new-game": {"pgn": "1. e4 e5 2. Nf3 *"}})
+        await daemon.submit(action)
+        line = daemon.state()
+        assert line["start_fen"] == action["new-game"]["fen"] and line["moves"] == []
+        assert "without those moves" in line["warning"]
+
+    asyncio.run(scenario())

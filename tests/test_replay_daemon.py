@@ -57,7 +57,8 @@ def test_resign_claim_and_draw_buttons(tmp_path: Path) -> None:
             line = daemon.button(name)
         assert (line["result"], line["termination"]) == (result, termination)
         [game] = finish(daemon, games)
-        assert (game.headers["Result"], game.headers["Termination"]) == (result, termination)
+        assert (game.headers["Result"], game.headers["Termination"]) == (result, "normal")
+        assert game.end().comment.endswith(termination)  # the detail, after the last move
         assert [m.uci() for m in game.mainline_moves()] == moves
 
 
@@ -94,7 +95,7 @@ def test_mate_then_pieces_moved_back_is_not_a_takeback(tmp_path: Path) -> None:
         line = daemon.tick(0.5)
     assert line["moves"] == MATE and line["result"] == "0-1"
     [game] = finish(daemon, games)
-    assert game.headers["Termination"] == "checkmate"
+    assert game.headers["Termination"] == "normal" and game.end().comment.endswith("checkmate")
 
 
 def test_flag_and_forfeit(tmp_path: Path) -> None:
@@ -105,7 +106,7 @@ def test_flag_and_forfeit(tmp_path: Path) -> None:
     line = daemon.tick(61.0)
     assert line["result"] == "1-0" and line["termination"] == "black lost on time"
     [game] = finish(daemon, games)
-    assert game.headers["Termination"] == "black lost on time"
+    assert game.headers["Termination"] == "time forfeit" and game.end().comment.endswith("black lost on time")
 
     games = tmp_path / "forfeit"
     daemon = Daemon("record", games, "--arbiter")
@@ -116,7 +117,7 @@ def test_flag_and_forfeit(tmp_path: Path) -> None:
         line = daemon.tick(0.5)
     assert line["result"] == "0-1" and "forfeits" in line["termination"]
     [game] = finish(daemon, games)
-    assert game.headers["Result"] == "0-1"
+    assert game.headers["Result"] == "0-1" and game.headers["Termination"] == "rules infraction"
 
 
 def test_blitz_replies_through_the_daemon(tmp_path: Path) -> None:

@@ -19,11 +19,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import warnings
 from typing import Any
 
 import chess
 from gpiozero import Button as GzButton
 from gpiozero import Device, InputDevice, OutputDevice, TonalBuzzer
+from gpiozero.exc import BadPinFactory
 from gpiozero.tones import Tone
 
 from boardctl.errors import HardwareError
@@ -125,6 +127,20 @@ class Max7219:
             self._spi.close()
 
 
+def _default_pin_factory() -> Any:
+    """gpiozero's default pin factory, or one line saying what to do: its fallback warnings (one
+    per library it tried) are kept out of the user's way."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return Device._default_pin_factory()
+        except BadPinFactory:
+            raise HardwareError(
+                "gpio: this machine has no GPIO pins that gpiozero can use. On a Raspberry Pi, install "
+                "the pi extra (pip install 'boardctl[pi]'); without a board, use --board sim."
+            ) from None
+
+
 class GpioBoard(Board):
     kind = "gpio"
 
@@ -153,7 +169,7 @@ class GpioBoard(Board):
         try:
             if pin_factory is None:  # gpiozero's own choice (lgpio, RPi.GPIO, ...), as its devices do
                 if Device.pin_factory is None:
-                    Device.pin_factory = Device._default_pin_factory()
+                    Device.pin_factory = _default_pin_factory()
                 pin_factory = Device.pin_factory
             rows = [self._add(OutputDevice(p, active_high=False, initial_value=False, pin_factory=pin_factory)) for p in pinout.rows]
             cols = [self._add(InputDevice(p, pull_up=True, pin_factory=pin_factory)) for p in pinout.columns]

@@ -18,6 +18,7 @@ supersedes everything dropped. Every such fault is logged and counted in ``stats
 
 from __future__ import annotations
 
+import errno
 import logging
 import random
 import threading
@@ -373,3 +374,89 @@ class SerialBoard(Board):
 
 def _arg_or(line: p.Line, i: int, default: str = "") -> str:
     return line.args[i] if i < len(line.args) else default
+
+
+#: Seconds ``play``/``record --board serial`` wait at start for the board to answer before giving up
+#: (unless ``board.serial_wait``); the device sends a heartbeat every second.
+START_TIMEOUT = 6.0
+
+
+def wait_for_device(
+    url: str,
+    *,
+    timeout: float = START_TIMEOUT,
+    baudrate: int = 115200,
+    opener: Opener | None = None,
+    retry: float = 0.5,
+) -> None:
+    """Return once a board answers on ``url`` (the port opens and a valid device line arrives);
+    raise :class:`HardwareError`, one line saying what to check, after ``timeout`` seconds.
+
+    At start a wrong port must not leave the daemon waiting forever with nothing said; once the
+    game runs, a pulled cable is recovered by :class:`SerialBoard` instead.
+    """
+    if opener is None:
+
+        def opener() -> Any:
+            return serial.serial_for_url(url, baudrate=baudrate, timeout=0.1, write_timeout=0.5)
+
+    hint = "check the cable and --serial-url (board.serial_url), or give --serial-wait to wait for the board"
+    deadline = time.monotonic() + timeout
+    opened = False
+    error: Exception | None = None
+    while True:
+        try:
+            port = opener()
+        except (serial.SerialException, OSError, ValueError) as exc:
+            error = exc
+        else:
+            opened = True
+            try:
+                if _answers(port, deadline):
+                    return
+            except (serial.SerialException, OSError, ValueError, TypeError) as exc:
+                error = exc
+            finally:
+                try:
+                    port.close()
+                except Exception:  # closing a vanished device may fail in odd ways
+                    log.debug("serial: close failed", exc_info=True)
+        if time.monotonic() + retry >= deadline:
+            break
+        time.sleep(retry)
+    if not opened:
+        raise HardwareError(f"serial: no device at {url} ({_why_not_open(error)}); {hint}")
+    raise HardwareError(
+        f"serial: {url} opened, but no board answered within {timeout:g} s (is the firmware running? "
+        f"see firmware/README.md); {hint}"
+    )
+
+
+def _answers(port: Any, deadline: float) -> bool:
+    """Ask for a snapshot (again every second) until a valid device line arrives or time is up."""
+    framer = p.LineFramer()
+    asked = float("-inf")
+    while time.monotonic() < deadline:
+        if time.monotonic() - asked >= 1.0:
+            port.write(p.encode_line(0, "?"))
+            asked = time.monotonic()
+        data = port.read(max(1, port.in_waiting))
+        for raw in framer.feed(data or b""):
+            try:
+                line = p.parse_line(raw)
+            except ProtocolError:
+                continue
+            if line.kind in p.DEVICE_KINDS:
+                return True
+    return False
+
+
+def _why_not_open(error: Exception | None) -> str:
+    code = getattr(error, "errno", None)
+    if code == errno.ENOENT:
+        return "no such port"
+    if code in (errno.EACCES, errno.EPERM):
+        return "permission denied: add your user to the dialout group"
+    if code == errno.EBUSY:
+        return "the port is busy: another program has it open"
+    return str(error)

@@ -8,7 +8,8 @@ virtual time (stdio JSON lines carrying ``t``) should give the board a ``clock``
 that virtual time (e.g. the last ``t`` read, starting at 0.0), since event times are kept
 non-decreasing and the start snapshot is stamped with ``clock()``.
 
-The terminal view (``boardctl.hw.sim.run_terminal``) reads commands per line:
+The selftest's terminal (``boardctl.hw.sim.run_terminal``; the game's terminal view is
+``boardctl.terminal``) reads commands per line:
 ``e2`` lifts or places on e2, ``e2e4`` does both, ``!hint`` presses a button, ``?`` asks for
 a snapshot, ``.`` just redraws; it draws the board with LEDs after every line.
 """
@@ -185,16 +186,19 @@ def run_terminal(board: SimBoard, stdin: TextIO, stdout: TextIO) -> None:
 
 
 def _terminal_command(board: SimBoard, line: str) -> None:
+    """One line of the selftest's terminal; every mistake is a ValueError in plain words."""
     if not line or line == ".":
         return
     if line == "?":
         board.request_snapshot()
     elif line.startswith("!"):
+        if line[1:] not in {b.value for b in Button}:
+            raise ValueError(f"there is no button '{line[1:]}'; the buttons are " + ", ".join(f"!{b.value}" for b in Button))
         board.press(Button(line[1:]))
-    elif len(line) == 2:
+    elif len(line) == 2 and line in chess.SQUARE_NAMES:
         board.toggle(chess.parse_square(line))
-    elif len(line) == 4:
+    elif len(line) == 4 and line[:2] in chess.SQUARE_NAMES and line[2:] in chess.SQUARE_NAMES:
         board.lift(chess.parse_square(line[:2]))
         board.place(chess.parse_square(line[2:]))
     else:
-        raise ValueError(f"not a square, move, !button or ?: {line!r}")
+        raise ValueError(f"'{line}' is not a square (e2), a move (e2e4), a button (!hint) or ? (snapshot)")

@@ -1,7 +1,7 @@
 """Opening the page in the user's browser (``boardctl demo``), only where there is a desktop.
 
 On a Pi over SSH or in CI there is no display, and Python's ``webbrowser`` would pick a text
-browser that takes over the terminal; there the URL is only logged.
+browser that takes over the terminal; there the caller only prints the address.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def open_page(url: str, *, force: bool = False) -> bool:
     ``force`` opens even without a detected desktop (``$BROWSER`` set by the user, say).
     """
     if not (force or has_desktop() or os.environ.get("BROWSER")):
-        log.warning("open %s in a browser to play", url)
+        log.debug("no desktop: not opening %s", url)  # the caller prints the address
         return False
 
     def target() -> None:

@@ -140,8 +140,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description="Show the PIN that phones and laptops on the LAN need to change anything on the web page.",
     )
     parser.add_argument("--config", type=Path, default=None,
-                        help="config file (default: $XDG_CONFIG_HOME/boardctl/config.toml)")
-    parser.add_argument("--new", action="store_true", help="replace the PIN with a fresh random one")
+                        help="The config file that holds web.pin. Default: $XDG_CONFIG_HOME/boardctl/config.toml.")
+    parser.add_argument("--new", action="store_true",
+                        help="Replace the PIN with a fresh random one. Default: show the current PIN.")
 
 
 def run(args: argparse.Namespace) -> int:

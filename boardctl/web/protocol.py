@@ -99,11 +99,17 @@ class _EndBoard(chess.pgn.BoardBuilder):
         super().begin_game()
         self.plies = 0
         self.has_fen = False
+        self.white = self.black = "?"
         self.errors: list[Exception] = []
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
+        super().visit_header(tagname, tagvalue)
         if tagname == "FEN":
             self.has_fen = True
+        elif tagname == "White":
+            self.white = tagvalue[:60]
+        elif tagname == "Black":
+            self.black = tagvalue[:60]
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         if not self.skip_variation_depth:
@@ -120,8 +126,15 @@ class _TooLong(Exception):
 
 
 def fen_from_pgn(text: Any, *, field: str = "pgn") -> str:
-    """The position a PGN's main line ends in; rejects illegal moves, empty input, and input over
-    :data:`MAX_PGN_BYTES` or :data:`MAX_PGN_PLIES`. Costs at most some tens of milliseconds."""
+    """The position a PGN's main line ends in; rejects illegal moves, empty input, a file of several
+    games (which one would be meant is not for us to guess), and input over :data:`MAX_PGN_BYTES`
+    or :data:`MAX_PGN_PLIES`. Costs at most some tens of milliseconds."""
+    return read_pgn_upload(text, field=field)[0]
+
+
+def read_pgn_upload(text: Any, *, field: str = "pgn") -> tuple[str, str]:
+    """``(fen, note)``: the position an uploaded game ends in, and the note that says so (the new game
+    starts there; the moves that led to it are not part of it)."""
     if not isinstance(text, str) or not text.strip():
         raise WebInputError(f"{field}: expected PGN text, got {_type_name(text)}")
     size = len(text.encode("utf-8", errors="replace"))
@@ -133,19 +146,31 @@ def fen_from_pgn(text: Any, *, field: str = "pgn") -> str:
         made.append(_EndBoard())
         return made[-1]
 
+    stream = io.StringIO(text)
     try:
-        board = chess.pgn.read_game(io.StringIO(text), Visitor=visitor)
+        board = chess.pgn.read_game(stream, Visitor=visitor)
+        more = 0
+        while more < 1000 and chess.pgn.read_game(stream, Visitor=chess.pgn.SkipVisitor) is not None:
+            more += 1
     except _TooLong:
         raise WebInputError(f"{field}: more than {MAX_PGN_PLIES} moves (plies) in the main line") from None
     except (ValueError, RecursionError) as exc:
         raise WebInputError(f"{field}: not a readable PGN ({exc})") from None
     if board is None or not made:
         raise WebInputError(f"{field}: no game found")
-    if made[-1].errors:
-        raise WebInputError(f"{field}: {made[-1].errors[0]}")
-    if not made[-1].has_fen and not board.move_stack:
+    if more:
+        raise WebInputError(f"{field}: the file holds {more + 1} games; upload a file with the one game to set up")
+    end = made[-1]
+    if end.errors:
+        raise WebInputError(f"{field}: {end.errors[0]}")
+    if not end.has_fen and not board.move_stack:
         raise WebInputError(f"{field}: the game has no moves and no FEN tag")
-    return validate_fen(board.fen(), field=field)
+    fen = validate_fen(board.fen(), field=field)
+    plies = len(board.move_stack)
+    players = f" ({end.white} - {end.black})" if (end.white, end.black) != ("?", "?") else ""
+    note = (f"the uploaded game{players} is set up as it stands after "
+            f"{plies} half-move{'s' if plies != 1 else ''}; the new game starts there, without those moves")
+    return fen, note
 
 
 def _validate_new_game(params: Any) -> dict[str, Any]:
@@ -190,7 +215,7 @@ def _validate_new_game(params: Any) -> dict[str, Any]:
     if params.get("fen") not in (None, ""):
         out["fen"] = validate_fen(params["fen"], field="new-game.fen")
     elif params.get("pgn") not in (None, ""):
-        out["fen"] = fen_from_pgn(params["pgn"], field="new-game.pgn")
+        out["fen"], out["note"] = read_pgn_upload(params["pgn"], field="new-game.pgn")
     return out
 
 

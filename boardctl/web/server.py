@@ -327,7 +327,7 @@ class WebServer:
             # A Pi has no screen: the log is one of the two places the owner can read the PIN.
             log.warning("web page at %s for the LAN; changing anything needs PIN %s", self.url, self._guard.pin)
         else:
-            log.warning("web page at %s", self.url)
+            log.info("web page at %s", self.url)  # the daemon prints "Open <url> in a browser"
 
     async def close(self) -> None:
         """Stop serving; safe to call twice."""

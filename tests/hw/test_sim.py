@@ -126,3 +126,17 @@ def test_a_callback_may_act_on_the_board_again(clock: FakeClock) -> None:
     board.start(callback)
     board.lift(chess.D2)
     assert [type(e).__name__ for e in seen] == ["Snapshot", "SquareChanged", "Snapshot"]
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ("hi", "'hi' is not a square"),
+    ("zz9", "'zz9' is not a square"),
+    ("i9i8", "'i9i8' is not a square"),
+    ("!fly", "there is no button 'fly'"),
+])
+def test_selftest_terminal_mistakes_are_plain_words(clock: FakeClock, line: str, words: str) -> None:
+    board = SimBoard(START, clock=clock)
+    board.start(EventQueue())
+    out = io.StringIO()
+    run_terminal(board, io.StringIO(line + "\n"), out)
+    assert words in out.getvalue() and "not in list" not in out.getvalue()

@@ -163,3 +163,18 @@ def test_structured_garbage_never_escapes_as_another_error(obj: dict[str, object
         return
     # Whatever passed is exactly one known action, re-validating to itself.
     assert validate_action(msg.action) == msg.action
+
+
+@pytest.mark.parametrize(("text", "games"), [
+    ('[Event "a"]\n\n1. e4 *\n\n[Event "b"]\n\n1. d4 *\n', 2),
+    ("1. e4 e5 *\n\n1. d4 d5 *\n\n1. c4 *\n", 3),
+])
+def test_pgn_upload_of_several_games_is_refused_with_the_count(text: str, games: int) -> None:
+    with pytest.raises(WebInputError, match=f"holds {games} games; upload a file with the one game"):
+        validate_action({"new-game": {"pgn": text}})
+
+
+def test_pgn_upload_says_only_the_final_position_is_kept() -> None:
+    action = validate_action({"new-game": {"pgn": '[White "Ann"]\n[Black "Bob"]\n\n1. e4 e5 2. Nf3 *\n'}})
+    note = action["new-game"]["note"]
+    assert "(Ann - Bob)" in note and "after 3 half-moves" in note and "without those moves" in note
