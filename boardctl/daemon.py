@@ -24,18 +24,11 @@ from typing import Any
 import chess
 
 from boardctl import config as config_mod
+from boardctl import events
 from boardctl.config import Config
 from boardctl.engine_client import EngineClient, resolve_command
 from boardctl.errors import BoardctlError, ConfigError, EngineError
-from boardctl.events import (
-    Button,
-    ButtonPressed,
-    Code,
-    Event,
-    LedIntent,
-    SquareChanged,
-    format_event,
-)
+from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.games import abandon_unfinished, resume_notice
 from boardctl.positions import board_from_fen
 from boardctl.session import EngineRequest, Session, Settings
@@ -264,11 +257,11 @@ class Daemon:
         for old in session.take_finished():
             self._unsaved_records[old.id] = old
         record = session.record
-        events = session.take_log()  # (game id, entry): each entry to its own game's log
-        self._unsaved_events.extend(events)
+        taken = session.take_log()  # (game id, entry): each entry to its own game's log
+        self._unsaved_events.extend(taken)
         if session.take_dirty() and self._is_worth_saving(record):
             self._unsaved_records[record.id] = record
-        elif self.storage_error is not None and not events:
+        elif self.storage_error is not None and not taken:
             return  # nothing new: the retry timer tries again, not every clock tick
         self._write_unsaved()
 
@@ -330,10 +323,10 @@ class Daemon:
         else:
             self._schedule_storage_retry()
 
-    def _storage_leds(self) -> list[LedIntent]:
+    def _storage_leds(self) -> list[events.LedIntent]:
         if self.storage_error is None:
             return []
-        return [LedIntent(square, Code.STORAGE) for square in STORAGE_SQUARES]
+        return [events.LedIntent(square, Code.STORAGE) for square in STORAGE_SQUARES]
 
     def _is_worth_saving(self, record: GameRecord) -> bool:
         """Not before the board has said anything: a board that never answered (a serial port

@@ -38,9 +38,11 @@ def _can_unshare() -> bool:
 needs_unshare = pytest.mark.skipif(not _can_unshare(), reason="needs unshare -rm and tmpfs mounts")
 
 
-def _move_lines(moves: list[str], t0: float) -> Iterator[tuple[float, list[str]]]:
+def _move_lines(moves: list[str], t0: float, *, before: tuple[str, ...] | list[str] = ()) -> Iterator[tuple[float, list[str]]]:
     """Per move, the stdio lines that make it on the sim board (lift, place, settle)."""
     board = chess.Board()
+    for uci in before:
+        board.push_uci(uci)
     t = t0
     for uci in moves:
         move = chess.Move.from_uci(uci)
@@ -240,3 +242,60 @@ def test_games_folder_replaced_by_a_file_mid_game_then_restored(tmp_path: Path) 
     (state,) = games.glob("*.json")
     assert json.loads(state.read_text())["moves"] == MOVES
     _whole_lines(state.with_suffix(".jsonl"))
+
+
+def _long_game(plies: int) -> list[str]:
+    """A legal game of ``plies`` moves that does not end early and has no promotion (seeded)."""
+    import random
+
+    for seed in range(100):
+        rng = random.Random(seed)
+        board = chess.Board()
+        while len(board.move_stack) < plies:
+            moves = [m for m in board.legal_moves if m.promotion is None]
+            if not moves or board.is_game_over(claim_draw=True):
+                break
+            board.push(rng.choice(sorted(moves, key=lambda m: m.uci())))
+            if board.is_game_over(claim_draw=True):
+                break
+        if len(board.move_stack) == plies and not board.is_game_over(claim_draw=True):
+            return [m.uci() for m in board.move_stack]
+    raise AssertionError("no long game found")
+
+
+#: A long legal game for the kill test.
+DANCE = _long_game(80)
+
+
+def test_daemon_killed_at_random_points_resumes_with_consistent_files(tmp_path: Path) -> None:
+    import random
+    import signal
+    import time
+
+    from boardctl.storage import GameStore
+
+    rng = random.Random(5)
+    games = tmp_path / "games"
+    fixes: list[str] = []
+    done: list[int] = []
+    for _ in range(6):
+        daemon = _plain_daemon(games)
+        answer = daemon.send('{"t": 0}')
+        played = answer["moves"]
+        assert played == DANCE[: len(played)], "resumed where the state file left off"
+        done.append(len(played))
+        stdin, _ = daemon._pipes()
+        for _, lines in _move_lines(DANCE[len(played) : len(played) + 8], 0.0, before=played):
+            stdin.write("".join(line + "\n" for line in lines))
+        stdin.flush()
+        time.sleep(rng.uniform(0.05, 0.6))
+        daemon.proc.send_signal(signal.SIGKILL)
+        daemon.proc.communicate(timeout=30)
+        fixes += GameStore(games).repair()
+        store = GameStore(games)
+        (game_id,) = store.ids()
+        record = store.load(game_id)
+        assert store.path(game_id, ".pgn").read_text() == record.pgn_text()
+        assert not list(games.glob(".*.tmp"))
+        _whole_lines(store.path(game_id, ".jsonl"))
+    assert done == sorted(done) and done[-1] > 0  # every restart resumed, and play went on
