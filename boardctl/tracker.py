@@ -435,7 +435,7 @@ class Tracker:
         if self._capture_at is not None and t >= self._capture_at:
             at, self._capture_at = self._capture_at, None
             self._hidden_capture(at, out)
-        if self._mismatch_at is not None and not self._mismatch_shown and t >= self._mismatch_at:
+        if self._mismatch_at is not None and not self._mismatch_shown and t >= self._mismatch_at and not self._finished:
             self._mismatch_shown = True
             self._restore = self._restore or Code.MISMATCH
             if self._reported_occ != self._occ:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from replay_check import check_games_dir
@@ -12,10 +11,11 @@ from replay_check import check_games_dir
 @pytest.fixture(autouse=True)
 def _replay_saved_daemon_games(request: pytest.FixtureRequest) -> Iterator[None]:
     """After each daemon test, every game it saved must replay to the saved PGN (docs/events.md)."""
-    yield
     if not request.module.__name__.startswith("test_daemon_") or "tmp_path" not in request.fixturenames:
+        yield
         return
-    if request.session.testsfailed:
-        return  # one failure at a time
-    tmp_path: Path = request.getfixturevalue("tmp_path")
-    check_games_dir(tmp_path)
+    tmp_path = request.getfixturevalue("tmp_path")  # now, while it is still there at teardown
+    failed = request.session.testsfailed
+    yield
+    if request.session.testsfailed == failed:  # the test itself passed: its games must replay
+        check_games_dir(tmp_path)
