@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -27,11 +26,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def _replay_saved_daemon_games(request: pytest.FixtureRequest) -> Iterator[None]:
-    """After each daemon test, every game it saved must replay to the saved PGN."""
-    wanted = request.module.__name__.startswith("test_daemon_") and "tmp_path" in request.fixturenames
-    # Taken before the test runs: after it, tmp_path may already be torn down.
-    tmp_path: Path | None = request.getfixturevalue("tmp_path") if wanted else None
+    """After each daemon test, every game it saved must replay to the saved PGN (docs/events.md)."""
+    if not request.module.__name__.startswith("test_daemon_") or "tmp_path" not in request.fixturenames:
+        yield
+        return
+    tmp_path = request.getfixturevalue("tmp_path")  # now, while it is still there at teardown
+    failed = request.session.testsfailed
     yield
-    if tmp_path is None or request.session.testsfailed:
-        return  # not a daemon test, or one failure at a time
-    check_games_dir(tmp_path)
+    if request.session.testsfailed == failed:  # the test itself passed: its games must replay
+        check_games_dir(tmp_path)
