@@ -1,8 +1,8 @@
 """``boardctl demo`` (``make demo``): play the engine on the simulated board.
 
 It is ``boardctl play --board sim`` with both faces of the sim: the web page (opened in a browser
-where there is a desktop, else its address is printed; any free port unless ``--port``) and the
-terminal view. Thinking time is short, and the games go to their own directory under the system's
+where there is a desktop, else its address is printed; port 8080 unless it is taken, or
+``--port``) and the terminal view. Thinking time is short, and the games go to their own directory under the system's
 temporary directory, so the demo never resumes a real game.
 """
 
@@ -24,6 +24,5 @@ def run(args: argparse.Namespace) -> int:
     args.board = args.board or "sim"
     args.movetime = args.movetime if args.movetime is not None else 0.5
     args.games_dir = args.games_dir or str(Path(tempfile.gettempdir()) / "boardctl-demo" / "games")
-    args.port = args.port if args.port is not None else 0
     args.open_browser = True
     return daemon.run_command("play", args)
