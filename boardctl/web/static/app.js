@@ -282,7 +282,7 @@ function renderClocks(state) {
 function fillMoveList(list, sanMoves, startFen, marked) {
   const fen = startFen || "";
   const blackFirst = fen.split(" ")[1] === "b";
-  const cells = blackFirst ? [null, ...sanMoves] : sanMoves.slice();
+  const cells = blackFirst && sanMoves.length ? [null, ...sanMoves] : sanMoves.slice();
   const startNumber = Number(fen.split(" ")[5] || 1) || 1;
   list.textContent = "";
   for (let i = 0; i < cells.length; i += 2) {
@@ -363,6 +363,12 @@ function renderInfo(state) {
   bar.classList.toggle("off", state.mode !== "play"); // no engine, no evaluation
   $("#eval-bar-label").textContent = book ? "book" : "";
   $("#pv").textContent = state.pv || "–";
+  // Recording two players: no engine, so no evaluation, line or hint to show.
+  for (const id of ["#eval", "#pv", "#hint"]) {
+    const dd = $(id);
+    dd.hidden = state.mode === "record";
+    dd.previousElementSibling.hidden = state.mode === "record";
+  }
 
   const hint = state.hint_san || state.hint;
   $("#hint").textContent = hint ? (typeof hint === "object" ? (hint.san || hint.uci || JSON.stringify(hint)) : hint) : "–";
@@ -479,6 +485,8 @@ function render(state) {
   app.lastRender = performance.now();
   document.body.dataset.moves = String((state.moves || []).length);
 }
+
+app.render = render;
 
 // -- connection and actions ---------------------------------------------------------------------
 
