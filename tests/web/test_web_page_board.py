@@ -7,6 +7,7 @@ test-artifacts/web/page-<point>-<desktop|phone>.png.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -157,7 +158,7 @@ def test_the_move_list_is_one_column_of_numbered_rows_and_moves_sound(page: Any,
     assert texts == expected
     boxes = [r.bounding_box() for r in rows.all()]
     assert len({round(b["x"]) for b in boxes}) == 1, "the rows are not in one column"
-    assert all(b2["y"] >= b1["y"] + b1["height"] - 1 for b1, b2 in zip(boxes, boxes[1:], strict=False)), "rows out of order"
+    assert all(b2["y"] >= b1["y"] + b1["height"] - 1 for b1, b2 in itertools.pairwise(boxes)), "rows out of order"
     assert page.evaluate("() => getComputedStyle(document.querySelector('#moves')).columnCount") == "auto"
     assert page.locator("#moves .move.last").inner_text() == ITALIAN[-1]
     # Every move was heard: a capture sounds as one, a check as one (WebAudio tones, no files).
