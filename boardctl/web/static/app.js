@@ -379,6 +379,7 @@ function renderInfo(state) {
   const over = isOver(state);
   if (over) parts.push(`Game over: ${state.result}` + (state.termination ? ` (${state.termination}).` : "."));
   else if (state.pending) parts.push(`Engine plays ${state.pending_san || state.pending}: make the move on the board.`);
+  else if (state.thinking && state.matching === false) parts.push("The engine moves once the pieces are set up.");
   else if (state.thinking) parts.push("Engine is thinking…");
   else if (state.fen) {
     const side = state.fen.split(" ")[1] === "w" ? "white" : "black";
