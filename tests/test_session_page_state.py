@@ -14,7 +14,7 @@ import pytest
 from test_daemon_support import STOCKFISH, move_events
 
 from boardctl.engine_client import Reply
-from boardctl.events import SquareChanged, Snapshot
+from boardctl.events import Snapshot, SquareChanged
 from boardctl.session import Session, Settings, resume_notice
 from boardctl.storage import GameRecord
 

@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardctl.tracker import occupancy_after
-from boardctl.web.describe import MAX_LISTED, can_promote, check_square, describe_board, logical_occupancy
+from boardctl.web.describe import (
+    MAX_LISTED,
+    can_promote,
+    check_square,
+    describe_board,
+    logical_occupancy,
+)
 
 BB = chess.BB_SQUARES
 SQ = chess.parse_square

@@ -124,5 +124,5 @@ def test_game_for_viewer(tmp_path: Path) -> None:
     assert data["result"] == "0-1" and data["headers"]["White"] == "Human"
     empty = tmp_path / "empty.pgn"
     empty.write_text("")
-    with pytest.raises(BoardctlError, match="empty.pgn: no game"):
+    with pytest.raises(BoardctlError, match=r"empty\.pgn: no game"):
         game_for_viewer(empty)
