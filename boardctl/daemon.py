@@ -109,6 +109,8 @@ class Daemon:
         self._board_seen = False  # any event from the board (or the page's virtual board) yet
         #: True when the board calls ``feed`` on the loop's thread (stdio), False when it queues.
         self.direct = False
+        #: The page's address once the web server listens (None: no page).
+        self.web_url: str | None = None
         self._publish(None)
 
     # -- the web's view ---------------------------------------------------------------------------
@@ -560,7 +562,9 @@ def _preload_web(cfg: Config) -> None:
             importlib.import_module("boardctl.web.server")
 
 
-async def _start_web(daemon: Daemon, cfg: Config) -> Any:
+async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False) -> Any:
+    """The web page on ``web.port``; the documented default port gives way to a free one when it is
+    taken, unless the user chose it (``port_chosen``: ``--port``)."""
     if not cfg.web_enabled:
         return None
     try:
@@ -573,8 +577,10 @@ async def _start_web(daemon: Daemon, cfg: Config) -> Any:
         from boardctl.web.pin import load_or_create_pin
 
         pin = load_or_create_pin(config_mod.user_file())
-    server = WebServer(daemon, host=cfg.web_host, port=cfg.web_port, pin=pin)
+    fallback = not port_chosen and cfg.web_port == config_mod.KEY_BY_NAME["web.port"].default
+    server = WebServer(daemon, host=cfg.web_host, port=cfg.web_port, pin=pin, port_fallback=fallback)
     await server.start()
+    daemon.web_url = server.url
     return server
 
 
@@ -633,7 +639,7 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         stack.push_async_callback(daemon.close)
         if storage_problem is not None:
             daemon.storage_failed(storage_problem)
-        web = await _start_web(daemon, cfg)
+        web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
         if args.stdio:
             if web is not None:
                 stack.push_async_callback(web.close)

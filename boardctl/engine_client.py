@@ -108,6 +108,23 @@ class Reply:
     move: chess.Move
     #: Evaluation after the move from the mover's point of view, in centipawns (mate ~ +-10000).
     score: int | None
+    #: The engine's principal variation from the position it was asked about, the line its score
+    #: belongs to; at a reduced level ``move`` may be another move. Empty when it sent none (a book
+    #: move, an engine without ``pv``).
+    pv: tuple[chess.Move, ...] = ()
+    #: The move came from the engine's opening book (our engine says ``info string book move …``).
+    book: bool = False
+
+
+def reply_from_info(board: chess.Board, move: chess.Move, info: Mapping[str, object]) -> Reply:
+    """A :class:`Reply` from python-chess's info dict of the search that chose ``move`` in ``board``."""
+    score = info.get("score")
+    cp = score.pov(board.turn).score(mate_score=MATE_SCORE) if isinstance(score, chess.engine.PovScore) else None
+    raw_pv = info.get("pv")
+    pv = tuple(m for m in raw_pv if isinstance(m, chess.Move)) if isinstance(raw_pv, list) else ()
+    text = info.get("string")
+    book = isinstance(text, str) and text.startswith("book move") and score is None
+    return Reply(move, cp, pv, book)
 
 
 class EngineClient:
@@ -220,7 +237,7 @@ class EngineClient:
                     await (self._restart() if self._started else self.start())
                 assert self._engine is not None
                 result = await self._engine.play(
-                    board, chess.engine.Limit(time=movetime), info=chess.engine.INFO_SCORE
+                    board, chess.engine.Limit(time=movetime), info=chess.engine.INFO_SCORE | chess.engine.INFO_PV
                 )
             except asyncio.CancelledError:
                 raise
@@ -234,10 +251,8 @@ class EngineClient:
                 continue
             if result.move is None:
                 raise EngineError(f"engine {self.name} gave no move in {board.fen()}")
-            score = result.info.get("score")
-            cp = score.pov(board.turn).score(mate_score=MATE_SCORE) if score is not None else None
             # The score is for the position before the move, from the mover's side.
-            return Reply(result.move, cp)
+            return reply_from_info(board, result.move, result.info)
 
     async def play(self, board: chess.Board, *, budget: float | None = None) -> Reply:
         """The engine's move in ``board`` (its own turn), at its level; ``budget`` (seconds, from

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hmac
 import io
 import ipaddress
@@ -44,6 +45,7 @@ import chess.pgn
 from aiohttp import WSMsgType, web
 
 from boardctl.errors import BoardctlError, ConfigError
+from boardctl.web.describe import can_promote, check_square, describe_board, logical_occupancy
 from boardctl.web.protocol import (
     MAX_MESSAGE_BYTES,
     PinError,
@@ -58,6 +60,8 @@ log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_PIN_FAILURES = 5
+#: Ports tried after a taken default port before any free port is taken (8081 … 8089 for 8080).
+FALLBACK_PORTS = 9
 PIN_LOCKOUT_SECONDS = 60.0
 #: Wrong PINs from all addresses together before the global back-off starts.
 GLOBAL_FREE_FAILURES = 10
@@ -264,8 +268,13 @@ class WebServer:
         pin: str | None,
         lan: bool | None = None,
         games_dir: Path | None = None,
+        port_fallback: bool = False,
     ) -> None:
-        """``lan`` defaults to "host is not loopback"; tests force it on a loopback bind."""
+        """``lan`` defaults to "host is not loopback"; tests force it on a loopback bind.
+
+        ``port_fallback``: when ``port`` is taken, serve on the next free one of the
+        :data:`FALLBACK_PORTS` after it (then any free port) instead of failing; for the default
+        port, which the user did not choose."""
         self._daemon = daemon
         self._host = host
         self._requested_port = port
@@ -274,6 +283,7 @@ class WebServer:
             raise ConfigError(f"web.pin: a PIN is required to serve on {host!r} (LAN mode); see 'boardctl pin'")
         self._guard = _PinGuard(pin if self._lan else None)
         self._games_dir = games_dir
+        self._port_fallback = port_fallback
         self._runner: web.AppRunner | None = None
         self._site: web.TCPSite | None = None
         self._port: int | None = None
@@ -314,15 +324,25 @@ class WebServer:
             return
         runner = web.AppRunner(self._app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
-        site = web.TCPSite(runner, self._host, self._requested_port)
-        try:
-            await site.start()
-        except OSError as exc:
-            await runner.cleanup()
-            raise BoardctlError(f"web: cannot listen on {self._host}:{self._requested_port} ({exc.strerror or exc})") from exc
+        ports = [self._requested_port]
+        if self._port_fallback and self._requested_port != 0:
+            ports += [self._requested_port + i for i in range(1, FALLBACK_PORTS + 1) if self._requested_port + i < 65536]
+            ports.append(0)
+        for port in ports:
+            site = web.TCPSite(runner, self._host, port)
+            try:
+                await site.start()
+                break
+            except OSError as exc:
+                if port != ports[-1] and exc.errno == errno.EADDRINUSE:
+                    continue
+                await runner.cleanup()
+                raise BoardctlError(f"web: cannot listen on {self._host}:{port} ({exc.strerror or exc})") from exc
         self._runner, self._site = runner, site
         addresses = runner.addresses
         self._port = int(addresses[0][1]) if addresses else self._requested_port
+        if self._port != self._requested_port and self._requested_port != 0:
+            log.info("port %d is taken; the page is on port %d instead", self._requested_port, self._port)
         if self._lan:
             # A Pi has no screen: the log is one of the two places the owner can read the PIN.
             log.warning("web page at %s for the LAN; changing anything needs PIN %s", self.url, self._guard.pin)
@@ -517,6 +537,16 @@ class WebServer:
     async def _game_file(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
         folder = self._games_path()
+        if name.endswith(".json") and folder is not None:
+            pgn_name = name[: -len(".json")] + ".pgn"
+            path = (folder / pgn_name).resolve()
+            if not _GAME_NAME_RE.match(pgn_name) or path.parent != folder.resolve() or not path.is_file():
+                return _error(404, f"no game {pgn_name!r}")
+            try:
+                data = await asyncio.to_thread(game_for_viewer, path)
+            except BoardctlError as exc:
+                return _error(422, str(exc))
+            return web.json_response(data)
         if not _GAME_NAME_RE.match(name) or folder is None:
             return _error(404, f"no game {name!r}")
         try:
@@ -573,21 +603,63 @@ class Annotator:
         return out
 
     def _annotate(self, line: dict[str, Any]) -> dict[str, Any]:
-        wanted = [key for key in ("san", "opening", "pending_san", "hint_san") if key not in line]
+        wanted = [key for key in ANNOTATIONS if key not in line]
         moves = line.get("moves")
         if not wanted or not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             return line
         san = self._replay(str(line.get("start_fen") or chess.STARTING_FEN), moves)
         if san is None:
             return line
+        board = self._board
         out = dict(line)
         out.setdefault("san", san)
         if "opening" not in line:
-            out["opening"] = _opening_name(self._board)
+            out["opening"] = _opening_name(board)
         for key, san_key in (("pending", "pending_san"), ("hint", "hint_san")):
             if san_key not in line:
-                out[san_key] = _san_of(self._board, line.get(key))
+                out[san_key] = _san_of(board, line.get(key))
+        out.setdefault("check", check_square(board))
+        out.setdefault("can_promote", can_promote(board))
+        if "board_hint" not in line:
+            occupancy = logical_occupancy(line.get("occupancy"), flipped=line.get("orientation") == "flipped")
+            out["board_hint"] = None if occupancy is None else describe_board(board, occupancy)
         return out
+
+
+#: Keys the server adds to state lines that lack them (README, "Web page").
+ANNOTATIONS = ("san", "opening", "pending_san", "hint_san", "check", "can_promote", "board_hint")
+
+
+def game_for_viewer(path: Path) -> dict[str, Any]:
+    """A saved game for the page's viewer: headers, and every position with its move in SAN and UCI.
+
+    The page has no chess rules of its own, so ``fens[i]`` is the position after ``i`` plies.
+    """
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            game = chess.pgn.read_game(fh)
+    except OSError as exc:
+        raise BoardctlError(f"{path.name}: cannot read ({exc.strerror or exc})") from None
+    if game is None:
+        raise BoardctlError(f"{path.name}: no game in the file")
+    board = game.board()
+    fens, san, uci = [board.fen()], [], []
+    for move in game.mainline_moves():
+        san.append(board.san(move))
+        uci.append(move.uci())
+        board.push(move)
+        fens.append(board.fen())
+    headers = dict(game.headers)
+    return {
+        "name": path.name,
+        "headers": headers,
+        "start_fen": fens[0],
+        "fens": fens,
+        "san": san,
+        "moves": uci,
+        "result": headers.get("Result", "*"),
+        "errors": [str(e) for e in game.errors],
+    }
 
 
 def _san_of(board: chess.Board, uci: Any) -> str | None:

@@ -113,7 +113,8 @@ def test_lan_websocket_actions_need_the_pin_but_reading_does_not() -> None:
         async with session.ws_connect(server.url + "ws") as ws:
             first = json.loads(await ws.receive_str())
             # The daemon's line unchanged, plus the move list's SAN (no opening for the start position).
-            assert first == {**daemon.state(), "san": [], "opening": None, "pending_san": None, "hint_san": None}
+            assert first == {**daemon.state(), "san": [], "opening": None, "pending_san": None, "hint_san": None,
+                             "check": None, "can_promote": False, "board_hint": None}
             for n, pin in enumerate([None, "", "135790", 135790]):
                 msg: dict[str, Any] = {"id": n, "action": {"event": {"square": "e2", "occupied": False}}}
                 if pin is not None:
@@ -259,7 +260,8 @@ def test_annotator_adds_san_and_opening_and_follows_takebacks() -> None:
     assert annotator.annotate({**line, "moves": ["e2e4", "c7c5"]})["san"] == ["e4", "c5"]
     assert "Sicilian" in annotator.annotate({**line, "moves": ["e2e4", "c7c5"]})["opening"]
     # Keys the daemon sends win; a game from a FEN replays from its start_fen.
-    own = {"moves": ["e2e4"], "san": ["pawn to e4"], "opening": "mine", "pending_san": None, "hint_san": None}
+    own = {"moves": ["e2e4"], "san": ["pawn to e4"], "opening": "mine", "pending_san": None, "hint_san": None,
+           "check": None, "can_promote": False, "board_hint": None}
     assert annotator.annotate(own) == own
     endgame = {"moves": ["e2e4"], "start_fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"}
     assert annotator.annotate(endgame)["san"] == ["e4"]
