@@ -97,6 +97,7 @@ class _EndBoard(chess.pgn.BoardBuilder):
 
     def begin_game(self) -> None:
         super().begin_game()
+        self.board = chess.Board()  # replaced by visit_board; kept when a bad FEN tag never sets one
         self.plies = 0
         self.has_fen = False
         self.white = self.black = "?"
