@@ -91,12 +91,17 @@ def validate_fen(fen: Any, *, field: str = "fen") -> str:
     return board.fen()
 
 
-class _EndBoard(chess.pgn.BoardBuilder):
-    """The main line's last position, counting plies (over :data:`MAX_PGN_PLIES` stops the read)
-    and keeping the first error instead of raising it; variations are skipped."""
+class _EndBoard(chess.pgn.BaseVisitor["chess.Board | None"]):
+    """The main line's last position (None when the game has none, e.g. a bad FEN tag), counting
+    plies (over :data:`MAX_PGN_PLIES` stops the read) and keeping the first error instead of
+    raising it; variations are skipped unread."""
+
+    def __init__(self) -> None:
+        self.begin_game()
 
     def begin_game(self) -> None:
-        super().begin_game()
+        self.board: chess.Board | None = None
+        self.skip_variation_depth = 0
         self.plies = 0
         self.has_fen = False
         self.errors: list[Exception] = []
@@ -104,6 +109,17 @@ class _EndBoard(chess.pgn.BoardBuilder):
     def visit_header(self, tagname: str, tagvalue: str) -> None:
         if tagname == "FEN":
             self.has_fen = True
+
+    def begin_variation(self) -> chess.pgn.SkipType:
+        self.skip_variation_depth += 1
+        return chess.pgn.SKIP
+
+    def end_variation(self) -> None:
+        self.skip_variation_depth = max(self.skip_variation_depth - 1, 0)
+
+    def visit_board(self, board: chess.Board) -> None:
+        if not self.skip_variation_depth:
+            self.board = board
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         if not self.skip_variation_depth:
@@ -113,6 +129,9 @@ class _EndBoard(chess.pgn.BoardBuilder):
 
     def handle_error(self, error: Exception) -> None:
         self.errors.append(error)
+
+    def result(self) -> chess.Board | None:
+        return self.board
 
 
 class _TooLong(Exception):
@@ -139,10 +158,10 @@ def fen_from_pgn(text: Any, *, field: str = "pgn") -> str:
         raise WebInputError(f"{field}: more than {MAX_PGN_PLIES} moves (plies) in the main line") from None
     except (ValueError, RecursionError) as exc:
         raise WebInputError(f"{field}: not a readable PGN ({exc})") from None
+    if made and made[-1].errors:
+        raise WebInputError(f"{field}: {made[-1].errors[0]}")
     if board is None or not made:
         raise WebInputError(f"{field}: no game found")
-    if made[-1].errors:
-        raise WebInputError(f"{field}: {made[-1].errors[0]}")
     if not made[-1].has_fen and not board.move_stack:
         raise WebInputError(f"{field}: the game has no moves and no FEN tag")
     return validate_fen(board.fen(), field=field)
