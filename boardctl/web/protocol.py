@@ -13,7 +13,11 @@ Actions are exactly the daemon's (see ``boardctl.daemon``):
 - ``{"event": {"square": "e2", "occupied": false}}``: a virtual-board lift or place;
 - ``{"button": "hint"}``: any :class:`boardctl.events.Button` value;
 - ``{"new-game": {"color": "white", "level": "beginner", "time-control": "15+10", "fen": "..."}}``,
-  every field optional; ``"pgn"`` instead of ``"fen"`` sets up the position a PGN ends in.
+  every field optional; ``"pgn"`` instead of ``"fen"`` sets up the position a PGN ends in
+  (at most :data:`MAX_PGN_BYTES` and :data:`MAX_PGN_PLIES` main-line moves; variations are skipped).
+
+The server reads a message in this order: the lockout, the envelope (:func:`parse_envelope`, for
+the PIN), the PIN, and only then the action (:func:`validate_action`; a PGN in a worker thread).
 
 Every check names the field it rejects, so the page can show the message as it is.
 """
