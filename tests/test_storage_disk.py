@@ -278,7 +278,7 @@ def test_daemon_killed_at_random_points_resumes_with_consistent_files(tmp_path: 
     games = tmp_path / "games"
     fixes: list[str] = []
     done: list[int] = []
-    for _ in range(6):
+    for _ in range(4):
         daemon = _plain_daemon(games)
         answer = daemon.send('{"t": 0}')
         played = answer["moves"]

@@ -321,7 +321,7 @@ def test_kill_9_at_random_points_of_saving_then_resume(tmp_path: Path) -> None:
     script.write_text(_SAVER)
     seen: list[int] = []
     fixes: list[str] = []
-    for _ in range(12):
+    for _ in range(8):
         proc = subprocess.Popen([sys.executable, str(script), str(games)], stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None
         start = int(proc.stdout.readline())

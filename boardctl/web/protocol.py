@@ -13,7 +13,11 @@ Actions are exactly the daemon's (see ``boardctl.daemon``):
 - ``{"event": {"square": "e2", "occupied": false}}``: a virtual-board lift or place;
 - ``{"button": "hint"}``: any :class:`boardctl.events.Button` value;
 - ``{"new-game": {"color": "white", "level": "beginner", "time-control": "15+10", "fen": "..."}}``,
-  every field optional; ``"pgn"`` instead of ``"fen"`` sets up the position a PGN ends in.
+  every field optional; ``"pgn"`` instead of ``"fen"`` sets up the position a PGN ends in
+  (at most :data:`MAX_PGN_BYTES` and :data:`MAX_PGN_PLIES` main-line moves; variations are skipped).
+
+The server reads a message in this order: the lockout, the envelope (:func:`parse_envelope`, for
+the PIN), the PIN, and only then the action (:func:`validate_action`; a PGN in a worker thread).
 
 Every check names the field it rejects, so the page can show the message as it is.
 """
@@ -91,13 +95,17 @@ def validate_fen(fen: Any, *, field: str = "fen") -> str:
     return board.fen()
 
 
-class _EndBoard(chess.pgn.BoardBuilder):
-    """The main line's last position, counting plies (over :data:`MAX_PGN_PLIES` stops the read)
-    and keeping the first error instead of raising it; variations are skipped."""
+class _EndBoard(chess.pgn.BaseVisitor["chess.Board | None"]):
+    """The main line's last position (None when the game has none, e.g. a bad FEN tag), counting
+    plies (over :data:`MAX_PGN_PLIES` stops the read) and keeping the first error instead of
+    raising it; variations are skipped unread."""
+
+    def __init__(self) -> None:
+        self.begin_game()
 
     def begin_game(self) -> None:
-        super().begin_game()
-        self.board = chess.Board()  # replaced by visit_board; kept when a bad FEN tag never sets one
+        self.board: chess.Board | None = None
+        self.skip_variation_depth = 0
         self.plies = 0
         self.has_fen = False
         self.white = self.black = "?"
@@ -112,6 +120,17 @@ class _EndBoard(chess.pgn.BoardBuilder):
         elif tagname == "Black":
             self.black = tagvalue[:60]
 
+    def begin_variation(self) -> chess.pgn.SkipType:
+        self.skip_variation_depth += 1
+        return chess.pgn.SKIP
+
+    def end_variation(self) -> None:
+        self.skip_variation_depth = max(self.skip_variation_depth - 1, 0)
+
+    def visit_board(self, board: chess.Board) -> None:
+        if not self.skip_variation_depth:
+            self.board = board
+
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         if not self.skip_variation_depth:
             self.plies += 1
@@ -120,6 +139,9 @@ class _EndBoard(chess.pgn.BoardBuilder):
 
     def handle_error(self, error: Exception) -> None:
         self.errors.append(error)
+
+    def result(self) -> chess.Board | None:
+        return self.board
 
 
 class _TooLong(Exception):
@@ -157,6 +179,8 @@ def read_pgn_upload(text: Any, *, field: str = "pgn") -> tuple[str, str]:
         raise WebInputError(f"{field}: more than {MAX_PGN_PLIES} moves (plies) in the main line") from None
     except (ValueError, RecursionError) as exc:
         raise WebInputError(f"{field}: not a readable PGN ({exc})") from None
+    if made and made[-1].errors:
+        raise WebInputError(f"{field}: {made[-1].errors[0]}")
     if board is None or not made:
         raise WebInputError(f"{field}: no game found")
     if more:
