@@ -86,7 +86,10 @@ def fen_from_pgn(text: Any, *, field: str = "pgn") -> str:
         raise WebInputError(f"{field}: expected PGN text, got {_type_name(text)}")
     if len(text.encode()) > MAX_MESSAGE_BYTES:
         raise WebInputError(f"{field}: larger than {MAX_MESSAGE_BYTES} bytes")
-    game = chess.pgn.read_game(io.StringIO(text))
+    try:
+        game = chess.pgn.read_game(io.StringIO(text))
+    except Exception as exc:  # python-chess's reader trips on some garbage ("e5 ) !!": IndexError)
+        raise WebInputError(f"{field}: not a readable PGN ({type(exc).__name__})") from None
     if game is None:
         raise WebInputError(f"{field}: no game found")
     if game.errors:
