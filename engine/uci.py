@@ -423,6 +423,8 @@ class UciProtocol:
             searcher.clear()
             start = time.perf_counter()
             result = searcher.search(chess.Board(fen), Limits(depth=depth))
+            if halt.is_set():  # cut short: not a bench figure
+                break
             elapsed += time.perf_counter() - start
             nodes += result.info.nodes if result.info else 0
             done += 1

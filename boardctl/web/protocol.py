@@ -179,6 +179,8 @@ def read_pgn_upload(text: Any, *, field: str = "pgn") -> tuple[str, str]:
         raise WebInputError(f"{field}: more than {MAX_PGN_PLIES} moves (plies) in the main line") from None
     except (ValueError, RecursionError) as exc:
         raise WebInputError(f"{field}: not a readable PGN ({exc})") from None
+    except Exception as exc:  # python-chess's reader trips on some garbage ("e5 ) !!": IndexError)
+        raise WebInputError(f"{field}: not a readable PGN ({type(exc).__name__})") from None
     if made and made[-1].errors:
         raise WebInputError(f"{field}: {made[-1].errors[0]}")
     if board is None or not made:

@@ -118,3 +118,10 @@ def test_pgn_upload_is_bounded_in_size() -> None:
         fen_from_pgn("1. e4 e5 " * MAX_MESSAGE_BYTES)
     with contextlib.suppress(WebInputError):
         fen_from_pgn("(" * 20_000 + "1. e4" + ")" * 20_000)  # deep variations: an error or a position, no crash
+
+
+@pytest.mark.parametrize("text", ["e5 ) !!", ") )", "( ) ) !!"])
+def test_pgn_the_reader_trips_on_is_one_input_error(text: str) -> None:
+    """Found by the fuzz test above: python-chess's reader raised IndexError on these."""
+    with pytest.raises(WebInputError, match=r"^pgn: "):
+        fen_from_pgn(text)
