@@ -9,7 +9,7 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba-cache
 # which rebuilds only when the kernel sources' digest has no module yet.
 KERNELS := $(VENV)/.kernels
 
-.PHONY: demo test lint bench clean system
+.PHONY: demo test lint bench clean system fuzz
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,9 +33,14 @@ lint: $(STAMP)
 system:
 	sh scripts/ensure-chromium.sh
 	sh scripts/ensure-stockfish.sh
+	sh scripts/ensure-micropython.sh
 
 test: $(STAMP) $(KERNELS) system lint
 	$(BIN)/pytest -q
+
+# The property tests of the parsers (marked `fuzz`) with many more examples than `make test` runs.
+fuzz: $(STAMP) $(KERNELS) system
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q -m fuzz
 
 # sunfish is only the benchmark's opponent; its pin on an old python-chess is ignored (--no-deps).
 bench: $(STAMP) $(KERNELS) system

@@ -9,6 +9,7 @@ back to the host (as it would over a bare ``loop://``).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,14 @@ import serial
 from boardctl.hw.protocol import LineFramer, encode_line, parse_line
 
 START = chess.Board().occupied
+
+#: ``make fuzz`` sets HYPOTHESIS_PROFILE=fuzz: the property tests here then run this many times longer.
+FUZZ_SCALE = 30 if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz" else 1
+
+
+def examples(n: int) -> int:
+    """``n`` examples in ``make test``, ``n * FUZZ_SCALE`` under ``make fuzz``."""
+    return n * FUZZ_SCALE
 
 
 class Tap:
