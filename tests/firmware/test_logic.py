@@ -123,7 +123,7 @@ def test_nothing_the_pi_sends_stops_the_device(wiring: Wiring, plan: list[tuple[
     rows = [Pin(n, Pin.OUT, value=1) for n in wiring.rows]
     cols = [Pin(n, Pin.IN, Pin.PULL_UP) for n in wiring.columns]
     pwm = PWM(Pin(17))
-    dev = Device(Matrix(rows, cols), out.append, strip=Strip(NeoPixel(Pin(16), 64)), tune=Tune(pwm))
+    dev = Device(Matrix(rows, cols), out.append, strip=Strip(NeoPixel(Pin(16), 64)), tune=Tune(pwm), first_seq=0)
     dev.boot(0)
     now = 0
     stream = b"".join(_corrupt(raw, op, at, byte) for raw, op, at, byte, _ in plan)
