@@ -56,6 +56,8 @@ class FakePico:
         self.requests: list[str] = []  # tokens the host asked with
         self.host_lines: list[tuple[str, tuple[str, ...]]] = []
         self.answering = True
+        self.echo_token = True  # False: firmware before boardfw-2, which answers "S <occ> req"
+        self.version = "boardfw-2"
         self.delay = 0.0
         self.lose = 0
         self._framer = LineFramer()
@@ -95,7 +97,7 @@ class FakePico:
     def boot(self) -> None:
         with self._lock:
             self.seq = 0
-            self.deliver(self.line("HELLO", "boardfw-2", "8x8"))
+            self.deliver(self.line("HELLO", self.version, "8x8"))
             self.deliver(self.snapshot("boot"))
 
     # --- what the host sends -----------------------------------------------------------------
@@ -116,7 +118,7 @@ class FakePico:
                 self.lose -= 1
                 return
             if self.delay <= 0:
-                self.deliver(self.snapshot("req", token))
+                self._answer_later(token)
                 return
             timer = threading.Timer(self.delay, self._answer_later, args=(token,))
             timer.daemon = True
@@ -125,7 +127,7 @@ class FakePico:
 
     def _answer_later(self, token: str) -> None:
         with self._lock:
-            self.deliver(self.snapshot("req", token))
+            self.deliver(self.snapshot("req", *([token] if self.echo_token else [])))
 
     def close(self) -> None:
         for timer in self._timers:
