@@ -35,6 +35,7 @@ lint: $(STAMP)
 system:
 	sh scripts/ensure-chromium.sh
 	sh scripts/ensure-stockfish.sh
+	sh scripts/ensure-micropython.sh
 
 test: $(STAMP) $(KERNELS) system lint
 	$(BIN)/pytest -q
@@ -42,7 +43,7 @@ test: $(STAMP) $(KERNELS) system lint
 # The parsers' fuzz tests (marked `fuzz`) with many more examples than `make test` runs
 # (the `fuzz` hypothesis profile, tests/conftest.py). Hypothesis keeps failing examples in
 # .hypothesis/, so a rerun tries them first.
-fuzz: $(STAMP) $(KERNELS)
+fuzz: $(STAMP) $(KERNELS) system
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q -m fuzz
 
 # sunfish is only the benchmark's opponent; its pin on an old python-chess is ignored (--no-deps).

@@ -111,7 +111,12 @@ class SerialBoard(Board):
         # Only the reader thread touches the resync state; other threads set _snapshot_wanted.
         self._resync_pending = True
         self._tokens: deque[int] = deque(maxlen=self.TOKENS_KEPT)  # asked for since it became pending
-        self._next_token = random.getrandbits(32)  # a restarted daemon never reuses recent tokens
+        self._next_token = random.getrandbits(32)  # a random start: a restarted daemon takes no old answer for new
+        self._warned_tokenless = False
+        # Firmware before boardfw-2 echoes no token: until a device shows it does (its HELLO, or a
+        # tokened answer), an answer without one, or the boot snapshot right after HELLO, is taken.
+        self._tokens_seen = False
+        self._after_hello = False
         self._snapshot_wanted = threading.Event()
         self._last_request = float("-inf")
         self._last_frame_sent = float("-inf")
@@ -213,6 +218,8 @@ class SerialBoard(Board):
         self._framer.reset()
         self._expect_seq = None
         self._last_raw = b""
+        self._tokens_seen = False
+        self._after_hello = False
         self._last_line = time.monotonic()
         self._connected.set()
         self._uncertain("a (re)connect", restart=True)
@@ -302,16 +309,21 @@ class SerialBoard(Board):
         if line.kind == "HELLO":
             self.stats.resets += 1
             log.warning("serial: device (re)started: %s", " ".join(line.args))
-            if line.args and line.args[0] not in p.FIRMWARE_VERSIONS:
+            if line.args and line.args[0] in p.FIRMWARE_VERSIONS:
+                self._tokens_seen = True
+            else:
                 log.warning(
                     "serial: firmware %s is not %s; deploy firmware/ again (firmware/README.md)",
-                    line.args[0], " or ".join(sorted(p.FIRMWARE_VERSIONS)),
+                    line.args[0] if line.args else "(unnamed)", " or ".join(sorted(p.FIRMWARE_VERSIONS)),
                 )
+            self._after_hello = True
             self._expect_seq = (line.seq + 1) & 0xFF
             self._uncertain("a device reset", restart=True)
             self._send_frame(self._frame)
             return
+        after_hello, self._after_hello = self._after_hello, False
         if self._expect_seq is not None and line.seq != self._expect_seq:
+            after_hello = False
             ahead = (line.seq - self._expect_seq) & 0xFF
             self.stats.sequence_gaps += 1
             log.warning(
@@ -321,19 +333,28 @@ class SerialBoard(Board):
             self._uncertain("a sequence gap")
         self._expect_seq = (line.seq + 1) & 0xFF
         try:
-            self._dispatch(line)
+            self._dispatch(line, after_hello=after_hello)
         except ProtocolError as exc:
             self.stats.bad_lines += 1
             log.warning("serial: dropped a bad line: %s", exc)
             self._uncertain("a bad line")
 
-    def _dispatch(self, line: p.Line) -> None:
+    def _dispatch(self, line: p.Line, *, after_hello: bool = False) -> None:
         now = self._clock()
         if line.kind == "S":
             occupancy = p.bitboard_arg(line, 0)
-            token = p.token_arg(line, 2)
+            reason, token = _arg_or(line, 1), p.token_arg(line, 2)
+            if token is not None:
+                self._tokens_seen = True
             if self._resync_pending:
-                if token is None or token not in self._tokens or _arg_or(line, 1) != "req":
+                if reason == "req" and token is not None and token in self._tokens:
+                    pass  # the answer to a request sent since the doubt: trusted
+                elif not self._tokens_seen and ((reason == "req" and token is None) or (reason == "boot" and after_hello)):
+                    if not self._warned_tokenless:
+                        self._warned_tokenless = True
+                        log.warning("serial: the device echoes no request token (firmware before boardfw-2): "
+                                    "its snapshots are taken as they come; deploy firmware/ again (firmware/README.md)")
+                else:
                     self.stats.stale_snapshots += 1
                     log.debug("serial: snapshot %s ignored: not an answer to a current request", " ".join(line.args))
                     return

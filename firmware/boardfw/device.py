@@ -13,6 +13,14 @@ from boardfw import VERSION
 from boardfw import protocol as p
 from boardfw.leds import MAX_NOTE_MS, MAX_NOTES, PWM_MAX_HZ, PWM_MIN_HZ, parse_lamp
 
+try:
+    from random import getrandbits
+except ImportError:  # a MicroPython built without it
+
+    def getrandbits(bits):
+        return 0
+
+
 HEARTBEAT_MS = 1000
 #: At most one ``E internal`` a second, however often something keeps failing.
 FAULT_REPORT_MS = 1000
@@ -36,7 +44,7 @@ def parse_notes(args):
 
 
 class Device:
-    def __init__(self, matrix, write, strip=None, buttons=None, tune=None, ticks_diff=None, size="8x8"):
+    def __init__(self, matrix, write, strip=None, buttons=None, tune=None, ticks_diff=None, size="8x8", first_seq=None):
         self.matrix = matrix
         self.write = write
         self.strip = strip
@@ -44,6 +52,9 @@ class Device:
         self.tune = tune
         self.ticks_diff = ticks_diff or (lambda a, b: a - b)
         self.size = size
+        # Each boot starts counting at a random number, so that a line from before a reset is not
+        # the one due after it (the Pi drops lines whose sequence number is not the next one).
+        self.first_seq = first_seq
         self.seq = 0
         self.framer = p.Framer()
         self.last_beat = None
@@ -59,7 +70,7 @@ class Device:
     def boot(self, now):
         """Announce a (re)start, then the whole board: the Pi resyncs from it."""
         self.matrix.prime()
-        self.seq = 0
+        self.seq = (getrandbits(8) if self.first_seq is None else self.first_seq) & 0xFF
         self.send("HELLO", VERSION, self.size)
         self.send("S", self.matrix.snapshot_hex(), "boot")
         self.last_beat = now

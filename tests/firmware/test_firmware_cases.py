@@ -254,9 +254,21 @@ def make_device(closed=RANK_2):
     WIRING.closed = closed
     px = NeoPixel(Pin(16), 64)
     pwm = PWM(Pin(17))
-    dev = Device(matrix, out.append, strip=Strip(px, brightness=255), tune=Tune(pwm))
+    dev = Device(matrix, out.append, strip=Strip(px, brightness=255), tune=Tune(pwm), first_seq=0)
     dev.boot(0)
     return dev, out, px, pwm
+
+
+def test_each_boot_starts_counting_somewhere_else():
+    firsts = set()
+    for _ in range(20):
+        out = []
+        dev = Device(make_matrix(), out.append)
+        dev.boot(0)
+        (seq, kind, _), (seq2, kind2, _) = decode(out)
+        assert (kind, kind2, seq2) == ("HELLO", "S", (seq + 1) & 0xFF)
+        firsts.add(seq)
+    assert len(firsts) > 5  # 20 draws of 8 bits: all alike only by a bug
 
 
 def test_device_speaks_the_protocol():

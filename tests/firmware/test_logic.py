@@ -1,19 +1,30 @@
-"""The firmware's logic under CPython: protocol, debounce, LEDs, tunes, and the device loop."""
+"""The firmware against boardctl's side of the protocol, and fuzzed, under CPython.
+
+The firmware's own tests (debounce, LEDs, tunes, the device loop) are in
+``test_firmware_cases.py``, which also runs under MicroPython. Here hypothesis checks that
+both sides speak the same lines and that nothing the Pi could send (garbage, corrupted, cut
+or repeated lines, any arguments) stops the device or gets an answer other than the protocol's.
+``make fuzz`` runs these with many more examples (HYPOTHESIS_PROFILE=fuzz).
+"""
 
 from __future__ import annotations
+
+import os
 
 import chess
 import pytest
 from boardfw import protocol as fw
 from boardfw.device import Device
-from boardfw.leds import Strip, Tune, parse_lamp, square_index
-from boardfw.matrix import Buttons, Matrix
-from hypothesis import given, settings
+from boardfw.leds import PWM_MAX_HZ, PWM_MIN_HZ, Strip, Tune
+from boardfw.matrix import Matrix
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boardctl.hw import protocol as host
 
 from .fake_machine import PWM, NeoPixel, Pin, Wiring
+
+SCALE = 30 if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz" else 1
 
 words = st.lists(st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="*"), min_size=1, max_size=12), max_size=5)
 kinds = st.sampled_from(["HELLO", "S", "C", "B", "E", "?", "L", "T"])
@@ -33,7 +44,8 @@ def test_both_sides_speak_the_same_lines(seq: int, kind: str, args: list[str]) -
     assert fw.parse(host.encode_line(seq, kind, *args)[:-1]) == (seq, kind, args)
 
 
-@settings(deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=200 * SCALE, deadline=None)
 @given(st.binary(max_size=120))
 def test_device_parser_rejects_garbage_only_with_bad_line(data: bytes) -> None:
     try:
@@ -43,113 +55,119 @@ def test_device_parser_rejects_garbage_only_with_bad_line(data: bytes) -> None:
     assert fw.encode(seq, kind, args)[:-1] == data.rstrip(b"\r")
 
 
-@settings(deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=200 * SCALE, deadline=None)
 @given(st.lists(st.binary(max_size=40), max_size=10))
 def test_device_framer_agrees_with_the_host_framer(chunks: list[bytes]) -> None:
     a, b = fw.Framer(max_line=64), host.LineFramer(max_line=64)
     assert [line for c in chunks for line in a.feed(c)] == [line for c in chunks for line in b.feed(c)]
 
 
-def _matrix(wiring: Wiring) -> Matrix:
+@pytest.mark.fuzz
+@settings(max_examples=200 * SCALE, deadline=None)
+@given(st.lists(st.binary(max_size=40), max_size=20), st.integers(1, 100))
+def test_device_framer_holds_at_most_a_line(chunks: list[bytes], limit: int) -> None:
+    framer = fw.Framer(max_line=limit)
+    for chunk in chunks:
+        for line in framer.feed(chunk):
+            assert b"\n" not in line and len(line) <= limit
+        assert len(framer.buf) <= limit
+
+
+# --- the Pi -> device direction: nothing stops the device ----------------------------------------------
+
+hz = st.one_of(
+    st.integers(0, 20000),
+    st.sampled_from([0, 1, PWM_MIN_HZ - 1, PWM_MIN_HZ, PWM_MAX_HZ, PWM_MAX_HZ + 1, 10**12]),
+    st.integers(0, 10**9),
+)
+ms = st.one_of(st.integers(0, 10000), st.sampled_from([-1, 10001, 10**6]))
+good_note = st.builds(lambda h, t: f"{h}:{t}", hz, ms)
+note = st.one_of(
+    good_note,
+    good_note,
+    st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="*"), min_size=1, max_size=12),
+)
+lamp = st.one_of(
+    st.builds(lambda sq, m, c: f"{sq}:{m:04x}:{c:06x}", st.sampled_from([*chess.SQUARE_NAMES, "i9", "a0"]), st.integers(0, 0xFFFF), st.integers(0, 0xFFFFFF)),
+    st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="*"), min_size=1, max_size=16),
+)
+edge_note = st.builds(lambda h, t: f"{h}:{t}", st.sampled_from([0, 1, 7, 8, 440, PWM_MAX_HZ, PWM_MAX_HZ + 1]), st.integers(0, 300))
+host_line = st.one_of(
+    st.builds(lambda s, a: host.encode_line(s, "T", *a), st.integers(0, 255), st.lists(edge_note, min_size=1, max_size=3)),
+    st.builds(lambda s, a: host.encode_line(s, "T", *a), st.integers(0, 255), st.one_of(st.lists(note, max_size=4), st.lists(note, max_size=40))),
+    st.builds(lambda s, a: host.encode_line(s, "L", *a), st.integers(0, 255), st.lists(lamp, max_size=70)),
+    st.builds(lambda s, a: host.encode_line(s, "?", *a), st.integers(0, 255), st.lists(st.sampled_from(["0", "1f", "0badf00d", "0badf00d0", "XY"]), max_size=2)),
+    st.builds(lambda s, k: host.encode_line(s, k), st.integers(0, 255), st.sampled_from(["C", "S", "HELLO", "Z"])),
+)
+
+
+def _corrupt(raw: bytes, op: int, at: int, byte: int) -> bytes:
+    i = at % len(raw)
+    if op == 1:
+        return raw[:i] + bytes([byte]) + raw[i + 1 :]  # a changed byte (maybe a newline)
+    if op == 2:
+        return raw[:i]  # cut short: the next line joins it
+    if op == 3:
+        return raw + raw  # repeated
+    if op == 4:
+        return bytes([byte]) * (at % 2000) + raw  # garbage, maybe over-long
+    return raw
+
+
+@pytest.mark.fuzz
+@settings(max_examples=100 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(host_line, st.integers(0, 6), st.integers(0, 2**16), st.integers(0, 255), st.integers(1, 64)), max_size=12))
+def test_nothing_the_pi_sends_stops_the_device(wiring: Wiring, plan: list[tuple[bytes, int, int, int, int]]) -> None:
+    out: list[bytes] = []
     rows = [Pin(n, Pin.OUT, value=1) for n in wiring.rows]
     cols = [Pin(n, Pin.IN, Pin.PULL_UP) for n in wiring.columns]
-    return Matrix(rows, cols, debounce_ms=25)
-
-
-def test_matrix_reads_and_debounces(wiring: Wiring) -> None:
-    m = _matrix(wiring)
-    wiring.closed = chess.BB_RANK_1 | chess.BB_H8
-    m.prime()
-    assert m.snapshot_hex() == f"{chess.BB_RANK_1 | chess.BB_H8:016x}"
-    wiring.closed ^= chess.BB_E1
-    assert m.scan(0) == []
-    assert m.scan(10) == []
-    wiring.closed ^= chess.BB_E1  # bounced back: forgotten
-    assert m.scan(20) == []
-    wiring.closed ^= chess.BB_E1
-    assert m.scan(30) == []
-    assert m.scan(54) == []
-    assert m.scan(55) == [(chess.E1, 0)]
-    assert m.scan(100) == []
-
-
-def test_matrix_debounce_survives_tick_wrap(wiring: Wiring) -> None:
-    def ticks_diff(a: int, b: int) -> int:
-        return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
-
-    m = _matrix(wiring)
-    m.ticks_diff = ticks_diff
-    m.prime()
-    wiring.closed = chess.BB_C3
-    assert m.scan(0x3FFFFFF0) == []
-    assert m.scan(20) == [(chess.C3, 1)]  # 36 ms later, across the wrap
-
-
-def test_buttons_debounce_and_report_once(wiring: Wiring) -> None:
-    pin = Pin(18, Pin.IN, Pin.PULL_UP)
-    b = Buttons({"hint": pin}, debounce_ms=30)
-    wiring.pressed.add(18)
-    assert b.poll(0) == [] and b.poll(29) == []
-    assert b.poll(30) == ["hint"]
-    assert b.poll(500) == []
-    wiring.pressed.clear()
-    assert b.poll(510) == []
-    wiring.pressed.add(18)
-    assert b.poll(520) == [] and b.poll(560) == ["hint"]
-
-
-def test_strip_maps_squares_and_blinks() -> None:
-    px = NeoPixel(Pin(16), 64)
-    strip = Strip(px, "serpentine", brightness=255)
-    assert square_index("e2") == chess.E2 and strip.index(chess.A2) == 15 and strip.index(chess.A1) == 0
-    with pytest.raises(ValueError):
-        parse_lamp("z9:ffff:000000")
-    strip.set_frame([parse_lamp("a2:00ff:ff0000"), parse_lamp("h8:ffff:0000ff")])
-    assert strip.render(0)
-    assert px.shown[15] == (255, 0, 0) and px.shown[56] == (0, 0, 255)
-    assert not strip.render(10)  # same step: nothing written
-    strip.render(62 * 8)  # step 8: a2's mask 00ff is off
-    assert px.shown[15] == (0, 0, 0) and px.shown[56] == (0, 0, 255)
-
-
-def test_tune_plays_notes_in_time() -> None:
     pwm = PWM(Pin(17))
-    tune = Tune(pwm)
-    tune.play([(880, 80), (0, 40), (440, 100)], 0)
-    tune.poll(79)
-    tune.poll(80)
-    tune.poll(120)
-    tune.poll(220)
-    assert pwm.history == [(880, 32768), (880, 0), (440, 32768), (440, 0)]
-
-
-def test_device_speaks_the_protocol(wiring: Wiring) -> None:
-    out: list[bytes] = []
-    px = NeoPixel(Pin(16), 64)
-    pwm = PWM(Pin(17))
-    wiring.closed = chess.BB_RANK_2
-    dev = Device(_matrix(wiring), out.append, strip=Strip(px, brightness=255), tune=Tune(pwm))
+    dev = Device(Matrix(rows, cols), out.append, strip=Strip(NeoPixel(Pin(16), 64)), tune=Tune(pwm), first_seq=0)
     dev.boot(0)
-    lines = [host.parse_line(raw[:-1]) for raw in out]
-    assert [(ln.seq, ln.kind) for ln in lines] == [(0, "HELLO"), (1, "S")]
-    assert host.bitboard_arg(lines[1], 0) == chess.BB_RANK_2
-    out.clear()
-    wiring.closed ^= chess.BB_E2
-    dev.poll(5)
-    dev.poll(40)
-    dev.feed(host.encode_line(0, "L", "e4:ffff:0050ff") + host.encode_line(1, "?"), 41)
-    dev.feed(host.encode_line(2, "T", "880:80"), 42)
-    dev.feed(b"\x00garbage\n" + host.encode_line(3, "L", "nope"), 43)
-    dev.poll(1100)
-    lines = [host.parse_line(raw[:-1]) for raw in out]
-    assert [(ln.kind, ln.args) for ln in lines] == [
-        ("C", ("e2", "0")),
-        ("S", (f"{chess.BB_RANK_2 ^ chess.BB_E2:016x}", "req")),
-        ("E", ("frame",)),
-        ("E", ("argument",)),
-        ("S", (f"{chess.BB_RANK_2 ^ chess.BB_E2:016x}", "beat")),
-    ]
-    assert [ln.seq for ln in lines] == [2, 3, 4, 5, 6]
-    assert px.shown[27] == (0, 80, 255)  # e4: rank 4 runs right to left in the serpentine chain
-    assert pwm.history[0] == (880, 32768)
-    assert dev.bad_lines == 2
+    now = 0
+    stream = b"".join(_corrupt(raw, op, at, byte) for raw, op, at, byte, _ in plan)
+    chunk_sizes = [size for *_, size in plan] or [64]
+    pos = k = 0
+    while pos < len(stream):
+        size = chunk_sizes[k % len(chunk_sizes)]
+        dev.feed(stream[pos : pos + size], now)
+        if k % 4 == 0:
+            dev.poll(now)
+        pos, k, now = pos + size, k + 1, now + 37
+    for _ in range(8):  # let the tunes play on
+        now += 1500
+        dev.poll(now)
+    assert dev.faults == 0  # every bad line was a bad line, never an exception that escaped
+    assert pwm.refused == []  # no note the PWM cannot play ever reached it
+    lines = [host.parse_line(raw[:-1]) for raw in out]  # the device only ever says valid lines
+    assert [ln.seq for ln in lines] == [i & 0xFF for i in range(len(lines))]
+    framed = fw.Framer()
+    expected = framed.feed(stream)
+    answers = [ln for ln in lines if ln.kind == "E" or (ln.kind == "S" and ln.args[1] == "req")]
+    assert len(answers) == sum(1 for raw in expected if not _is_silent(raw)) + framed.overflows
+
+
+def _is_silent(raw: bytes) -> bool:
+    """A good ``L`` or ``T`` line gets no answer; everything else gets ``E`` or ``S ... req``."""
+    try:
+        _, kind, args = fw.parse(raw)
+    except fw.BadLine:
+        return False
+    if kind == "T":
+        try:
+            from boardfw.device import parse_notes
+
+            parse_notes(args)
+        except ValueError:
+            return False
+        return True
+    if kind == "L":
+        from boardfw.leds import parse_lamp
+
+        try:
+            [parse_lamp(a) for a in args]
+        except ValueError:
+            return False
+        return len(args) <= 64
+    return False

@@ -29,10 +29,12 @@ class Pico:
         self.master = master
         self.reader = open(master, "rb", buffering=0, closefd=False)  # noqa: SIM115
         self.device: Any = None
+        self.sent: list[bytes] = []  # everything the firmware wrote, to replay
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def write(self, data: bytes) -> None:
+        self.sent.append(bytes(data))
         os.write(self.master, data)
 
     def boot(self) -> None:
@@ -127,3 +129,25 @@ def test_reset_and_line_noise_are_resynced(link: tuple[Pico, SerialBoard, EventQ
     _wait_for(q, lambda e: isinstance(e, Snapshot))  # resync by snapshot, not by replay
     assert board.stats.bad_lines == 1
     assert q.drain() == []
+
+
+def test_replayed_firmware_lines_are_never_acted_on(link: tuple[Pico, SerialBoard, EventQueue], wiring: Wiring) -> None:
+    """The firmware's own lines, replayed later (valid checksums, stale sequence numbers), are
+    dropped until the firmware has answered a fresh snapshot request."""
+    pico, board, q = link
+    _wait_for(q, lambda e: isinstance(e, Snapshot))
+    wiring.closed ^= chess.BB_G1  # lift the knight...
+    assert _wait_for(q, lambda e: isinstance(e, SquareChanged)) == SquareChanged(board._last_t, chess.G1, False)
+    wiring.closed ^= chess.BB_G1  # ...and put it back
+    assert _wait_for(q, lambda e: isinstance(e, SquareChanged)) == SquareChanged(board._last_t, chess.G1, True)
+    lift = next(raw for raw in pico.sent if b" C g1 0*" in raw)
+    gaps = board.stats.sequence_gaps
+    for _ in range(3):
+        os.write(pico.master, lift)  # the lift again: it would leave g1 empty
+    snap = _wait_for(q, lambda e: isinstance(e, Snapshot))
+    assert snap.occupancy == START  # type: ignore[union-attr]
+    time.sleep(0.2)
+    assert q.drain() == [] and board.occupancy == START
+    assert board.stats.sequence_gaps > gaps and board.stats.dropped >= 1  # out of order: dropped, resynced
+    wiring.closed ^= chess.BB_G1  # and the link works on
+    assert _wait_for(q, lambda e: isinstance(e, SquareChanged)) == SquareChanged(board._last_t, chess.G1, False)

@@ -40,3 +40,7 @@ def factory(pinout: Pinout) -> Iterator[WiredMockFactory]:
     finally:
         Device.pin_factory = saved
         f.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "fuzz: a fuzz test of a parser; `make fuzz` runs these longer")

@@ -9,6 +9,7 @@ back to the host (as it would over a bare ``loop://``).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,14 @@ import serial
 from boardctl.hw.protocol import LineFramer, encode_line, parse_line
 
 START = chess.Board().occupied
+
+#: ``make fuzz`` sets HYPOTHESIS_PROFILE=fuzz: the property tests here then run this many times longer.
+FUZZ_SCALE = 30 if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz" else 1
+
+
+def examples(n: int) -> int:
+    """``n`` examples in ``make test``, ``n * FUZZ_SCALE`` under ``make fuzz``."""
+    return n * FUZZ_SCALE
 
 
 class Tap:
@@ -47,6 +56,8 @@ class FakePico:
         self.requests: list[str] = []  # tokens the host asked with
         self.host_lines: list[tuple[str, tuple[str, ...]]] = []
         self.answering = True
+        self.echo_token = True  # False: firmware before boardfw-2, which answers "S <occ> req"
+        self.version = "boardfw-2"
         self.delay = 0.0
         self.lose = 0
         self._framer = LineFramer()
@@ -86,7 +97,7 @@ class FakePico:
     def boot(self) -> None:
         with self._lock:
             self.seq = 0
-            self.deliver(self.line("HELLO", "boardfw-2", "8x8"))
+            self.deliver(self.line("HELLO", self.version, "8x8"))
             self.deliver(self.snapshot("boot"))
 
     # --- what the host sends -----------------------------------------------------------------
@@ -107,7 +118,7 @@ class FakePico:
                 self.lose -= 1
                 return
             if self.delay <= 0:
-                self.deliver(self.snapshot("req", token))
+                self._answer_later(token)
                 return
             timer = threading.Timer(self.delay, self._answer_later, args=(token,))
             timer.daemon = True
@@ -116,7 +127,7 @@ class FakePico:
 
     def _answer_later(self, token: str) -> None:
         with self._lock:
-            self.deliver(self.snapshot("req", token))
+            self.deliver(self.snapshot("req", *([token] if self.echo_token else [])))
 
     def close(self) -> None:
         for timer in self._timers:

@@ -78,6 +78,46 @@ def test_first_event_is_the_answer_to_a_request_not_the_boot_snapshot() -> None:
         assert q.drain() == []
 
 
+def test_firmware_without_tokens_still_resyncs_and_never_acts_on_stale_lines(caplog: pytest.LogCaptureFixture) -> None:
+    dev = LoopPico()
+    dev.echo_token, dev.version = False, "boardfw-1"
+    q = EventQueue()
+    with SerialBoard("loop://", opener=dev.open, reconnect_delay=0.05) as board:
+        board.start(q)
+        assert board.wait_connected(3.0)
+        assert _next(q, Snapshot).occupancy == START  # the tokenless answer to the first request
+        dev.occupancy ^= chess.BB_C2  # moved while it restarted
+        dev.answering = False
+        dev.boot()
+        assert _next(q, Snapshot).occupancy == START ^ chess.BB_C2  # its boot snapshot, right after HELLO
+        dev.answering, dev.delay = True, 0.8
+        dev.deliver(encode_line((dev.seq - 5) & 0xFF, "C", "g1", "0"))  # stale: dropped, not acted on
+        snap = _next(q, Snapshot)
+        assert snap.occupancy == START ^ chess.BB_C2 and q.drain() == [] and board.stats.dropped == 1
+        _settled(board)
+        dev.move("e2", False)
+        assert _next(q, SquareChanged) == SquareChanged(board._last_t, chess.E2, False)
+    assert any("echoes no request token" in r.getMessage() for r in caplog.records)
+    assert any("firmware boardfw-1 is not boardfw-2" in r.getMessage() for r in caplog.records)
+
+
+def test_once_a_device_echoes_tokens_an_answer_without_one_is_refused() -> None:
+    dev = LoopPico()
+    dev.version = "boardfw-1"  # no HELLO to go by: the first tokened answer tells
+    q = EventQueue()
+    with SerialBoard("loop://", opener=dev.open, reconnect_delay=0.05) as board:
+        board.start(q)
+        assert board.wait_connected(3.0)
+        assert _next(q, Snapshot).occupancy == START
+        dev.answering = False
+        dev.send("C", "e4", "0")  # contradicts: a resync
+        dev.send("S", f"{START:016x}", "req")  # a tokenless (stale or forged) answer
+        time.sleep(0.3)
+        assert q.drain() == [] and board.is_resync_pending
+        dev.answering = True
+        assert _next(q, Snapshot).occupancy == START
+
+
 def test_changes_and_buttons_arrive_with_host_time(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
     board, dev, q = loop_board
     before = time.monotonic()
