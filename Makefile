@@ -9,7 +9,7 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba-cache
 # which rebuilds only when the kernel sources' digest has no module yet.
 KERNELS := $(VENV)/.kernels
 
-.PHONY: demo test lint bench clean system
+.PHONY: demo test fuzz lint bench clean system
 
 $(STAMP): pyproject.toml
 	@echo "Installing boardctl and its dependencies into $(VENV) (first run only)..."
@@ -38,6 +38,12 @@ system:
 
 test: $(STAMP) $(KERNELS) system lint
 	$(BIN)/pytest -q
+
+# The parsers' fuzz tests (marked `fuzz`) with many more examples than `make test` runs
+# (the `fuzz` hypothesis profile, tests/conftest.py). Hypothesis keeps failing examples in
+# .hypothesis/, so a rerun tries them first.
+fuzz: $(STAMP) $(KERNELS)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q -m fuzz
 
 # sunfish is only the benchmark's opponent; its pin on an old python-chess is ignored (--no-deps).
 bench: $(STAMP) $(KERNELS) system

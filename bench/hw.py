@@ -30,6 +30,7 @@ from boardctl.hw.base import Board, asyncio_callback
 from boardctl.hw.gpio import GpioBoard, MatrixScanner
 from boardctl.hw.mockwiring import WiredMockFactory
 from boardctl.hw.pinout import Pinout
+from boardctl.hw.protocol import LineFramer, encode_line, parse_line
 from boardctl.hw.seriallink import SerialBoard
 from boardctl.tracker import Tracker
 
@@ -172,25 +173,52 @@ def bench_gpio(streams: list[list[SquareChanged]], *, kernel_spi: bool) -> tuple
         factory.close()
 
 
+class _LoopPico:
+    """The Pico's side of ``loop://``: what the host writes reaches it (not the host again), and it
+    answers each ``? TOKEN`` at once with the occupancy it holds, as the firmware does."""
+
+    def __init__(self, port: Any) -> None:
+        self.port = port
+        self.seq = 0
+        self.occupancy = 0
+        self.answered = 0
+        self._framer = LineFramer()
+
+    def send(self, kind: str, *args: str) -> None:
+        self.port.write(encode_line(self.seq, kind, *args))
+        self.seq = self.seq + 1 & 0xFF
+
+    def write(self, data: bytes) -> int:
+        for raw in self._framer.feed(data):
+            line = parse_line(raw)
+            if line.kind == "?":
+                self.send("S", f"{self.occupancy:016x}", "req", *line.args)
+                self.answered += 1
+        return len(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.port, name)
+
+
 def bench_serial(streams: list[list[SquareChanged]]) -> tuple[str, float]:
-    port = serial.serial_for_url("loop://", timeout=0.02)
+    pico = _LoopPico(serial.serial_for_url("loop://", timeout=0.02))
     clock = _Clock()
-    board = SerialBoard("loop://", opener=lambda: port, clock=clock)
+    board = SerialBoard("loop://", opener=lambda: pico, clock=clock)
     start = chess.Board().occupied
-    seq = [0]
-
-    def send(kind: str, *args: str) -> None:
-        from boardctl.hw.protocol import encode_line
-
-        port.write(encode_line(seq[0], kind, *args))
-        seq[0] = seq[0] + 1 & 0xFF
 
     def drive(event: SquareChanged | None) -> None:
         if event is None:
+            pico.occupancy = start
+            answered = pico.answered
             board.request_snapshot()
-            send("S", f"{start:016x}", "req")
+            deadline = time.monotonic() + 5.0
+            while pico.answered == answered or board.is_resync_pending:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the serial board never resynced")
+                time.sleep(0.001)
             return
-        send("C", chess.square_name(event.square), "1" if event.occupied else "0")
+        pico.occupancy ^= chess.BB_SQUARES[event.square]
+        pico.send("C", chess.square_name(event.square), "1" if event.occupied else "0")
 
     with board:
         lat_all, lat_changed = _run_latency(board, drive, streams, clock)

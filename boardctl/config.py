@@ -8,6 +8,8 @@ where it came from. ``docs/config.md`` is the same table in prose.
 
 from __future__ import annotations
 
+import codecs
+import ipaddress
 import os
 import re
 import tomllib
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from boardctl.errors import ConfigError
+from boardctl.jsonlimits import short_repr
 from boardctl.tracker import DEFAULT_TIMING
 
 SYSTEM_FILE = Path("/etc/boardctl.toml")
@@ -24,6 +27,11 @@ SYSTEM_FILE = Path("/etc/boardctl.toml")
 NAMED_LEVELS = ("beginner", "intermediate", "advanced", "master")
 PRACTICE_LEVELS = tuple(f"practice{n}" for n in range(1, 6))
 MIN_ELO, MAX_ELO = 400, 3200
+
+#: A config file is a page of settings; anything bigger or deeper is refused before parsing.
+MAX_FILE_BYTES = 1024 * 1024
+MAX_NESTING = 16
+MAX_STRING = 4096
 
 
 def user_file() -> Path:
@@ -39,27 +47,34 @@ def data_dir() -> Path:
 def _choice(*choices: str) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if not isinstance(value, str) or value not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}, got {value!r}")
+            raise ValueError(f"must be one of {', '.join(choices)}, got {short_repr(value)}")
         return value
 
     return check
 
 
 def _string(value: Any) -> Any:
+    """A string of printable text: a NUL or other control character in a path or URL would only
+    fail later, far from the config file."""
     if not isinstance(value, str):
-        raise ValueError(f"must be a string, got {value!r}")
+        raise ValueError(f"must be a string, got {short_repr(value)}")
+    if len(value) > MAX_STRING:
+        raise ValueError(f"must be at most {MAX_STRING} characters, got {len(value)}")
+    bad = next((i for i, c in enumerate(value) if ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF), None)
+    if bad is not None:
+        raise ValueError(f"must not contain control characters, got {value[bad]!r} at position {bad}")
     return value
 
 
 def _boolean(value: Any) -> Any:
     if not isinstance(value, bool):
-        raise ValueError(f"must be true or false, got {value!r}")
+        raise ValueError(f"must be true or false, got {short_repr(value)}")
     return value
 
 
 def _seconds(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 3600:
-        raise ValueError(f"must be a number of seconds from 0 to 3600, got {value!r}")
+        raise ValueError(f"must be a number of seconds from 0 to 3600, got {short_repr(value)}")
     return float(value)
 
 
@@ -67,25 +82,47 @@ def _settle(value: Any) -> Any:
     """The release time must outlast a brush, or a brushed piece would count as a move."""
     seconds = _seconds(value)
     if not DEFAULT_TIMING.brush < seconds <= 5.0:
-        raise ValueError(f"must be more than the brush time ({DEFAULT_TIMING.brush} s) and at most 5 s, got {value!r}")
+        raise ValueError(
+            f"must be more than the brush time ({DEFAULT_TIMING.brush} s) and at most 5 s, got {short_repr(value)}"
+        )
     return seconds
 
 
 def _port(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
-        raise ValueError(f"must be a TCP port number from 0 to 65535, got {value!r}")
+        raise ValueError(f"must be a TCP port number from 0 to 65535, got {short_repr(value)}")
     return value
 
 
 def _path(value: Any) -> Any:
     if not isinstance(value, str) or not value:
-        raise ValueError(f"must be a path, got {value!r}")
-    return str(Path(value).expanduser())
+        raise ValueError(f"must be a path, got {short_repr(value)}")
+    return str(Path(_string(value)).expanduser())
+
+
+_HOSTNAME = re.compile(r"(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?", re.ASCII)
+
+
+def _host(value: Any) -> Any:
+    """An address to bind: an IP address, a host name, or "" (every interface)."""
+    if not isinstance(value, str):
+        raise ValueError(f"must be a string, got {short_repr(value)}")
+    if value == "":
+        return value
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        if not _HOSTNAME.fullmatch(value):
+            raise ValueError(
+                "must be an IP address (127.0.0.1, ::1, 0.0.0.0) or a host name such as localhost, "
+                f"got {short_repr(value)}"
+            ) from None
+    return value
 
 
 def _pin(value: Any) -> Any:
     if not isinstance(value, str) or not (value == "" or re.fullmatch(r"[0-9]{4,12}", value)):
-        raise ValueError(f'must be a string of 4 to 12 digits (pin = "123456"), got {value!r}')
+        raise ValueError(f'must be a string of 4 to 12 digits (pin = "123456"), got {short_repr(value)}')
     return value
 
 
@@ -93,25 +130,26 @@ def check_level(value: Any) -> Any:
     """A named level, ``practice1``-``practice5``, or an Elo number (int or numeric string)."""
     if isinstance(value, str) and value in NAMED_LEVELS + PRACTICE_LEVELS:
         return value
-    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-    if isinstance(text, str) and text.isdigit() and MIN_ELO <= int(text) <= MAX_ELO:
-        return text
+    if isinstance(value, int) and not isinstance(value, bool) and MIN_ELO <= value <= MAX_ELO:
+        return str(value)
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{3,4}", value) and MIN_ELO <= int(value) <= MAX_ELO:
+        return value
     raise ValueError(
         f"must be one of {', '.join(NAMED_LEVELS)}, practice1-practice5 "
-        f"or an Elo number from {MIN_ELO} to {MAX_ELO}, got {value!r}"
+        f"or an Elo number from {MIN_ELO} to {MAX_ELO}, got {short_repr(value)}"
     )
 
 
-_TIME_CONTROL = re.compile(r"(\d+(?:\.\d+)?)\+(\d+)")
+_TIME_CONTROL = re.compile(r"([0-9]{1,4}(?:\.[0-9]{1,3})?)\+([0-9]{1,3})")
 
 
 def check_time_control(value: Any) -> Any:
-    """``""`` (no clock) or ``minutes+increment_seconds`` such as ``15+10``."""
+    """``""`` (no clock) or ``minutes+increment_seconds`` such as ``15+10`` (at most 9999+999)."""
     if isinstance(value, str) and (value == "" or _TIME_CONTROL.fullmatch(value)):
         if value and float(value.split("+")[0]) <= 0:
             raise ValueError(f"needs a positive number of minutes, got {value!r}")
         return value
-    raise ValueError(f"must be minutes+increment like '15+10' or '' for no clock, got {value!r}")
+    raise ValueError(f"must be minutes+increment like '15+10' or '' for no clock, got {short_repr(value)}")
 
 
 @dataclass(frozen=True)
@@ -145,7 +183,7 @@ KEYS: tuple[Key, ...] = (
     Key("game.blunder_warning", _boolean, False, "--blunder-warning", "warn (LEDs) after a move that loses 2+ pawns"),
     Key("storage.games_dir", _path, "", "--games-dir", "where games are saved; empty: $XDG_DATA_HOME/boardctl/games"),
     Key("web.enabled", _boolean, True, "--no-web", "serve the web page"),
-    Key("web.host", _string, "127.0.0.1", "--host", "web page address"),
+    Key("web.host", _host, "127.0.0.1", "--host", "web page address"),
     Key("web.port", _port, 8080, "--port", "web page port"),
     Key("terminal.pieces", _choice("unicode", "letters"), "unicode", "--pieces",
         "how the sim's terminal view draws pieces: unicode figurines or letters (KQRBNP, lower case for Black)"),
@@ -191,23 +229,101 @@ def _flatten(table: Mapping[str, Any], source: str) -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for section, body in table.items():
         if not isinstance(body, dict):
-            raise ConfigError(f"{source}: {section!r} must be a [section] table (known keys: {', '.join(KEY_BY_NAME)})")
+            raise ConfigError(
+                f"{source}: {short_repr(section)} must be a [section] table (known keys: {', '.join(KEY_BY_NAME)})"
+            )
         for name, value in body.items():
             flat[f"{section}.{name}"] = value
     return flat
 
 
+def _line_of(data: bytes | str, index: int) -> str:
+    before = data[:index]
+    newline = b"\n" if isinstance(before, bytes) else "\n"
+    line = before.count(newline) + 1  # type: ignore[arg-type]
+    column = index - (before.rfind(newline) + 1)  # type: ignore[arg-type]
+    return f"line {line}, column {column + 1}"
+
+
+def _decode(data: bytes, source: str) -> str:
+    """The file as text: TOML is UTF-8 without a byte-order mark, and each other case is named."""
+    for boms, name in (
+        ((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), "UTF-32"),
+        ((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), "UTF-16"),
+    ):
+        if data.startswith(boms):
+            raise ConfigError(f"{source}: line 1: the file is {name} text; save it as UTF-8")
+    if data.startswith(codecs.BOM_UTF8):
+        raise ConfigError(
+            f"{source}: line 1: the file starts with a UTF-8 byte-order mark (BOM), which TOML does not allow; "
+            "save it as UTF-8 without BOM"
+        )
+    if len(data) >= 2 and b"\x00" in data[:2]:
+        raise ConfigError(f"{source}: line 1: the file looks like UTF-16 text (NUL bytes); save it as UTF-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{source}: {_line_of(data, exc.start)}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save it as UTF-8"
+        ) from None
+
+
+# Strings and comments (whose brackets do not nest), brackets and newlines; unrolled for speed.
+_TOML_TOKENS = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\']|\'(?!\'\'))*\'\'\''
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*|[0-9_]{101,}|[\[\]{}]|\n',
+    re.DOTALL,
+)
+
+
+def _check_nesting(text: str, source: str) -> None:
+    """Refuse arrays or inline tables nested deeper than MAX_NESTING, and numbers of more than
+    100 digits, naming the line, before tomllib sees them (5,000 deep is a RecursionError there,
+    5,000 digits a ValueError from Python's int limit)."""
+    if text.count("[") + text.count("{") <= MAX_NESTING and not re.search(r"[0-9_]{101}", text):
+        return
+    depth, line = 0, 1
+    for match in _TOML_TOKENS.finditer(text):
+        token = match.group()
+        if token == "\n":
+            line += 1
+        elif token[0] in "0123456789_":
+            raise ConfigError(f"{source}: line {line}: a number of {len(token)} digits (at most 100)")
+        elif token in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ConfigError(f"{source}: line {line}: arrays or tables nested more than {MAX_NESTING} deep")
+        elif token in "]}":
+            depth = max(0, depth - 1)
+        else:
+            line += token.count("\n")
+
+
 def read_file(path: Path) -> dict[str, Any]:
-    """A TOML file as flat ``section.key`` values; a missing file is empty."""
+    """A TOML file as flat ``section.key`` values; a missing file is empty.
+
+    Every fault is one :class:`ConfigError` naming the file and the line: unreadable, too big,
+    not UTF-8 (UTF-16, a BOM, a stray byte), nested too deep, or not TOML.
+    """
     try:
         with path.open("rb") as f:
-            table = tomllib.load(f)
+            data = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except ValueError as exc:  # e.g. a NUL byte in the path given with --config
+        raise ConfigError(f"{short_repr(str(path))}: cannot read ({exc})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_FILE_BYTES} bytes; is it a config file?")
+    text = _decode(data, str(path))
+    _check_nesting(text, str(path))
+    try:
+        table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer past Python's digit limit
+        raise ConfigError(f"{path}: not valid TOML ({type(exc).__name__}: {short_repr(str(exc), 200)})") from None
     return _flatten(table, str(path))
 
 
@@ -229,10 +345,10 @@ def load(
         for name, value in layer.items():
             key = KEY_BY_NAME.get(name)
             if key is None:
-                raise ConfigError(f"{source}: unknown key {name!r} (known keys: {', '.join(KEY_BY_NAME)})")
+                raise ConfigError(f"{source}: unknown key {short_repr(name)} (known keys: {', '.join(KEY_BY_NAME)})")
             try:
                 values[name] = key.check(value)
-            except ValueError as exc:
+            except (ValueError, TypeError, OverflowError) as exc:
                 where = f"{key.flag} ({name})" if source == "command line" and key.flag else name
                 raise ConfigError(f"{source}: {where}: {exc}") from None
     return Config(**{name.replace(".", "_"): value for name, value in values.items()})

@@ -24,6 +24,7 @@ from typing import Any
 import chess
 
 from boardctl import config as config_mod
+from boardctl import events
 from boardctl.config import Config
 from boardctl.engine_client import EngineClient, resolve_command
 from boardctl.errors import BoardctlError, ConfigError, EngineError
@@ -31,7 +32,7 @@ from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, f
 from boardctl.games import abandon_unfinished, resume_notice
 from boardctl.positions import board_from_fen
 from boardctl.session import EngineRequest, Session, Settings
-from boardctl.storage import EventLog, GameRecord, GameStore
+from boardctl.storage import EventLog, GameRecord, GameStore, StorageError
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,12 @@ SUBSCRIBER_BACKLOG = 256
 
 #: How often time is advanced in real-time mode (settle windows, clock flags).
 TICK_INTERVAL = 0.05
+
+#: While saving fails, how often to try again besides on every move (seconds).
+STORAGE_RETRY_INTERVAL = 5.0
+
+#: Where the ``storage`` warning shows on the board: the four corners.
+STORAGE_SQUARES = (chess.A1, chess.H1, chess.A8, chess.H8)
 
 
 class ActionError(BoardctlError, ValueError):
@@ -90,12 +97,20 @@ class Daemon:
         self._engine_task: asyncio.Task[None] | None = None
         self._engine_for: EngineRequest | None = None
         self._log: EventLog | None = None
+        # Saving: what is not on disk yet (kept in memory while the disk fails), and why it is not.
+        self._unsaved_events: list[tuple[str, Event]] = []
+        self._unsaved_records: dict[str, GameRecord] = {}
+        self.storage_error: str | None = None
+        self._storage_reason = ""
+        self._storage_retry: asyncio.TimerHandle | None = None
         self._state: dict[str, Any] = {}
         self._last_compared: dict[str, Any] = {}
         self._closed = False
         self._board_seen = False  # any event from the board (or the page's virtual board) yet
         #: True when the board calls ``feed`` on the loop's thread (stdio), False when it queues.
         self.direct = False
+        #: The page's address once the web server listens (None: no page).
+        self.web_url: str | None = None
         self._publish(None)
 
     # -- the web's view ---------------------------------------------------------------------------
@@ -210,7 +225,7 @@ class Daemon:
     def _after(self, reason: str | None, *, only_if_changed: bool = False, error: str | None = None) -> dict[str, Any]:
         self._save()
         if self.board is not None:
-            self.board.show(self.session.leds())
+            self.board.show([*self.session.leds(), *self._storage_leds()])
             for code in self.session.take_sounds():
                 self.board.play(code)
         else:
@@ -220,6 +235,9 @@ class Daemon:
 
     def _publish(self, reason: str | None, *, only_if_changed: bool = False, error: str | None = None) -> dict[str, Any]:
         line = self.session.state_line()
+        if self.storage_error is not None:
+            line["warning"] = "; ".join(filter(None, [f"storage: {self.storage_error}", line.get("warning")]))
+            line["leds"] = [*line["leds"], *(intent.to_json() for intent in self._storage_leds())]
         compared = {k: v for k, v in line.items() if k != "clock"}
         if only_if_changed and compared == self._last_compared:
             return line
@@ -236,18 +254,81 @@ class Daemon:
         return line
 
     def _save(self) -> None:
+        """Take what changed from the session and write it; on failure keep it and warn (never raise)."""
         session = self.session
         for old in session.take_finished():
-            self.store.save(old)
+            self._unsaved_records[old.id] = old
         record = session.record
-        for game_id, entry in session.take_log():  # each entry to its own game's log
-            if self._log is None or self._log.path != self.store.path(game_id, ".jsonl"):
-                if self._log is not None:
-                    self._log.close()
-                self._log = self.store.event_log(game_id)
-            self._log.append(entry)
+        taken = session.take_log()  # (game id, entry): each entry to its own game's log
+        self._unsaved_events.extend(taken)
         if session.take_dirty() and self._is_worth_saving(record):
-            self.store.save(record)
+            self._unsaved_records[record.id] = record
+        elif self.storage_error is not None and not taken:
+            return  # nothing new: the retry timer tries again, not every clock tick
+        self._write_unsaved()
+
+    def _write_unsaved(self) -> bool:
+        """Write the kept events and records; True when nothing is left unsaved."""
+        if not self._unsaved_events and not self._unsaved_records:
+            return True
+        try:
+            while self._unsaved_events:
+                game_id = self._unsaved_events[0][0]
+                batch = [e for gid, e in self._unsaved_events if gid == game_id]
+                if self._log is None or self._log.path != self.store.path(game_id, ".jsonl"):
+                    if self._log is not None:
+                        self._log.close()
+                    self._log = self.store.event_log(game_id)
+                self._log.extend(batch)
+                self._unsaved_events = [(gid, e) for gid, e in self._unsaved_events if gid != game_id]
+            for game_id, record in list(self._unsaved_records.items()):
+                self.store.save(record)
+                del self._unsaved_records[game_id]
+        except OSError as exc:
+            self.storage_failed(exc)
+            return False
+        if self.storage_error is not None:
+            log.warning("saving works again: game %s saved in %s", self.session.record.id, self.store.root)
+            self.storage_error = None
+        return True
+
+    def storage_failed(self, exc: OSError) -> None:
+        """Keep the game in memory, warn once per distinct cause (LEDs, buzzer, state line, log), retry."""
+        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+        self._storage_reason = reason
+        message = f"cannot save in {self.store.root} ({reason}); the game is kept in memory and saving is retried"
+        if message != self.storage_error:
+            log.error("cannot save the game: %s (moves so far: %s)", exc, " ".join(self.session.record.moves) or "none")
+            if self.storage_error is None and self.board is not None:
+                with contextlib.suppress(Exception):
+                    self.board.play(Code.STORAGE)
+        self.storage_error = message
+        self._schedule_storage_retry()
+        if not str(self._state.get("warning") or "").startswith("storage:"):
+            self._publish(None)  # the current state (web page, /api/state) says it at once
+
+    def _schedule_storage_retry(self) -> None:
+        if self._closed or (self._storage_retry is not None and not self._storage_retry.cancelled()):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._storage_retry = loop.call_later(STORAGE_RETRY_INTERVAL, self._retry_storage)
+
+    def _retry_storage(self) -> None:
+        self._storage_retry = None
+        if self._closed or self.storage_error is None:
+            return
+        if self._write_unsaved():
+            self._after(Code.STORAGE)  # the warning goes off the LEDs and the page
+        else:
+            self._schedule_storage_retry()
+
+    def _storage_leds(self) -> list[events.LedIntent]:
+        if self.storage_error is None:
+            return []
+        return [events.LedIntent(square, Code.STORAGE) for square in STORAGE_SQUARES]
 
     def _is_worth_saving(self, record: GameRecord) -> bool:
         """Not before the board has said anything: a board that never answered (a serial port
@@ -329,13 +410,25 @@ class Daemon:
             self._engine_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._engine_task
-        self.session.take_dirty()
+        if self._storage_retry is not None:
+            self._storage_retry.cancel()
+        self._save()
         if self._is_worth_saving(self.session.record):
-            self.store.save(self.session.record)
+            self._unsaved_records[self.session.record.id] = self.session.record
+        saved = self._write_unsaved()
+        if not saved:
+            log.error(
+                "the game could NOT be saved in %s (%s); here it is, to keep by hand:\n%s",
+                self.store.root, self._storage_reason, self.session.record.pgn_text(),
+            )
         if self._log is not None:
             self._log.close()
         if self.engine is not None:
             await self.engine.close()
+        if not saved:
+            raise StorageError(
+                f"the game could not be saved in {self.store.root} ({self._storage_reason}); its PGN is printed above"
+            )
 
 
 # -- building it from the command line ------------------------------------------------------------
@@ -469,7 +562,9 @@ def _preload_web(cfg: Config) -> None:
             importlib.import_module("boardctl.web.server")
 
 
-async def _start_web(daemon: Daemon, cfg: Config) -> Any:
+async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False) -> Any:
+    """The web page on ``web.port``; the documented default port gives way to a free one when it is
+    taken, unless the user chose it (``port_chosen``: ``--port``)."""
     if not cfg.web_enabled:
         return None
     try:
@@ -482,8 +577,10 @@ async def _start_web(daemon: Daemon, cfg: Config) -> Any:
         from boardctl.web.pin import load_or_create_pin
 
         pin = load_or_create_pin(config_mod.user_file())
-    server = WebServer(daemon, host=cfg.web_host, port=cfg.web_port, pin=pin)
+    fallback = not port_chosen and cfg.web_port == config_mod.KEY_BY_NAME["web.port"].default
+    server = WebServer(daemon, host=cfg.web_host, port=cfg.web_port, pin=pin, port_fallback=fallback)
     await server.start()
+    daemon.web_url = server.url
     return server
 
 
@@ -510,7 +607,12 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
 
             await asyncio.to_thread(wait_for_device, cfg.board_serial_url)
         store = GameStore(cfg.games_dir)
-        store.ensure()
+        storage_problem: OSError | None = None
+        try:
+            store.check()
+            store.repair()
+        except OSError as exc:  # the daemon says it at once, plays on in memory and keeps retrying
+            storage_problem = exc
         engine: EngineClient | None = None
         if mode == "play":
             command = resolve_command(cfg.engine_path)
@@ -535,7 +637,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         stack.callback(board.close)
         daemon = Daemon(session, store=store, engine=engine, board=board, virtual_board=cfg.board_backend == "sim")
         stack.push_async_callback(daemon.close)
-        web = await _start_web(daemon, cfg)
+        if storage_problem is not None:
+            daemon.storage_failed(storage_problem)
+        web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
         if args.stdio:
             if web is not None:
                 stack.push_async_callback(web.close)

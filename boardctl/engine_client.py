@@ -13,10 +13,11 @@ import logging
 import shlex
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any, TypeVar
 
 import chess
 import chess.engine
@@ -31,6 +32,10 @@ log = logging.getLogger(__name__)
 MATE_SCORE = 10000
 
 OptionValue = str | int | bool
+T = TypeVar("T")
+
+#: Seconds a cancelled search may take to send its ``bestmove`` before the engine is restarted.
+SETTLE_TIMEOUT = 10.0
 
 
 def _clamp(value: int, option: chess.engine.Option) -> int:
@@ -103,6 +108,23 @@ class Reply:
     move: chess.Move
     #: Evaluation after the move from the mover's point of view, in centipawns (mate ~ +-10000).
     score: int | None
+    #: The engine's principal variation from the position it was asked about, the line its score
+    #: belongs to; at a reduced level ``move`` may be another move. Empty when it sent none (a book
+    #: move, an engine without ``pv``).
+    pv: tuple[chess.Move, ...] = ()
+    #: The move came from the engine's opening book (our engine says ``info string book move …``).
+    book: bool = False
+
+
+def reply_from_info(board: chess.Board, move: chess.Move, info: Mapping[str, object]) -> Reply:
+    """A :class:`Reply` from python-chess's info dict of the search that chose ``move`` in ``board``."""
+    score = info.get("score")
+    cp = score.pov(board.turn).score(mate_score=MATE_SCORE) if isinstance(score, chess.engine.PovScore) else None
+    raw_pv = info.get("pv")
+    pv = tuple(m for m in raw_pv if isinstance(m, chess.Move)) if isinstance(raw_pv, list) else ()
+    text = info.get("string")
+    book = isinstance(text, str) and text.startswith("book move") and score is None
+    return Reply(move, cp, pv, book)
 
 
 class EngineClient:
@@ -153,7 +175,7 @@ class EngineClient:
             if self._engine is not None and self.is_alive():
                 options = uci_options(level, self._engine.options)
                 if options:
-                    await self._engine.configure(options)
+                    await self._exclusive(self._engine.configure(options))
 
     @property
     def pid(self) -> int | None:
@@ -170,29 +192,67 @@ class EngineClient:
 
     async def _request(self, board: chess.Board, movetime: float) -> Reply:
         async with self._lock:
-            failures = 0
-            while True:
-                try:
-                    if not self.is_alive():
-                        await (self._restart() if self._started else self.start())
-                    assert self._engine is not None
-                    result = await self._engine.play(
-                        board, chess.engine.Limit(time=movetime), info=chess.engine.INFO_SCORE
-                    )
-                except (chess.engine.EngineTerminatedError, chess.engine.EngineError, EngineError) as exc:
-                    failures += 1
-                    if failures > self.max_restarts:
-                        raise EngineError(f"engine {self.name} failed {failures} times in a row: {exc}") from None
-                    log.warning("engine request failed (%s); retrying", exc)
-                    if self._engine is not None and self.is_alive():
-                        await self._shutdown()
-                    continue
-                if result.move is None:
-                    raise EngineError(f"engine {self.name} gave no move in {board.fen()}")
-                score = result.info.get("score")
-                cp = score.pov(board.turn).score(mate_score=MATE_SCORE) if score is not None else None
-                # The score is for the position before the move, from the mover's side.
-                return Reply(result.move, cp)
+            return await self._exclusive(self._attempts(board, movetime))
+
+    async def _exclusive(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run ``work`` (engine commands) to completion, or if the caller is cancelled, cancel it
+        and keep the lock until the engine has finished the cancelled command.
+
+        python-chess starts the next command as soon as the last one's result is cancelled, not
+        when the engine has sent its ``bestmove``; three requests cancelled 1-5 ms apart then
+        trip its ``AssertionError: CommandState.NEW`` and a request is lost. So a cancelled
+        command is followed by a ``ping`` (``isready``), which python-chess starts only once the
+        cancelled command is done, all before the lock is given up.
+        """
+        inner = asyncio.ensure_future(work)
+        try:
+            return await asyncio.shield(inner)
+        except asyncio.CancelledError:
+            inner.cancel()
+            settle = asyncio.ensure_future(self._settle(inner))
+            while not settle.done():
+                with contextlib.suppress(asyncio.CancelledError):  # cancelled again: still wait
+                    await asyncio.shield(settle)
+            raise
+
+    async def _settle(self, cancelled: asyncio.Future[Any]) -> None:
+        """Wait until the engine is idle after ``cancelled``; restart it next time if it is not."""
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await cancelled
+        engine = self._engine
+        if engine is None or not self.is_alive():
+            return
+        try:
+            await asyncio.wait_for(engine.ping(), timeout=SETTLE_TIMEOUT)
+        except (TimeoutError, chess.engine.EngineError, chess.engine.EngineTerminatedError, AssertionError) as exc:
+            log.warning("engine %s did not settle after a cancelled request (%s); restarting it", self.name, exc)
+            await self._shutdown()
+
+    async def _attempts(self, board: chess.Board, movetime: float) -> Reply:
+        """The move, retried on a fresh process after any failure, up to ``max_restarts`` times."""
+        failures = 0
+        while True:
+            try:
+                if not self.is_alive():
+                    await (self._restart() if self._started else self.start())
+                assert self._engine is not None
+                result = await self._engine.play(
+                    board, chess.engine.Limit(time=movetime), info=chess.engine.INFO_SCORE | chess.engine.INFO_PV
+                )
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # python-chess's own assertions too: restart, never lose the request
+                failures += 1
+                if failures > self.max_restarts:
+                    raise EngineError(f"engine {self.name} failed {failures} times in a row: {exc}") from None
+                log.warning("engine request failed (%s: %s); retrying", type(exc).__name__, exc)
+                if self._engine is not None and self.is_alive():
+                    await self._shutdown()
+                continue
+            if result.move is None:
+                raise EngineError(f"engine {self.name} gave no move in {board.fen()}")
+            # The score is for the position before the move, from the mover's side.
+            return reply_from_info(board, result.move, result.info)
 
     async def play(self, board: chess.Board, *, budget: float | None = None) -> Reply:
         """The engine's move in ``board`` (its own turn), at its level; ``budget`` (seconds, from

@@ -14,14 +14,23 @@ in which case the reader stamps each line itself (``parse_event(..., t=...)``).
 from __future__ import annotations
 
 import json
+import logging
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import chess
 
 from boardctl.errors import EventFormatError
+from boardctl.jsonlimits import JsonInputError, loads, short_repr
+from boardctl.lines import Overlong, Unterminated
+
+log = logging.getLogger(__name__)
+
+#: A line as the readers hand it over: text, bytes, or an over-long line's mark.
+L = TypeVar("L", str, bytes, str | bytes | Overlong)
 
 
 class Code(StrEnum):
@@ -47,6 +56,8 @@ class Code(StrEnum):
     DRAW_OFFER = "draw-offer"
     CLOCK = "clock"
     SELFTEST = "selftest"
+    #: Saving the game failed (full or read-only disk): the four corners, until a save succeeds.
+    STORAGE = "storage"
     #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
     WEB = "web"
     ENGINE_ERROR = "engine-error"
@@ -156,19 +167,27 @@ def _where(where: str) -> str:
     return f"{where}: " if where else ""
 
 
+def _is_finite(number: int | float) -> bool:
+    """``math.isfinite`` without its ``OverflowError`` for an int too big for a float."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
+
+
 def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Event:
     """Build an event from a decoded JSON object; ``t`` stamps lines that carry none."""
     if not isinstance(obj, dict):
         raise EventFormatError(f"{_where(where)}expected a JSON object, got {type(obj).__name__}")
     unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot", "header", "engine", "score"}
     if unknown:
-        raise EventFormatError(f"{_where(where)}unknown key(s) {', '.join(sorted(unknown))}")
+        raise EventFormatError(f"{_where(where)}unknown key(s) {short_repr(sorted(unknown))}")
     if "t" in obj:
         raw_t = obj["t"]
-        if isinstance(raw_t, bool) or not isinstance(raw_t, int | float) or not math.isfinite(raw_t):
-            raise EventFormatError(f"{_where(where)}'t' must be a finite number, got {raw_t!r}")
+        if isinstance(raw_t, bool) or not isinstance(raw_t, int | float) or not _is_finite(raw_t):
+            raise EventFormatError(f"{_where(where)}'t' must be a finite number, got {short_repr(raw_t)}")
         if raw_t < 0:
-            raise EventFormatError(f"{_where(where)}'t' must not be negative, got {raw_t!r}")
+            raise EventFormatError(f"{_where(where)}'t' must not be negative, got {short_repr(raw_t)}")
         t = float(raw_t)
     elif t is None:
         raise EventFormatError(f"{_where(where)}missing 't'")
@@ -178,10 +197,10 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
     if "square" in obj:
         name = obj["square"]
         if not isinstance(name, str) or name not in chess.SQUARE_NAMES:
-            raise EventFormatError(f"{_where(where)}'square' must be a square name like 'e4', got {name!r}")
+            raise EventFormatError(f"{_where(where)}'square' must be a square name like 'e4', got {short_repr(name)}")
         occupied = obj.get("occupied")
         if not isinstance(occupied, bool):
-            raise EventFormatError(f"{_where(where)}'occupied' must be true or false, got {occupied!r}")
+            raise EventFormatError(f"{_where(where)}'occupied' must be true or false, got {short_repr(occupied)}")
         return SquareChanged(t, chess.parse_square(name), occupied)
     if "occupied" in obj:
         raise EventFormatError(f"{_where(where)}'occupied' without 'square'")
@@ -191,21 +210,21 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
             return ButtonPressed(t, Button(name))
         except ValueError:
             names = ", ".join(b.value for b in Button)
-            raise EventFormatError(f"{_where(where)}unknown button {name!r} (one of {names})") from None
+            raise EventFormatError(f"{_where(where)}unknown button {short_repr(name)} (one of {names})") from None
     if "score" in obj and "engine" not in obj:
         raise EventFormatError(f"{_where(where)}'score' without 'engine'")
     if "header" in obj:
         if not isinstance(obj["header"], dict):
-            raise EventFormatError(f"{_where(where)}'header' must be an object, got {obj['header']!r}")
+            raise EventFormatError(f"{_where(where)}'header' must be an object, got {short_repr(obj['header'])}")
         return GameHeader(t, obj["header"])
     if "engine" in obj:
         score = obj.get("score")
         if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
-            raise EventFormatError(f"{_where(where)}'score' must be an integer or null, got {score!r}")
+            raise EventFormatError(f"{_where(where)}'score' must be an integer or null, got {short_repr(score)}")
         try:
             move = chess.Move.from_uci(str(obj["engine"]))
         except ValueError:
-            raise EventFormatError(f"{_where(where)}'engine' must be a move in UCI like 'e7e5', got {obj['engine']!r}") from None
+            raise EventFormatError(f"{_where(where)}'engine' must be a move in UCI like 'e7e5', got {short_repr(obj['engine'])}") from None
         return EngineReplied(t, move, score)
     if "snapshot" in obj:
         raw = obj["snapshot"]
@@ -214,25 +233,31 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
         except ValueError:
             occupancy = -1
         if not 0 <= occupancy <= chess.BB_ALL:
-            raise EventFormatError(f"{_where(where)}'snapshot' must be a 64-bit hex bitboard, got {raw!r}")
+            raise EventFormatError(f"{_where(where)}'snapshot' must be a 64-bit hex bitboard, got {short_repr(raw)}")
         return Snapshot(t, occupancy)
     return Tick(t)
 
 
 def parse_event(line: str | bytes, *, t: float | None = None, where: str = "") -> Event:
-    """Parse one JSON line. ``where`` (e.g. ``"game.jsonl:12"``) prefixes every error message."""
+    """Parse one JSON line. ``where`` (e.g. ``"game.jsonl:12"``) prefixes every error message.
+
+    The line is decoded within :mod:`boardctl.jsonlimits`' limits (length, nesting, digits)."""
+    return event_from_json(decode_line(line, where=where), t=t, where=where)
+
+
+def decode_line(line: str | bytes, *, where: str = "") -> Any:
+    """One line's JSON value, or an :class:`EventFormatError` naming ``where`` and what is wrong."""
     try:
-        obj = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise EventFormatError(f"{_where(where)}not valid JSON ({exc})") from None
-    return event_from_json(obj, t=t, where=where)
+        return loads(line)
+    except JsonInputError as exc:
+        raise EventFormatError(f"{_where(where)}{exc}") from None
 
 
 def has_time(line: str | bytes) -> bool:
     """Whether a raw line carries its own ``t`` (streams must not mix the two kinds)."""
     try:
-        obj = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        obj = loads(line)
+    except JsonInputError:
         return False
     return isinstance(obj, dict) and "t" in obj
 
@@ -257,3 +282,29 @@ def event_to_json(event: Event) -> dict[str, Any]:
 def format_event(event: Event) -> str:
     """One JSON line, without the newline."""
     return json.dumps(event_to_json(event), separators=(", ", ": "))
+
+
+def whole_lines(lines: Iterable[L], *, name: str = "-") -> Iterator[L]:
+    """The lines of an event file, less a last line cut short (a crash or a full disk mid-write).
+
+    A last line without its newline (a ``str`` not ending in one, or :class:`~boardctl.lines.Unterminated`
+    bytes) that does not parse is dropped with a warning, so the file reads up to it; any other bad
+    line is left for the parser to report.
+    """
+    previous: L | None = None
+    number = 0
+    for line in lines:
+        number += 1
+        if previous is not None:
+            yield previous
+        previous = line
+    if previous is None:
+        return
+    cut = isinstance(previous, Unterminated) or (isinstance(previous, str) and not previous.endswith("\n"))
+    if cut and isinstance(previous, str | bytes) and previous.strip():
+        try:
+            parse_event(previous)
+        except EventFormatError:
+            log.warning("%s:%d: the last line is cut short (a crash or a full disk?); read up to line %d", name, number, number - 1)
+            return
+    yield previous

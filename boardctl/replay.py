@@ -23,7 +23,8 @@ import chess.pgn
 
 from boardctl.engine_client import Reply
 from boardctl.errors import EventFormatError, GameFileError
-from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event
+from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event, whole_lines
+from boardctl.lines import Overlong, iter_lines
 from boardctl.positions import board_from_fen
 from boardctl.session import HEADER_VERSION, Session, Settings
 from boardctl.storage import ABANDONED, PGN_VIOLATIONS, GameRecord, pgn_termination
@@ -81,14 +82,16 @@ class ReplayWarning:
         return f"warning: {self.code} {self.ply} {self.detail}"
 
 
-def read_events(lines: Iterable[str], *, name: str = "-") -> list[Event]:
+def read_events(lines: Iterable[str | bytes | Overlong], *, name: str = "-") -> list[Event]:
     """Parse every line (blank lines skipped); an error names the file and line number."""
     entries: list[Event] = []
     last_t = 0.0
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(whole_lines(lines, name=name), start=1):
+        where = f"{name}:{number}"
+        if isinstance(line, Overlong):
+            raise EventFormatError(f"{where}: {line}")
         if not line.strip():
             continue
-        where = f"{name}:{number}"
         entry = parse_event(line, where=where)
         if entry.t < last_t:
             raise EventFormatError(f"{where}: 't' went backwards ({entry.t} after {last_t})")
@@ -226,17 +229,17 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     board = board_from_fen(args.fen, where="--fen") if args.fen else None
+    # Read bytes, whatever the locale: a line that is not UTF-8 is an error naming that line.
     if args.file == "-":
-        events = read_events(stdin, name="<stdin>")
+        binary = getattr(stdin, "buffer", None)
+        events = read_events(iter_lines(binary) if binary is not None else stdin, name="<stdin>")
     else:
         path = Path(args.file)
         try:
-            with path.open(encoding="utf-8") as handle:
-                events = read_events(handle, name=str(path))
+            with path.open("rb") as handle:
+                events = read_events(iter_lines(handle), name=str(path))
         except OSError as exc:
             raise EventFormatError(f"{path}: cannot read ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise EventFormatError(f"{path}: not UTF-8 text") from None
     games, warnings = replay(events, policy=Policy(args.policy), board=board)
     for warning in warnings:
         stderr.write(f"{warning}\n")

@@ -95,6 +95,20 @@ class EngineRequest:
     budget: float | None = None
 
 
+def resume_notice(record: GameRecord) -> str:
+    """What to tell the user when an unfinished game is taken up again (page, terminal, log)."""
+    board = record.board()
+    date = record.started[:10] or "an earlier day"
+    if record.mode == "play" and record.human in ("white", "black"):
+        who = f"you play {record.human.capitalize()}"
+    else:
+        who = "recording two players"
+    return (
+        f"Resuming your unfinished game of {date}, move {board.fullmove_number}, {who}. "
+        "New game: the New game button on the page, or start with --new."
+    )
+
+
 def rotate(bb: int) -> int:
     """A bitboard turned round (square ``s`` -> ``63 - s``)."""
     return chess.flip_vertical(chess.flip_horizontal(bb))
@@ -149,6 +163,12 @@ class Session:
         self._to_save: list[GameRecord] = []
         self._game_started = False
         self._illegal_seen = dict(self.tracker.illegal_counts)
+        self._engine_pv: str | None = None  # the engine's last principal variation, SAN
+        self._engine_book = False  # the engine's last move came from its opening book
+        #: A clock waits for the board to match the game before it starts (a new game being set
+        #: up, a resumed game whose pieces are not back yet): nobody's time runs meanwhile.
+        self._clock_waits = False
+        self.notice: str | None = resume_notice(self.record) if self.resumed else None
         pending = chess.Move.from_uci(self.record.pending) if self.record.pending else None
         self._resume_pending: chess.Move | None = None
         if pending is not None and pending in board.legal_moves and self.is_engine_turn() and not self.is_over():
@@ -295,18 +315,31 @@ class Session:
             self._started = True
             self._log_header(t)  # stamped with the time the session starts
             if self.clock is not None and not self.is_over() and self.clock.running is None:
-                if self._resume_pending is not None:  # resumed with the engine's move on the LEDs: the human's time
-                    self._shown_left = self.clock.remaining(self.board.turn, t)
-                    self.clock.start(not self.board.turn, t)
-                else:
-                    self.clock.start(self.board.turn, t)
+                self._clock_waits = True  # started by _start_clock_when_matching
             if self._resume_pending is not None:
                 self._apply(self.tracker.expect(self._resume_pending, t))
                 self._resume_pending = None
             if self._request is not None:
                 self._request = replace(self._request, not_before=t)
 
+    def _start_clock_when_matching(self, t: float) -> None:
+        """Start the waiting clock once the pieces stand as the game says (not while setting up)."""
+        if not self._clock_waits or self.clock is None:
+            return
+        if self.is_over():
+            self._clock_waits = False
+            return
+        if not self.tracker.is_matching():
+            return
+        self._clock_waits = False
+        if self.pending is not None:  # resumed with the engine's move on the LEDs: the human's time
+            self._shown_left = self.clock.remaining(self.board.turn, t)
+            self.clock.start(not self.board.turn, t)
+        else:
+            self.clock.start(self.board.turn, t)
+
     def _after(self, t: float) -> None:
+        self._start_clock_when_matching(t)
         self._decide_end(t)
 
     def _decide_end(self, t: float, forfeit: Forfeit | None = None) -> bool:
@@ -369,6 +402,10 @@ class Session:
         self._extra_leds = []
         self.serial += 1
         clock_left: float | None = None
+        if self._clock_waits and self.clock is not None:
+            self._clock_waits = False
+            self.clock.start(mover, out.t)
+        self.notice = None
         if self.clock is not None:
             if engine_move:
                 clock_left = self._shown_left  # switched when the move was shown
@@ -421,13 +458,15 @@ class Session:
             self.record.orientation = "flipped" if self.flipped else "normal"  # the board stays where it is
         self.flipped = {"normal": False, "flipped": True}.get(self.record.orientation)
         self.clock = self._make_clock()
-        if self.clock is not None:
-            self.clock.start(chess.Board(fen).turn, t)
+        self._clock_waits = self.clock is not None  # starts once the pieces are set up
+        self.notice = None
         self.draw_offer = False
         self.warning = None
         self._shown_left = None
         self._extra_leds = []
         self._engine_score = None
+        self._engine_pv = None
+        self._engine_book = False
         self._illegal_seen = {chess.WHITE: 0, chess.BLACK: 0}
         self._game_started = True
         self.serial += 1
@@ -458,7 +497,11 @@ class Session:
         elif self.is_over():
             self.warning = f"the game is over ({self.record.result}); press new-game"
         elif button == Button.HINT:
-            if self.settings.mode == "play":
+            if self.settings.mode == "play" and self.is_engine_turn():
+                # The engine's own move is being asked for or shown: a hint would replace that
+                # request, and the game would wait for a move nobody asks for any more.
+                self.warning = "a hint is for your own move; the engine is to move"
+            elif self.settings.mode == "play":
                 self._request = EngineRequest("hint", self.board.copy(), self.serial, t)
             else:
                 self.warning = "hints come from the engine: only in boardctl play"
@@ -579,6 +622,8 @@ class Session:
         self._log_entry(EngineReplied(t, reply.move, reply.score))
         self._check_blunder(reply.score)
         self._engine_score = reply.score
+        self._engine_book = reply.book
+        self._engine_pv = request.board.variation_san(list(reply.pv)) if reply.pv else None
         self._dirty = True  # saved, so that a restart shows the same move
         if self.clock is not None:
             engine_color = self.board.turn
@@ -635,11 +680,14 @@ class Session:
             "clock": None if self.clock is None else self.clock.to_json(self.t),
             "hint": None if self.hint_move is None else self.hint_move.uci(),
             "eval": self._eval(),
+            "book": self._engine_book,
+            "pv": self._engine_pv,
             "draw_offer": self.draw_offer,
             "matching": self.tracker.is_matching(),
             "thinking": self._request is not None and self._request.kind == "move",
             "warning": self.warning,
             "game": self.record.id,
+            "notice": self.notice,
         }
 
     def _eval(self) -> dict[str, int] | None:

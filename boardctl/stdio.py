@@ -27,7 +27,8 @@ from typing import Any, TextIO
 
 from boardctl.daemon import ActionError, Daemon
 from boardctl.errors import EventFormatError
-from boardctl.events import event_from_json
+from boardctl.events import decode_line, event_from_json
+from boardctl.lines import CHUNK, Line, LineSplitter, Overlong
 
 log = logging.getLogger(__name__)
 
@@ -71,17 +72,22 @@ async def run_stdio(
             if reading not in done:
                 reading.cancel()
                 break
-            raw: bytes = reading.result()
-            if not raw:
+            raw = reading.result()
+            if raw is None:
                 break
-            if not raw.strip():
+            if isinstance(raw, bytes) and not raw.strip():
                 continue
             counter[0] += 1
             where = f"stdin:{counter[0]}"
             try:
-                obj = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                daemon.flush(error=f"{where}: not valid JSON ({exc})")
+                if isinstance(raw, Overlong):
+                    raise EventFormatError(f"{where}: {raw}")
+                obj = decode_line(raw, where=where)
+                if not isinstance(obj, dict):  # answered, and says nothing about the time base
+                    event_from_json(obj, where=where)
+            except EventFormatError as exc:
+                log.warning("%s", exc)
+                daemon.flush(error=str(exc))
                 await queue.join()
                 continue
             line_timed = isinstance(obj, dict) and "t" in obj
@@ -123,36 +129,32 @@ async def run_stdio(
     return status
 
 
-def _read_lines(fd: int, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[bytes]:
-    """Lines from file descriptor ``fd`` (b"" at EOF), read by a daemon thread with ``os.read``:
+def _read_lines(fd: int, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[Line | None]:
+    """Lines from file descriptor ``fd`` (None at EOF), read by a daemon thread with ``os.read``:
     a read blocked on stdin must not keep the process alive after SIGTERM (as an executor thread
-    would), nor hold a buffered reader's lock at exit."""
-    queue: asyncio.Queue[bytes] = asyncio.Queue()
+    would), nor hold a buffered reader's lock at exit. Lines are capped (:mod:`boardctl.lines`)."""
+    queue: asyncio.Queue[Line | None] = asyncio.Queue()
 
-    def put(raw: bytes) -> bool:
+    def put(item: Line | None) -> bool:
         try:
-            loop.call_soon_threadsafe(queue.put_nowait, raw)
+            loop.call_soon_threadsafe(queue.put_nowait, item)
         except RuntimeError:  # the loop has closed
             return False
         return True
 
     def pump() -> None:
-        pending = b""
+        splitter = LineSplitter()
         while True:
             try:
-                chunk = os.read(fd, 65536)
+                chunk = os.read(fd, CHUNK)
             except OSError:
                 chunk = b""
-            if not chunk:
-                if pending:
-                    put(pending)
-                put(b"")
-                return
-            pending += chunk
-            *complete, pending = pending.split(b"\n")
-            for line in complete:
-                if not put(line + b"\n"):
+            lines = splitter.feed(chunk) if chunk else [*splitter.end(), None]
+            for line in lines:
+                if not put(line):
                     return
+            if not chunk:
+                return
 
     threading.Thread(target=pump, name="stdin-reader", daemon=True).start()
     return queue

@@ -8,12 +8,20 @@ Files in the games directory, per game id (its UTC start time, e.g. ``20261129-1
 - ``<id>.jsonl``: every sensed event in game orientation (docs/events.md), for ``boardctl replay``.
 
 PGN and state are rewritten whole after every move: temporary file, fsync, rename, fsync of the directory.
+The event log only ever gains whole lines: a write that fails part-way (a full disk) is cut back
+to where it started, and a last line left without its newline (a crash, an older version) is cut
+off when the log is opened again. :meth:`GameStore.repair` runs at start: it removes temporary
+files a crash left behind, cuts partial last lines off the logs, and rewrites any PGN that lags its
+state file (the state file is written first, so a crash between the two leaves the PGN behind).
+Every failure to write is an :class:`StorageError` (an ``OSError`` with the errno of the cause);
+what to do about it (keep the game in memory, warn, retry) is the daemon's business.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import json
 import logging
 import os
@@ -163,54 +171,155 @@ class GameRecord:
         return str(self.to_pgn()) + "\n"
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that a crash leaves either the old or the new file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+class StorageError(GameFileError):
+    """Saving failed (full or read-only disk, no permission, an I/O error); ``errno`` is the cause's."""
+
+    def __init__(self, message: str, *, cause: OSError | None = None) -> None:
+        super().__init__(cause.errno if cause is not None else errno.EIO, message)
+        self.message = message
+        #: The cause in a few words ("No space left on device"), for a short warning.
+        self.reason = _reason(cause) if cause is not None else message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (a short write is not an error by itself)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.EIO, "write wrote nothing")
+        view = view[written:]
+
+
+def _fsync_dir(folder: Path) -> None:
+    dir_fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
 
 
+#: Temporary files are named ``.<target name>.<random>.tmp`` (what :meth:`GameStore.repair` removes).
+TMP_SUFFIX = ".tmp"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that a crash leaves either the old or the new file."""
+    data = text.encode("utf-8")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
+    try:
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
 class EventLog:
-    """Appends events to ``<id>.jsonl``; times are shifted so they never decrease across restarts."""
+    """Appends events to ``<id>.jsonl``; times are shifted so they never decrease across restarts.
+
+    Only whole lines are ever left in the file: a failed write is truncated back, and a partial
+    last line found on opening is cut off (with a warning). Opening the file waits for the first
+    write, so a log can be made while the disk is failing.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._last = self._last_time(path)
         self._offset: float | None = None
-        self._file = path.open("a", encoding="utf-8")
+        self._fd: int | None = None
 
     @staticmethod
     def _last_time(path: Path) -> float:
         last = 0.0
-        with contextlib.suppress(FileNotFoundError), path.open(encoding="utf-8") as f:
+        with contextlib.suppress(OSError), path.open("rb") as f:
             for line in f:
-                with contextlib.suppress(ValueError, TypeError, AttributeError):
+                with contextlib.suppress(ValueError, TypeError, AttributeError, RecursionError):
                     last = max(last, float(json.loads(line)["t"]))
         return last
 
+    def _open(self) -> int:
+        if self._fd is None:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                cut_partial_line(self.path, fd=fd)
+            except OSError:
+                os.close(fd)
+                raise
+            self._fd = fd
+        return self._fd
+
     def append(self, event: Event) -> None:
+        self.extend([event])
+
+    def extend(self, events: list[Event]) -> None:
+        """Append whole lines, or nothing: on failure the file is cut back and the error raised."""
+        if not events:
+            return
         if self._offset is None:
-            self._offset = max(0.0, self._last - event.t)
-        shifted = replace(event, t=event.t + self._offset)
-        self._file.write(format_event(shifted) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+            self._offset = max(0.0, self._last - events[0].t)
+        data = "".join(format_event(replace(e, t=e.t + self._offset)) + "\n" for e in events).encode("utf-8")
+        try:
+            fd = self._open()
+            size = os.fstat(fd).st_size
+        except OSError as exc:
+            raise StorageError(f"cannot open the event log {self.path}: {_reason(exc)}", cause=exc) from None
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise StorageError(f"cannot write the event log {self.path}: {_reason(exc)}", cause=exc) from None
 
     def close(self) -> None:
-        self._file.close()
+        """Safe to call twice."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def cut_partial_line(path: Path, *, fd: int | None = None) -> int:
+    """Cut a last line that has no newline (a write cut short) off ``path``; returns the bytes cut."""
+    own = fd is None
+    if fd is None:
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            return 0
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+            return 0
+        end, pos = 0, size
+        while pos > 0 and not end:
+            start = max(0, pos - 65536)
+            chunk = os.pread(fd, pos - start, start)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                end = start + newline + 1
+            pos = start
+        os.ftruncate(fd, end)
+        os.fsync(fd)
+        log.warning("%s: cut off a partial last line (%d bytes) left by a crash or a full disk", path, size - end)
+        return size - end
+    finally:
+        if own:
+            os.close(fd)
 
 
 class GameStore:
@@ -223,7 +332,28 @@ class GameStore:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise GameFileError(f"cannot create games directory {self.root}: {exc.strerror}") from None
+            raise StorageError(f"cannot create games folder {self.root}: {_reason(exc)}", cause=exc) from None
+
+    def check(self) -> None:
+        """Make sure games can be saved here (the folder exists or can be made, and takes a file);
+        raises :class:`StorageError` saying what is wrong."""
+        if self.root.exists() and not self.root.is_dir():
+            raise StorageError(
+                f"games folder {self.root} is a file, not a folder", cause=OSError(errno.ENOTDIR, "Not a directory")
+            )
+        self.ensure()
+        try:
+            fd, probe = tempfile.mkstemp(dir=self.root, prefix=".boardctl-probe.", suffix=TMP_SUFFIX)
+            try:
+                try:
+                    _write_all(fd, b"boardctl checks it can save games here\n")
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            finally:
+                os.unlink(probe)
+        except OSError as exc:
+            raise StorageError(f"games folder {self.root} is not writable: {_reason(exc)}", cause=exc) from None
 
     def path(self, game_id: str, suffix: str) -> Path:
         return self.root / f"{game_id}{suffix}"
@@ -231,8 +361,47 @@ class GameStore:
     def save(self, record: GameRecord) -> None:
         """Write the state file, then the PGN (the state file is what resume trusts)."""
         self.ensure()
-        write_atomically(self.path(record.id, ".json"), json.dumps(record.to_json(), indent=1) + "\n")
-        write_atomically(self.path(record.id, ".pgn"), record.pgn_text())
+        try:
+            write_atomically(self.path(record.id, ".json"), json.dumps(record.to_json(), indent=1) + "\n")
+            write_atomically(self.path(record.id, ".pgn"), record.pgn_text())
+        except OSError as exc:
+            raise StorageError(f"cannot save game {record.id} in {self.root}: {_reason(exc)}", cause=exc) from None
+
+    def repair(self, *, recent: int = 20) -> list[str]:
+        """After a crash: remove leftover temporary files, cut partial lines off the event logs, and
+        rewrite PGNs that lag their state file. Returns what was done, one note per fix.
+
+        A PGN is compared with its state file by content for the ``recent`` newest games (and
+        every unfinished one), and by modification time for the rest, to keep starting fast.
+        """
+        notes: list[str] = []
+        if not self.root.is_dir():
+            return notes
+        for tmp in self.root.glob(f".*{TMP_SUFFIX}"):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+                notes.append(f"removed {tmp.name}")
+        ids = self.ids()
+        for index, game_id in enumerate(ids):
+            with contextlib.suppress(OSError):
+                if cut_partial_line(self.path(game_id, ".jsonl")):
+                    notes.append(f"cut a partial line off {game_id}.jsonl")
+            state, pgn = self.path(game_id, ".json"), self.path(game_id, ".pgn")
+            try:
+                state_time = state.stat().st_mtime_ns
+                pgn_time = pgn.stat().st_mtime_ns if pgn.exists() else -1
+                if index < len(ids) - recent and pgn_time >= state_time:
+                    continue
+                record = self.load(game_id)
+                text = record.pgn_text()
+                if pgn_time < 0 or pgn.read_text(encoding="utf-8", errors="replace") != text:
+                    write_atomically(pgn, text)
+                    notes.append(f"rewrote {pgn.name} from {state.name}")
+            except (OSError, ValueError) as exc:
+                log.warning("cannot check %s: %s", pgn, exc)
+        for note in notes:
+            log.warning("games folder %s: %s (after a crash)", self.root, note)
+        return notes
 
     def load(self, game_id: str) -> GameRecord:
         path = self.path(game_id, ".json")

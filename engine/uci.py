@@ -11,12 +11,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import chess
 
@@ -43,6 +44,27 @@ BENCH_FENS = (
 )
 BENCH_DEPTH = 9
 
+# Caps on input (docs/engine.md, "Limits"). A line longer than MAX_LINE_BYTES is refused and
+# skipped; numbers outside these ranges are clamped, with an ``info string error`` saying so.
+MAX_LINE_BYTES = 64 * 1024
+#: perft is counted by the kernel up to this depth at once, deeper in Python so `stop` can cut in.
+PERFT_KERNEL_DEPTH = 4
+PERFT_MAX_DEPTH = 7
+BENCH_MAX_DEPTH = 16
+#: Times in milliseconds: about 35 years, well inside what a timer thread accepts.
+MAX_TIME_MS = 2**40
+MAX_NODES = 2**62
+MAX_SEARCH_DEPTH = 99  # the kernel's MAXPLY - 1
+MAX_MESSAGE_CHARS = 300
+
+
+def short(text: str, limit: int = 40) -> str:
+    """``repr(text)`` cut to ``limit`` characters: input is echoed in errors, never whole."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
 
 class UciError(ValueError):
     """A command the engine cannot act on; reported to the GUI, never raised out."""
@@ -64,14 +86,13 @@ class Option:
     def parse(self, raw: str) -> int | bool:
         if self.kind == "check":
             if raw.lower() not in ("true", "false"):
-                raise UciError(f"option {self.name} wants true or false, got {raw!r}")
+                raise UciError(f"option {self.name} wants true or false, got {short(raw)}")
             return raw.lower() == "true"
-        try:
-            value = int(raw)
-        except ValueError:
-            raise UciError(f"option {self.name} wants an integer, got {raw!r}") from None
+        if not _INTEGER.fullmatch(raw):
+            raise UciError(f"option {self.name} wants an integer, got {short(raw)}")
+        value = int(raw) if len(raw) <= 40 else self.hi + 1  # thousands of digits: out of range
         if not self.lo <= value <= self.hi:
-            raise UciError(f"option {self.name} must be in {self.lo}..{self.hi}, got {value}")
+            raise UciError(f"option {self.name} must be in {self.lo}..{self.hi}, got {short(raw)}")
         return value
 
 
@@ -84,11 +105,27 @@ OPTIONS = (
     Option("Move Overhead", "spin", 30, 0, 5000),
 )
 
-_GO_INT_KEYS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "perft", "mate")
+#: ``go`` parameters and the range each is clamped to.
+GO_RANGES: dict[str, tuple[int, int]] = {
+    "depth": (1, MAX_SEARCH_DEPTH),
+    "nodes": (1, MAX_NODES),
+    "movetime": (0, MAX_TIME_MS),
+    "wtime": (0, MAX_TIME_MS),
+    "btime": (0, MAX_TIME_MS),
+    "winc": (0, MAX_TIME_MS),
+    "binc": (0, MAX_TIME_MS),
+    "movestogo": (1, 1000),
+    "perft": (0, PERFT_MAX_DEPTH),
+    "mate": (1, (MAX_SEARCH_DEPTH - 1) // 2),
+}
 
 
-def parse_go(tokens: list[str]) -> dict[str, int | bool]:
-    """Keyword/value pairs of a ``go`` command (``infinite`` and ``ponder`` are flags)."""
+def parse_go(tokens: list[str], *, warn: Callable[[str], None] | None = None) -> dict[str, int | bool]:
+    """Keyword/value pairs of a ``go`` command (``infinite`` and ``ponder`` are flags).
+
+    A number outside its range in :data:`GO_RANGES` is clamped into it and ``warn`` is told, so
+    the GUI still gets a ``bestmove`` (``go nodes 2**64`` searches ``MAX_NODES`` nodes).
+    """
     out: dict[str, int | bool] = {}
     i = 0
     while i < len(tokens):
@@ -96,18 +133,28 @@ def parse_go(tokens: list[str]) -> dict[str, int | bool]:
         if tok in ("infinite", "ponder"):
             out[tok] = True
             i += 1
-        elif tok in _GO_INT_KEYS:
+        elif tok in GO_RANGES:
             if i + 1 >= len(tokens):
                 raise UciError(f"go {tok} needs a value")
-            try:
-                out[tok] = int(tokens[i + 1])
-            except ValueError:
-                raise UciError(f"go {tok} wants an integer, got {tokens[i + 1]!r}") from None
+            raw = tokens[i + 1]
+            if not _INTEGER.fullmatch(raw):
+                raise UciError(f"go {tok} wants an integer, got {short(raw)}")
+            # Past 40 digits it is out of every range; int() of thousands of digits is refused.
+            value = int(raw) if len(raw) <= 40 else (-(10**40) if raw.startswith("-") else 10**40)
+            lo, hi = GO_RANGES[tok]
+            if tok == "perft" and not lo <= value <= hi:  # another depth would be a wrong count
+                raise UciError(f"perft depth must be in {lo}..{hi}, got {short(raw)}")
+            if not lo <= value <= hi:
+                clamped = max(lo, min(hi, value))
+                if warn is not None:
+                    warn(f"go {tok} {short(raw)} is out of range {lo}..{hi}; using {clamped}")
+                value = clamped
+            out[tok] = value
             i += 2
         elif tok == "searchmoves":
             break  # not supported; search all moves
         else:
-            raise UciError(f"unknown go parameter {tok!r}")
+            raise UciError(f"unknown go parameter {short(tok)}")
     return out
 
 
@@ -127,16 +174,16 @@ def parse_position(tokens: list[str]) -> chess.Board:
         try:
             board = chess.Board(fen)
         except ValueError as exc:
-            raise UciError(f"bad fen {fen!r}: {exc}") from None
+            raise UciError(f"bad fen {short(fen, 100)}: {exc}") from None
         if not board.is_valid():
-            raise UciError(f"impossible position in fen {fen!r}: {board.status()!r}")
+            raise UciError(f"impossible position in fen {short(fen, 100)}: {board.status()!r}")
     else:
-        raise UciError(f"position wants startpos or fen, got {' '.join(head)!r}")
+        raise UciError(f"position wants startpos or fen, got {short(' '.join(head))}")
     for uci in moves:
         try:
             move = chess.Move.from_uci(uci)
         except ValueError:
-            raise UciError(f"bad move {uci!r} in position") from None
+            raise UciError(f"bad move {short(uci)} in position") from None
         if move not in board.legal_moves:
             raise UciError(f"illegal move {uci} in position {board.fen()}")
         board.push(move)
@@ -166,7 +213,13 @@ class UciProtocol:
         self._searcher: Searcher | None = None
         self._ready = threading.Event()
         self._lock = threading.Lock()
+        # The worker: one thread at a time runs a search, perft or bench. `_busy` is cleared just
+        # before its last line (bestmove), so a `go` sent the moment that line arrives is taken.
         self._thread: threading.Thread | None = None
+        self._busy = False
+        self._kind = "search"  # what the worker runs: "search", "perft" or "bench"
+        self._halt = threading.Event()
+        self._job_searcher: Searcher | None = None
         self._cold = not _kernels_cached()
         self._warm_error: BaseException | None = None
         if warm:
@@ -205,14 +258,24 @@ class UciProtocol:
                 return False
             handler = getattr(self, f"cmd_{cmd}", None)
             if handler is None:
-                raise UciError(f"unknown command {cmd!r}")
+                raise UciError(f"unknown command {short(cmd)}")
             handler(args)
         except UciError as exc:
-            self.send(f"info string error: {exc}")
+            self.error(str(exc))
         except Exception as exc:  # never die on input; report what broke
-            log.exception("command %r failed", line)
-            self.send(f"info string error: {type(exc).__name__}: {exc}")
+            log.exception("command %s failed", short(line, 200))
+            self.error(f"{type(exc).__name__}: {exc}")
         return True
+
+    def finish(self) -> None:
+        """At end of input: a perft or bench runs to its end, a search is stopped."""
+        self._settle()
+
+    def error(self, message: str) -> None:
+        """Report bad input as ``info string error: ...``, cut to MAX_MESSAGE_CHARS."""
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[:MAX_MESSAGE_CHARS] + "..."
+        self.send(f"info string error: {message}")
 
     def cmd_uci(self, args: list[str]) -> None:
         self.send(f"id name {NAME}")
@@ -235,7 +298,7 @@ class UciProtocol:
         pass
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
-        self._stop_search()
+        self._settle()
         self.board = chess.Board()
         if self._searcher is not None and self._ready.is_set():
             self._searcher.clear()
@@ -250,9 +313,9 @@ class UciProtocol:
             name, raw = " ".join(args[1:]), ""
         option = next((o for o in OPTIONS if o.name.lower() == name.lower()), None)
         if option is None:
-            raise UciError(f"unknown option {name!r}")
+            raise UciError(f"unknown option {short(name)}")
         value = option.parse(raw)
-        self._stop_search()
+        self._settle()
         self.values[option.name] = value
         if option.name == "Hash" and self._searcher is not None:
             self._ready.wait()
@@ -260,69 +323,157 @@ class UciProtocol:
 
     def cmd_position(self, args: list[str]) -> None:
         board = parse_position(args)
-        self._stop_search()
+        self._settle()
         self.board = board
 
     def cmd_stop(self, args: list[str]) -> None:
         self._stop_search()
 
     def cmd_go(self, args: list[str]) -> None:
-        params = parse_go(args)
+        params = parse_go(args, warn=self.error)
+        if self._kind != "search":
+            self._settle()  # a scripted `go` after `go perft` or `bench` waits for it, as before
         if "perft" in params:
-            self._perft(int(params["perft"]))
-            return
-        if self._thread is not None and self._thread.is_alive():
-            raise UciError("already searching; send stop first")
-        board = self.board.copy()
-        self._thread = threading.Thread(target=self._run_search, args=(board, params), daemon=True)
-        self._thread.start()
+            self._start_job("perft", self._perft, self.board.copy(), int(params["perft"]))
+        else:
+            self._start_job("search", self._run_search, self.board.copy(), params)
 
     def cmd_bench(self, args: list[str]) -> None:
         depth = BENCH_DEPTH
         if args:
             try:
-                depth = int(args[0])
+                depth = int(args[0]) if len(args[0]) <= 40 else 10**40
             except ValueError:
-                raise UciError(f"bench wants a depth, got {args[0]!r}") from None
+                raise UciError(f"bench wants a depth, got {short(args[0])}") from None
+            if not 1 <= depth <= BENCH_MAX_DEPTH:
+                raise UciError(f"bench depth must be in 1..{BENCH_MAX_DEPTH}, got {short(args[0])}")
+        self._settle()
+        self._start_job("bench", self._bench, depth)
+
+    # -- the worker ---------------------------------------------------------------------
+    def _start_job(self, kind: str, work: Callable[..., list[str]], *args: object) -> None:
+        """Run ``work(*args)`` on the worker thread; the lines it returns are sent last, after
+        the worker is marked idle. The input thread stays free for `stop` and `isready`."""
+        if self._busy:
+            raise UciError("already searching; send stop first")
+        if self._thread is not None:
+            self._thread.join()  # it has sent its last line and is returning
+        self._halt = threading.Event()
+        self._job_searcher = None
+        self._kind = kind
+        self._busy = True
+        self._thread = threading.Thread(target=self._run_job, args=(work, *args), name="engine-search", daemon=True)
+        self._thread.start()
+
+    def _settle(self) -> None:
+        """Before a command that changes state: a search is stopped (as UCI has it), while a
+        `go perft` or `bench` is waited for, so a script piped in at once gets every count.
+        Only `stop` and `quit` cut those short."""
+        thread = self._thread
+        if self._kind != "search" and thread is not None:
+            thread.join()
+            self._thread = None
         self._stop_search()
-        self._wait_ready()
-        from engine.searcher import Searcher
 
-        nodes, elapsed = Searcher(hash_mb=16).bench(BENCH_FENS, depth)
-        self.send(f"info string bench: {len(BENCH_FENS)} positions at depth {depth}")
-        self.send(f"Total time (ms) : {int(elapsed * 1000)}")
-        self.send(f"Nodes searched  : {nodes}")
-        self.send(f"Nodes/second    : {int(nodes / max(elapsed, 1e-9))}")
-
-    # -- helpers ------------------------------------------------------------------------
-    def _wait_ready(self) -> None:
-        self._ready.wait()
-        if self._warm_error is not None:
-            raise UciError(f"engine kernels failed to load: {self._warm_error}")
+    def _run_job(self, work: Callable[..., list[str]], *args: object) -> None:
+        try:
+            final = work(*args)
+        except Exception as exc:  # a bug must not leave the GUI waiting in silence
+            log.exception("engine job failed")
+            final = [f"info string error: {type(exc).__name__}: {exc}"]
+        self._job_searcher = None
+        self._busy = False
+        for line in final:
+            self.send(line)
 
     def _stop_search(self) -> None:
+        """Stop the worker's job and wait for its last line. ``stop()`` is repeated until the
+        thread ends: a search that was only starting would otherwise clear the request."""
         thread = self._thread
-        if thread is not None and thread.is_alive():
-            if self._searcher is not None:
-                self._searcher.stop()
-            thread.join()
+        if thread is None:
+            return
+        self._halt.set()
+        while thread.is_alive():
+            searcher = self._job_searcher
+            if searcher is not None:
+                searcher.stop()
+            thread.join(0.01)
         self._thread = None
 
-    def _perft(self, depth: int) -> None:
-        if not 0 <= depth <= 10:
-            raise UciError(f"perft depth must be in 0..10, got {depth}")
-        self._wait_ready()
-        from engine.position import divide
+    def _wait_ready(self, halt: threading.Event | None = None) -> bool:
+        """Wait for the kernels; False if ``halt`` was set first."""
+        while not self._ready.wait(0.05):
+            if halt is not None and halt.is_set():
+                return False
+        if self._warm_error is not None:
+            raise UciError(f"engine kernels failed to load: {self._warm_error}")
+        return True
 
+    def _bench(self, depth: int) -> list[str]:
+        halt = self._halt
+        if not self._wait_ready(halt):
+            return ["info string bench stopped"]
+        from engine.searcher import Limits, Searcher
+
+        searcher = self._job_searcher = Searcher(hash_mb=16)
+        nodes, elapsed, done = 0, 0.0, 0
+        for fen in BENCH_FENS:
+            if halt.is_set():
+                break
+            searcher.clear()
+            start = time.perf_counter()
+            result = searcher.search(chess.Board(fen), Limits(depth=depth))
+            elapsed += time.perf_counter() - start
+            nodes += result.info.nodes if result.info else 0
+            done += 1
+        if halt.is_set():
+            return [f"info string bench stopped after {done} of {len(BENCH_FENS)} positions"]
+        return [
+            f"info string bench: {len(BENCH_FENS)} positions at depth {depth}",
+            f"Total time (ms) : {int(elapsed * 1000)}",
+            f"Nodes searched  : {nodes}",
+            f"Nodes/second    : {int(nodes / max(elapsed, 1e-9))}",
+        ]
+
+    def _perft(self, board: chess.Board, depth: int) -> list[str]:
+        """Leaf counts below each move, sent as each is known. Up to PERFT_KERNEL_DEPTH plies are
+        counted by the kernel at once; above that, move by move, so `stop` ends it within one
+        kernel call (a second or so)."""
+        halt = self._halt
         if depth == 0:
-            self.send("")
-            self.send("Nodes searched: 1")
-            return
-        counts = divide(self.board, depth)
-        for move, count in counts.items():
-            self.send(f"{move.uci()}: {count}")
-        self.send("")
-        self.send(f"Nodes searched: {sum(counts.values())}")
+            return ["", "Nodes searched: 1"]
+        if not self._wait_ready(halt):
+            return ["info string perft stopped"]
+        from engine.position import legal_moves, perft
+
+        def count(node: chess.Board, plies: int) -> int | None:
+            if plies <= PERFT_KERNEL_DEPTH:
+                return perft(node, plies)
+            total = 0
+            for move in legal_moves(node):
+                if halt.is_set():
+                    return None
+                node.push(move)
+                sub = count(node, plies - 1)
+                node.pop()
+                if sub is None:
+                    return None
+                total += sub
+            return total
+
+        moves = legal_moves(board)
+        total = 0
+        for done, move in enumerate(moves):
+            if halt.is_set():
+                return [f"info string perft stopped after {done} of {len(moves)} moves"]
+            board.push(move)
+            sub = count(board, depth - 1)
+            board.pop()
+            if sub is None:
+                return [f"info string perft stopped after {done} of {len(moves)} moves"]
+            total += sub
+            self.send(f"{move.uci()}: {sub}")
+        return ["", f"Nodes searched: {total}"]
 
     def _strength(self) -> Strength:
         from engine.searcher import FULL_STRENGTH, Strength
@@ -336,7 +487,7 @@ class UciProtocol:
         p = skill_params(skill)
         return Strength(max_depth=p.max_depth, max_nodes=p.max_nodes, margin=p.margin, temperature=p.temperature)
 
-    def _run_search(self, board: chess.Board, params: dict[str, int | bool]) -> None:
+    def _run_search(self, board: chess.Board, params: dict[str, int | bool]) -> list[str]:
         best: chess.Move | None = None
         ponder: chess.Move | None = None
         try:
@@ -344,7 +495,7 @@ class UciProtocol:
             from engine.book import Book
             from engine.searcher import Info, Limits
 
-            searcher = self._get_searcher()
+            searcher = self._job_searcher = self._get_searcher()
             infinite = bool(params.get("infinite") or params.get("ponder"))
             if self.values["OwnBook"] and not infinite and "depth" not in params and "nodes" not in params:
                 best = Book(rng=searcher.rng).pick(board)
@@ -383,11 +534,10 @@ class UciProtocol:
             legal = list(board.legal_moves)
             best = legal[0] if legal else None
         if best is None:
-            self.send("bestmove (none)")
-        elif ponder is not None:
-            self.send(f"bestmove {best.uci()} ponder {ponder.uci()}")
-        else:
-            self.send(f"bestmove {best.uci()}")
+            return ["bestmove (none)"]
+        if ponder is not None:
+            return [f"bestmove {best.uci()} ponder {ponder.uci()}"]
+        return [f"bestmove {best.uci()}"]
 
 
 def _warm() -> int:
@@ -423,22 +573,48 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["warm"]:
         return _warm()
     out_lock = threading.Lock()
+    stdout = sys.stdout.buffer
 
     def send(text: str) -> None:
-        with out_lock:
-            sys.stdout.write(text + "\n")
-            sys.stdout.flush()
+        # Bytes, so no locale (LC_ALL=C with PYTHONUTF8=0 is ASCII) can fail the write.
+        with out_lock, contextlib.suppress(OSError):  # a GUI that closed the pipe hears nothing
+            stdout.write(text.encode("utf-8", "backslashreplace") + b"\n")
+            stdout.flush()
 
     protocol = UciProtocol(send)
     try:
-        for line in sys.stdin:
-            if not protocol.handle(line):
+        for line in read_commands(sys.stdin.buffer):
+            if isinstance(line, UciError):
+                protocol.error(str(line))
+            elif not protocol.handle(line):
                 break
+        else:  # end of input, not `quit`: let a perft or bench finish, stop a search
+            with contextlib.suppress(Exception):
+                protocol.finish()
     except (KeyboardInterrupt, BrokenPipeError):
         # Ctrl-C at a terminal, or the GUI went away: end quietly, as at "quit".
         with contextlib.suppress(Exception):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (nothing more may reach a closed pipe)
         return 0
-    with contextlib.suppress(Exception):
-        protocol.handle("stop")
     return 0
+
+
+def read_commands(stream: BinaryIO, *, limit: int = MAX_LINE_BYTES) -> Iterator[str | UciError]:
+    """Lines of ``stream`` as text, read as bytes whatever the locale. A line that is not UTF-8,
+    or longer than ``limit`` bytes, comes as a :class:`UciError` naming it instead; the rest of
+    an over-long line is skipped ``limit`` bytes at a time, so memory stays bounded."""
+    number = 0
+    while True:
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            yield UciError(f"input line {number} is longer than {limit} bytes; refused and skipped")
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(limit)
+            continue
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield UciError(f"input line {number} is not UTF-8 (byte 0x{raw[exc.start]:02x} at {exc.start}); ignored")

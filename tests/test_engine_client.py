@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import random
 import shutil
 import signal
 import sys
@@ -10,7 +12,7 @@ import chess
 import chess.engine
 import pytest
 
-from boardctl.engine_client import EngineClient, resolve_command, uci_options
+from boardctl.engine_client import EngineClient, Reply, resolve_command, uci_options
 from boardctl.errors import EngineError
 from engine.levels import LEVELS
 
@@ -99,3 +101,75 @@ def test_an_engine_that_cannot_start_is_a_clear_error() -> None:
         await engine.close()
 
     asyncio.run(scenario())
+
+
+ENGINE_CMD = [sys.executable, "-m", "engine"]
+
+
+def _stress(seed: int, steps: int) -> tuple[int, int]:
+    """The daemon's pattern against the real engine: each request cancels the one before it, 1-5 ms
+    apart (hints pressed fast, takebacks, new games at another level, moves). Returns how many
+    requests were answered and how many were left to finish."""
+    rng = random.Random(seed)
+    problems: list[object] = []
+
+    async def scenario() -> tuple[int, int]:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda _loop, context: problems.append(context))
+        answered = finished = 0
+        async with EngineClient(ENGINE_CMD, level="practice2", movetime=0.05) as engine:
+            board = chess.Board()
+            current: asyncio.Task[Reply] | None = None
+            asked: chess.Board | None = None
+
+            def check(task: asyncio.Task[Reply], position: chess.Board) -> int:
+                if task.cancelled():
+                    return 0
+                exc = task.exception()
+                if exc is not None:
+                    problems.append(exc)
+                    return 0
+                assert task.result().move in position.legal_moves
+                return 1
+
+            for _ in range(steps):
+                kind = rng.choice(["hint", "hint", "hint", "move", "takeback", "new-game"])
+                if kind == "move" and not board.is_game_over():
+                    board.push(rng.choice(list(board.legal_moves)))
+                elif kind == "takeback" and board.move_stack:
+                    board.pop()
+                elif kind == "new-game":
+                    board = chess.Board()
+                    await engine.set_level(rng.choice(["beginner", "practice1", "1500", "intermediate"]))
+                if board.is_game_over():
+                    board = chess.Board()
+                if current is not None and not current.done():
+                    current.cancel()
+                if current is not None and asked is not None:
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await asyncio.sleep(0)
+                    if current.done():
+                        answered += check(current, asked)
+                asked = board.copy()
+                current = loop.create_task(engine.hint(asked) if kind == "hint" else engine.play(asked))
+                if rng.random() < 0.1:  # now and then, wait for the answer
+                    await asyncio.wait({current})
+                else:
+                    await asyncio.sleep(rng.uniform(0.001, 0.005))
+            assert current is not None and asked is not None
+            await asyncio.wait({current}, timeout=30)
+            assert current.done() and not current.cancelled()
+            finished = check(current, asked)
+            answered += finished
+        return answered, finished
+
+    answered, finished = asyncio.run(scenario())
+    assert problems == []
+    return answered, finished
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_rapid_cancelled_requests_never_break_the_client(seed: int) -> None:
+    answered, finished = _stress(seed, 150)
+    assert finished == 1  # the last request, not cancelled, was answered
+    assert answered >= 5  # the ones left to finish were answered too

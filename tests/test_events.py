@@ -72,6 +72,7 @@ def test_malformed_lines_say_what_is_wrong_and_where(line: str, message: str) ->
     assert isinstance(info.value, BoardctlError) and isinstance(info.value, ValueError)
 
 
+@pytest.mark.fuzz
 @given(st.text(max_size=60))
 def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:
     with contextlib.suppress(EventFormatError):
@@ -86,3 +87,53 @@ def test_arbitrary_objects_parse_or_fail_cleanly(obj: dict[str, object]) -> None
     except EventFormatError:
         return
     assert parse_event(json.dumps(json.loads(format_event(event)))) == event
+
+
+HOSTILE_LINES = [
+    ('{"t": 1' + "0" * 400 + "}", "number too long"),  # was an OverflowError as a float
+    ('{"t": 1' + "0" * 4400 + "}", "number too long"),  # was Python's int-digit ValueError
+    ('{"t": 1, "square": "e2", "occupied": ' + "[" * 1000 + "]" * 1000 + "}", "nested more than"),  # RecursionError
+    ("[" * 5000, "nested more than"),
+    ('{"t": NaN}', "NaN is not a JSON number"),
+    ('{"t": 1e999}', "finite number"),
+    ('{"t": 1' + " " * 70_000 + "}", "larger than"),
+    ('{"t": 1, "button": "' + "x" * 50_000 + '"}', "unknown button"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), HOSTILE_LINES)
+def test_hostile_lines_are_one_short_error_naming_the_line(line: str, message: str) -> None:
+    for data in (line, line.encode()):
+        with pytest.raises(EventFormatError, match=message) as info:
+            parse_event(data, where="game.jsonl:9")
+        assert str(info.value).startswith("game.jsonl:9: ")
+        assert len(str(info.value)) < 400
+        assert not has_time(data) or message in ("finite number", "unknown button")
+
+
+def test_invalid_utf8_names_the_line_and_byte() -> None:
+    with pytest.raises(EventFormatError, match=r"^stdin:3: not UTF-8 text \(byte 0xff at position 7\)"):
+        parse_event(b'{"t": 1\xff}', where="stdin:3")
+
+
+def test_event_from_json_survives_huge_numbers_from_any_source() -> None:
+    for bad in (10**400, -(10**400), float("inf")):
+        with pytest.raises(EventFormatError, match="'t' must be a finite number"):
+            event_from_json({"t": bad})
+
+
+@pytest.mark.fuzz
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+    | st.sampled_from(["e2", "hint", "ffff00000000ffff", "takeback"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["t", "square", "occupied", "button", "snapshot", "x"]), inner, max_size=4),
+    max_leaves=12,
+))
+def test_any_decoded_value_is_an_event_or_a_format_error(obj: object) -> None:
+    try:
+        event = event_from_json(obj, t=1.0, where="x:1")
+    except EventFormatError as exc:
+        assert str(exc).startswith("x:1: ")
+    else:
+        assert parse_event(format_event(event)) == event

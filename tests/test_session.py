@@ -150,6 +150,21 @@ def test_hint_lights_the_suggested_move() -> None:
     assert not leds(session, "hint")
 
 
+def test_hint_on_the_engines_turn_keeps_its_move_request() -> None:
+    """Pressing hint while the engine thinks once replaced its move request: the game stalled."""
+    session = Session(Settings(mode="play", color="white"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    request = session.engine_request()
+    assert request is not None and request.kind == "move"
+    hands.press(Button.HINT)
+    hands.press(Button.HINT)
+    assert session.engine_request() is request
+    assert "engine is to move" in (session.warning or "")
+    session.engine_replied(request, Reply(chess.Move.from_uci("e7e5"), 0), hands.t)
+    assert session.state_line()["pending"] == "e7e5"
+
+
 def test_resign_against_the_engine_and_new_game_with_other_settings() -> None:
     session = Session(Settings(mode="play", color="white"))
     hands = Hands(session)

@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 
 import chess
+import pytest
+from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_daemon_support import STOCKFISH, Daemon
@@ -135,8 +137,9 @@ def scripts(draw: st.DrawFn) -> list[str]:
     return lines
 
 
+@pytest.mark.fuzz
 @given(scripts())
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 def test_any_script_gets_exactly_one_line_per_input_line(lines: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = io.StringIO()

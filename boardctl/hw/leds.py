@@ -58,6 +58,7 @@ SIGNALS: dict[Code, Signal] = {
     Code.CLOCK: Signal("#...#...........", (255, 255, 0), ((1319.0, 0.3),)),
     Code.NEW_GAME: Signal("#...............", (255, 255, 255), ((523.0, 0.1), (784.0, 0.1))),
     Code.SELFTEST: Signal("###############.", (255, 255, 255)),
+    Code.STORAGE: Signal("#..#..#.........", (255, 60, 200), ((147.0, 0.4),)),
 }
 
 _PRIORITY: dict[Code, int] = {code: i for i, code in enumerate(SIGNALS)}

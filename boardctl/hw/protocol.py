@@ -17,6 +17,11 @@ from boardctl.errors import ProtocolError
 from boardctl.events import Button
 
 MAX_LINE = 1200  # a full 64-square LED frame is about 1 KB
+#: How much of a refused (overlong) line is kept to name it in the log.
+REFUSED_PREFIX = 40
+
+#: Firmware that speaks this protocol (the first argument of ``HELLO``).
+FIRMWARE_VERSIONS = frozenset({"boardfw-2"})
 
 #: Lines the device sends.
 DEVICE_KINDS = frozenset({"HELLO", "S", "C", "B", "E"})
@@ -56,35 +61,49 @@ def parse_line(raw: bytes) -> Line:
 
 
 class LineFramer:
-    """Bytes in, complete lines out; overlong lines are dropped and counted as garbage."""
+    """Bytes in, complete lines out, never holding more than ``max_line`` bytes.
+
+    A line longer than ``max_line`` (garbage, or a flood with no newline) is refused as soon as it
+    passes the limit: counted in ``overflows``, its first bytes kept in ``refused`` (for the log),
+    and the rest of it skipped up to its newline. Only new bytes are scanned, so any amount of
+    input costs linear time.
+    """
 
     def __init__(self, *, max_line: int = MAX_LINE) -> None:
         self._buf = bytearray()
         self._max = max_line
         self._skipping = False
         self.overflows = 0
+        #: The first bytes of the last refused line.
+        self.refused = b""
+
+    @property
+    def max_line(self) -> int:
+        return self._max
 
     def feed(self, data: bytes) -> list[bytes]:
         out: list[bytes] = []
-        self._buf += data
-        while True:
-            i = self._buf.find(b"\n")
-            if i < 0:
-                if len(self._buf) > self._max:
+        start, n = 0, len(data)
+        while start < n:
+            end = data.find(b"\n", start)
+            stop = n if end < 0 else end
+            if not self._skipping:
+                if stop - start > self._max - len(self._buf):
+                    self.overflows += 1
+                    self.refused = bytes(self._buf[:REFUSED_PREFIX] + data[start : start + REFUSED_PREFIX])[:REFUSED_PREFIX]
                     self._buf.clear()
-                    if not self._skipping:
-                        self.overflows += 1
                     self._skipping = True
-                return out
-            line = bytes(self._buf[:i])
-            del self._buf[: i + 1]
+                else:
+                    self._buf += data[start:stop]
+            if end < 0:
+                break
             if self._skipping:
                 self._skipping = False
-                continue
-            if len(line) > self._max:
-                self.overflows += 1
-                continue
-            out.append(line)
+            else:
+                out.append(bytes(self._buf))
+                self._buf.clear()
+            start = end + 1
+        return out
 
     def reset(self) -> None:
         self._buf.clear()
@@ -123,6 +142,16 @@ def button_arg(line: Line, i: int) -> Button:
         raise ProtocolError(f"{line.kind}: unknown button {value!r}") from None
 
 
+def token_arg(line: Line, i: int) -> int | None:
+    """The request token a snapshot answer echoes (1-8 hex digits), or None if it has none."""
+    if i >= len(line.args):
+        return None
+    value = line.args[i]
+    if not re.fullmatch(r"[0-9a-f]{1,8}", value):
+        raise ProtocolError(f"{line.kind}: bad request token {value!r}")
+    return int(value, 16)
+
+
 def _arg(line: Line, i: int) -> str:
     if i >= len(line.args):
         raise ProtocolError(f"{line.kind}: missing argument {i + 1}")
@@ -132,6 +161,10 @@ def _arg(line: Line, i: int) -> str:
 def lamp_arg(square: chess.Square, mask: int, colour: tuple[int, int, int]) -> str:
     r, g, b = colour
     return f"{chess.square_name(square)}:{mask:04x}:{r:02x}{g:02x}{b:02x}"
+
+
+def token_hex(token: int) -> str:
+    return f"{token & 0xFFFFFFFF:08x}"
 
 
 def tone_arg(hz: float, seconds: float) -> str:

@@ -4,20 +4,26 @@ One reader thread owns the port: it opens it (again and again after an unplug), 
 snapshot on every connect, parses lines, and emits events stamped with the Pi's monotonic
 clock on arrival (the device's ticks reset and wrap, so they are never used).
 
-Recovery: a line failing its checksum or grammar, a gap in the device's sequence numbers,
-a change that contradicts the known occupancy, a device reset (``HELLO``), a silent link or
-a reconnect all mark the state uncertain and ask for a snapshot (``?``). The snapshot that
-answers reaches the tracker as one ``Snapshot`` event (a resync by comparison), never as a
-burst of lifts and places. Periodic heartbeat snapshots are compared silently and emitted
-only if they differ. Every such fault is logged and counted in ``stats``.
+Recovery: a line failing its checksum or grammar, an overlong line, a sequence number other
+than the next one (a lost, duplicated, reordered or replayed line), a change that contradicts
+the known occupancy, a heartbeat that differs from it, a device reset (``HELLO``), a silent link
+or a reconnect all make the link *uncertain*. From then on no event reaches the tracker: changes
+and button presses are dropped (counted in ``stats.dropped``) until the device has answered a
+snapshot request (``? TOKEN``, repeated every 0.5 s with a fresh token) with ``S ... req TOKEN``
+echoing a token asked for since the link became uncertain. Only that answer is trusted: a stale,
+duplicated or replayed snapshot cannot carry a current token. It reaches the tracker as one
+``Snapshot`` event (a resync by comparison), never as a burst of lifts and places, and
+supersedes everything dropped. Every such fault is logged and counted in ``stats``.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
+import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +40,9 @@ log = logging.getLogger(__name__)
 
 Opener = Callable[[], Any]  # returns an open pyserial port
 
+#: Most bytes taken from the port at once (the framer never holds more than a line anyway).
+READ_CHUNK = 4096
+
 
 @dataclass
 class LinkStats:
@@ -41,13 +50,20 @@ class LinkStats:
 
     lines: int = 0
     bad_lines: int = 0
-    lost_lines: int = 0
+    #: Lines whose sequence number was not the next one: lost, duplicated, reordered or replayed.
+    sequence_gaps: int = 0
     echoes: int = 0
     overflows: int = 0
     resets: int = 0
     reconnects: int = 0
     resyncs: int = 0
     device_errors: int = 0
+    #: A line repeated right after itself (ignored).
+    duplicates: int = 0
+    #: Changes and button presses dropped while a resync was pending (the snapshot supersedes them).
+    dropped: int = 0
+    #: Snapshots ignored while a resync was pending: heartbeats, boot snapshots, stale answers.
+    stale_snapshots: int = 0
 
 
 class SerialBoard(Board):
@@ -59,6 +75,8 @@ class SerialBoard(Board):
     FRAME_REFRESH = 2.0
     #: No line for this long (the device sends a heartbeat every second) means ask again.
     SILENCE = 3.5
+    #: Tokens of the current resync remembered (at 2 a second, the last 30 s of requests).
+    TOKENS_KEPT = 64
 
     def __init__(
         self,
@@ -89,7 +107,12 @@ class SerialBoard(Board):
         self._framer = p.LineFramer()
         self._tx_seq = 0
         self._expect_seq: int | None = None
+        self._last_raw = b""
+        # Only the reader thread touches the resync state; other threads set _snapshot_wanted.
         self._resync_pending = True
+        self._tokens: deque[int] = deque(maxlen=self.TOKENS_KEPT)  # asked for since it became pending
+        self._next_token = random.getrandbits(32)  # a restarted daemon never reuses recent tokens
+        self._snapshot_wanted = threading.Event()
         self._last_request = float("-inf")
         self._last_frame_sent = float("-inf")
         self._last_line = 0.0
@@ -97,6 +120,9 @@ class SerialBoard(Board):
 
     # --- lifetime --------------------------------------------------------------------------------------
     def _start(self) -> None:
+        self._spawn()
+
+    def _spawn(self) -> None:
         self._thread = threading.Thread(target=self._run, name="boardctl-serial", daemon=True)
         self._thread.start()
 
@@ -112,14 +138,22 @@ class SerialBoard(Board):
 
     # --- requests to the device ------------------------------------------------------------------------
     def request_snapshot(self) -> None:
-        self._resync_pending = True
-        self._request(force=True)
+        """Ask for a resync; the reader thread sends the request (and drops events until it is answered)."""
+        self._snapshot_wanted.set()
+
+    @property
+    def is_resync_pending(self) -> bool:
+        """Events are being held back until a snapshot request is answered."""
+        return self._resync_pending
 
     def _request(self, *, force: bool = False) -> None:
         now = time.monotonic()
         if force or now - self._last_request >= self.REQUEST_RETRY:
             self._last_request = now
-            self._send("?")
+            token = self._next_token
+            self._next_token = (token + 1) & 0xFFFFFFFF
+            self._tokens.append(token)
+            self._send("?", p.token_hex(token))
 
     def _show(self, frame: LedFrame) -> None:
         self._send_frame(frame)
@@ -160,7 +194,7 @@ class SerialBoard(Board):
             if failures or self.stats.reconnects:
                 log.warning("serial: connected to %s again", self.url)
             failures = 0
-            self._on_connect(port)
+            self.attach(port)
             try:
                 self._pump(port)
             except (serial.SerialException, OSError, ValueError, TypeError) as exc:
@@ -172,14 +206,16 @@ class SerialBoard(Board):
                 self.stats.reconnects += 1
                 self._stop.wait(self._reconnect_delay)
 
-    def _on_connect(self, port: Any) -> None:
+    def attach(self, port: Any) -> None:
+        """Use ``port``, just opened: resync and resend the LEDs (the reader thread's work; public for tests)."""
         with self._write_lock:
             self._port = port
         self._framer.reset()
         self._expect_seq = None
+        self._last_raw = b""
         self._last_line = time.monotonic()
         self._connected.set()
-        self.request_snapshot()
+        self._uncertain("a (re)connect", restart=True)
         self._send_frame(self._frame)
 
     def _drop_port(self) -> None:
@@ -194,17 +230,29 @@ class SerialBoard(Board):
 
     def _pump(self, port: Any) -> None:
         while not self._stop.is_set():
-            data = port.read(max(1, port.in_waiting))
+            data = port.read(min(max(1, port.in_waiting), READ_CHUNK))
             if data:
-                for raw in self._framer.feed(data):
-                    self.handle_line(raw)
-                if self._framer.overflows != self.stats.overflows:
-                    self.stats.overflows = self._framer.overflows
-                    self._uncertain("an overlong line (garbage)")
-            self._housekeeping()
+                self.handle_bytes(data)
+            self.housekeeping()
 
-    def _housekeeping(self) -> None:
+    def handle_bytes(self, data: bytes) -> None:
+        """Frame and interpret bytes from the device (the reader thread's work; public for tests)."""
+        for raw in self._framer.feed(data):
+            self.handle_line(raw)
+        if self._framer.overflows != self.stats.overflows:
+            self.stats.overflows = self._framer.overflows
+            log.warning(
+                "serial: refused a line longer than %d bytes (starting %r); the rest of it is skipped",
+                self._framer.max_line, self._framer.refused,
+            )
+            self._uncertain("an overlong line")
+
+    def housekeeping(self) -> None:
+        """Timed duties: repeat an unanswered ``?``, notice silence, refresh the LEDs (reader thread)."""
         now = time.monotonic()
+        if self._snapshot_wanted.is_set():
+            self._snapshot_wanted.clear()
+            self._uncertain("a request", restart=True)
         if self._resync_pending:
             self._request()
         if now - self._last_line > self.SILENCE:
@@ -214,11 +262,21 @@ class SerialBoard(Board):
         if now - self._last_frame_sent > self.FRAME_REFRESH:
             self._send_frame(self._frame)
 
-    def _uncertain(self, why: str) -> None:
+    def _uncertain(self, why: str, *, restart: bool = False) -> None:
+        """Hold every event back until a snapshot asked for from now on has been received.
+
+        ``restart`` (a reset, a reconnect, a request from outside): answers to requests sent
+        before now no longer count even if a resync was already pending.
+        """
+        if self._resync_pending and not restart:
+            log.debug("serial: %s while a resync is pending", why)
+            self._request()
+            return
         self.stats.resyncs += 1
-        log.info("serial: resync after %s", why)
+        log.info("serial: resync after %s; events are held back until the snapshot arrives", why)
         self._resync_pending = True
-        self._request()
+        self._tokens.clear()
+        self._request(force=True)
 
     def handle_line(self, raw: bytes) -> None:
         """Interpret one line from the device (the reader thread's work; public for tests)."""
@@ -235,18 +293,32 @@ class SerialBoard(Board):
             self.stats.echoes += 1
             log.debug("serial: ignoring an echo of our own %s line", line.kind)
             return
+        if raw == self._last_raw:
+            # The line just handled, again (a channel repeat): harmless, and no reason to resync.
+            self.stats.duplicates += 1
+            log.debug("serial: ignoring a repeat of line %02x", line.seq)
+            return
+        self._last_raw = raw
         if line.kind == "HELLO":
             self.stats.resets += 1
             log.warning("serial: device (re)started: %s", " ".join(line.args))
+            if line.args and line.args[0] not in p.FIRMWARE_VERSIONS:
+                log.warning(
+                    "serial: firmware %s is not %s; deploy firmware/ again (firmware/README.md)",
+                    line.args[0], " or ".join(sorted(p.FIRMWARE_VERSIONS)),
+                )
             self._expect_seq = (line.seq + 1) & 0xFF
-            self._resync_pending = True
+            self._uncertain("a device reset", restart=True)
             self._send_frame(self._frame)
             return
         if self._expect_seq is not None and line.seq != self._expect_seq:
-            lost = (line.seq - self._expect_seq) & 0xFF
-            self.stats.lost_lines += lost
-            log.warning("serial: %d line(s) lost before seq %02x", lost, line.seq)
-            self._uncertain("lost lines")
+            ahead = (line.seq - self._expect_seq) & 0xFF
+            self.stats.sequence_gaps += 1
+            log.warning(
+                "serial: line %02x arrived where %02x was due (%d lost, or a duplicated, reordered or replayed line)",
+                line.seq, self._expect_seq, ahead,
+            )
+            self._uncertain("a sequence gap")
         self._expect_seq = (line.seq + 1) & 0xFF
         try:
             self._dispatch(line)
@@ -259,28 +331,49 @@ class SerialBoard(Board):
         now = self._clock()
         if line.kind == "S":
             occupancy = p.bitboard_arg(line, 0)
-            if self._resync_pending or occupancy != self._occupancy:
-                if not self._resync_pending:
-                    log.warning("serial: heartbeat snapshot differs from the known occupancy; resync")
+            token = p.token_arg(line, 2)
+            if self._resync_pending:
+                if token is None or token not in self._tokens or _arg_or(line, 1) != "req":
+                    self.stats.stale_snapshots += 1
+                    log.debug("serial: snapshot %s ignored: not an answer to a current request", " ".join(line.args))
+                    return
                 self._resync_pending = False
+                self._tokens.clear()
                 self._occupancy = occupancy
                 self._emit(Snapshot(now, occupancy))
+            elif occupancy != self._occupancy:
+                log.warning("serial: snapshot differs from the known occupancy on %d squares", bin(occupancy ^ self._occupancy).count("1"))
+                self._uncertain("a differing snapshot")
         elif line.kind == "C":
             square, occupied = p.square_arg(line, 0), p.bit_arg(line, 1)
-            if bool(self._occupancy >> square & 1) == occupied:
+            if self._resync_pending:
+                self._drop(line)
+            elif bool(self._occupancy >> square & 1) == occupied:
                 log.warning("serial: change on %s contradicts the known occupancy", line.args[0])
                 self._uncertain("a contradicting change")
-                return
-            self._occupancy ^= 1 << square
-            self._emit(SquareChanged(now, square, occupied))
+            else:
+                self._occupancy ^= 1 << square
+                self._emit(SquareChanged(now, square, occupied))
         elif line.kind == "B":
-            self._emit(ButtonPressed(now, p.button_arg(line, 0)))
+            button = p.button_arg(line, 0)
+            if self._resync_pending:
+                self._drop(line)
+            else:
+                self._emit(ButtonPressed(now, button))
         elif line.kind == "E":
             self.stats.device_errors += 1
             log.warning("serial: device rejected a line: %s", " ".join(line.args))
             self._send_frame(self._frame)
         else:
             raise ProtocolError(f"unknown line kind {line.kind!r}")
+
+    def _drop(self, line: p.Line) -> None:
+        self.stats.dropped += 1
+        log.warning("serial: %s %s dropped: a resync is pending (the snapshot supersedes it)", line.kind, " ".join(line.args))
+
+
+def _arg_or(line: p.Line, i: int, default: str = "") -> str:
+    return line.args[i] if i < len(line.args) else default
 
 
 #: Seconds ``play``/``record --board serial`` wait at start for the board to answer before giving up

@@ -20,7 +20,8 @@ from typing import Any
 
 from boardctl.errors import ConfigError
 
-PIN_DIGITS = 6
+#: Eight digits: with the server's global back-off (boardctl.web.server) guessing takes centuries.
+PIN_DIGITS = 8
 _PIN_RE = re.compile(r"^[0-9]{4,12}$")
 _WEB_TABLE_RE = re.compile(r"^\s*\[\s*web\s*\]\s*(#.*)?$")
 

@@ -8,23 +8,34 @@ Security model:
 
 - By default the server binds 127.0.0.1 and needs no PIN. To stop other web sites (via the
   visitor's browser) and DNS rebinding from reaching it, a request whose ``Host`` is not a
-  loopback name, or whose ``Origin`` is not the page's own, is refused.
-- On any other address (LAN mode, e.g. ``--host 0.0.0.0`` for a phone) every state-changing
-  request and WebSocket action needs the PIN; reading the state, the PGN and past games does not.
-  Wrong PINs are counted per client address, and after :data:`MAX_PIN_FAILURES` in a row the
-  address is locked out for :data:`PIN_LOCKOUT_SECONDS`.
+  loopback name, or whose ``Origin`` is not exactly the page's own (scheme, host and port of the
+  request's ``Host``), is refused; ``Origin: null`` (sandboxed frames, ``data:`` pages) is refused
+  too. No ``Origin`` at all is a non-browser client (curl, scripts), which is allowed.
+  ``Host`` is parsed strictly (:func:`parse_host`): an IPv4 literal, a bracketed IPv6 literal or a
+  DNS name, then optionally ``:`` and digits; anything else (``[::1].evil.com``,
+  ``127.0.0.1:80@evil.com``) is refused.
+- On any bind that is not loopback (LAN mode: ``""``, ``0.0.0.0``, ``::``, a LAN address, a name
+  that resolves to one) every state-changing request and WebSocket action needs the PIN; reading
+  the state, the PGN and past games does not. The PIN and the lockout are checked before the
+  action is parsed, and a missing PIN counts as a wrong one. Wrong PINs are counted per client
+  address (after :data:`MAX_PIN_FAILURES` in a row the address is locked out for
+  :data:`PIN_LOCKOUT_SECONDS`) and across all addresses: after :data:`GLOBAL_FREE_FAILURES` wrong
+  PINs from anywhere, each further one closes the board to every PIN for twice as long as the
+  last, up to :data:`GLOBAL_MAX_DELAY` (a WebSocket that already gave the right PIN keeps working).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hmac
 import io
 import ipaddress
 import json
 import logging
 import re
+import socket
 import time
 from pathlib import Path
 from typing import Any, Protocol, Self
@@ -34,10 +45,14 @@ import chess.pgn
 from aiohttp import WSMsgType, web
 
 from boardctl.errors import BoardctlError, ConfigError
+from boardctl.web.describe import can_promote, check_square, describe_board, logical_occupancy
 from boardctl.web.protocol import (
     MAX_MESSAGE_BYTES,
     PinError,
-    parse_client_message,
+    WebInputError,
+    needs_worker,
+    parse_envelope,
+    parse_json,
     validate_action,
 )
 
@@ -45,9 +60,23 @@ log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_PIN_FAILURES = 5
+#: Ports tried after a taken default port before any free port is taken (8081 … 8089 for 8080).
+FALLBACK_PORTS = 9
 PIN_LOCKOUT_SECONDS = 60.0
+#: Wrong PINs from all addresses together before the global back-off starts.
+GLOBAL_FREE_FAILURES = 10
+#: The global back-off doubles with each further wrong PIN up to this many seconds.
+GLOBAL_MAX_DELAY = 900.0
+#: With no wrong PIN for this long, the global count starts again (a right PIN also resets it).
+GLOBAL_QUIET_SECONDS = 3600.0
+#: At most one "wrong PIN" log line per this many seconds; the others are counted in the next one.
+PIN_LOG_INTERVAL = 10.0
 PIN_HEADER = "X-Boardctl-Pin"
-_LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST_RE = re.compile(
+    rf"(?:\[(?P<v6>[0-9A-Fa-f:.]{{2,45}})\]|(?P<name>{_LABEL}(?:\.{_LABEL})*\.?))(?::(?P<port>[0-9]{{1,5}}))?"
+)
+_ORIGIN_RE = re.compile(r"(?P<scheme>https?)://(?P<netloc>[^/?#@\s]+)")
 _GAME_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.pgn$")
 
 
@@ -64,51 +93,167 @@ class Daemon(Protocol):
 
 
 def is_loopback_host(host: str) -> bool:
-    """Whether binding ``host`` keeps the server on this machine only."""
-    if host.strip("[]") in _LOOPBACK_NAMES:
-        return True
+    """Whether binding ``host`` keeps the server on this machine only.
+
+    Only loopback literals, and names whose every address is loopback, count; ``""``, ``0.0.0.0``,
+    ``::``, LAN addresses and names that do not resolve are not loopback (LAN mode).
+    """
+    name = host.strip()
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    if not name:
+        return False
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return False
+    addresses = {info[4][0] for info in infos}
+    try:
+        return bool(addresses) and all(ipaddress.ip_address(str(a).split("%", 1)[0]).is_loopback for a in addresses)
     except ValueError:
         return False
 
 
-def _host_name(netloc: str) -> str:
-    """``example:8080`` -> ``example``; ``[::1]:80`` -> ``::1``."""
-    if netloc.startswith("["):
-        return netloc[1 : netloc.find("]")] if "]" in netloc else netloc
-    return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
+def parse_host(value: str) -> tuple[str, int | None] | None:
+    """A ``Host`` header (or an origin's host part) as ``(host, port)``, or None when malformed.
+
+    Strict: an IPv4 literal or DNS name, or an IPv6 literal in brackets, then optionally ``:``
+    and a port of digits. The host comes back lower-case, without brackets or a trailing dot.
+    """
+    match = _HOST_RE.fullmatch(value)
+    if match is None:
+        return None
+    port_text = match.group("port")
+    port = int(port_text) if port_text is not None else None
+    if port is not None and not 0 < port < 65536:
+        return None
+    v6 = match.group("v6")
+    if v6 is not None:
+        try:
+            address = ipaddress.IPv6Address(v6)
+        except ValueError:
+            return None
+        return address.compressed, port
+    name = match.group("name").rstrip(".").lower()
+    if re.fullmatch(r"[0-9.]+", name):
+        try:
+            return str(ipaddress.IPv4Address(name)), port
+        except ValueError:
+            return None
+    if name.rsplit(".", 1)[-1].isdigit():
+        return None  # not an IPv4 literal, and no top-level domain is numeric
+    return name, port
+
+
+def _is_loopback_name(host: str) -> bool:
+    """``localhost`` or a loopback literal (no lookup: the Host header is the client's claim)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
+
+
+def is_same_origin(origin: str, *, scheme: str, host: str) -> bool:
+    """Whether an ``Origin`` header is exactly the origin of a page served as ``scheme://host``.
+
+    ``null``, other schemes, userinfo, paths and anything :func:`parse_host` refuses are not.
+    """
+    own = parse_host(host)
+    match = _ORIGIN_RE.fullmatch(origin)
+    if own is None or match is None:
+        return False
+    theirs = parse_host(match.group("netloc"))
+    if theirs is None or match.group("scheme") != scheme:
+        return False
+    default = _default_port(scheme)
+    return (theirs[0], theirs[1] or default) == (own[0], own[1] or default)
 
 
 class _PinGuard:
-    """Checks PINs in constant time and locks out an address after repeated failures."""
+    """Checks PINs in constant time; locks out an address after repeated failures, and backs off
+    globally, whatever the source, once too many PINs were wrong (see the module docstring)."""
 
     def __init__(self, pin: str | None, *, clock: Any = time.monotonic) -> None:
         self.pin = pin
         self._clock = clock
         self._failures: dict[str, int] = {}
         self._locked_until: dict[str, float] = {}
+        self._global_failures = 0
+        self._global_until = 0.0
+        self._last_failure = -float("inf")
+        self._last_log = -float("inf")
+        self._unlogged = 0
 
-    def check(self, remote: str, given: str | None) -> None:
+    def check_lockout(self, remote: str) -> None:
+        """Refuse at once (before anything is parsed) while ``remote`` or the board is locked out."""
         if self.pin is None:
             return
         now = self._clock()
         until = self._locked_until.get(remote, 0.0)
         if now < until:
             raise PinError(f"too many wrong PINs from {remote}; try again in {until - now:.0f} s")
-        if given is None or given == "":
-            raise PinError("this board is in LAN mode: enter the PIN (shown by 'boardctl pin')")
-        if hmac.compare_digest(given.encode(), self.pin.encode()):
-            self._failures.pop(remote, None)
+        if self._locked_until and len(self._locked_until) > 10_000:
+            self._locked_until = {k: v for k, v in self._locked_until.items() if v > now}
+        if now < self._global_until:
+            raise PinError(
+                f"too many wrong PINs on this board recently; try again in {self._global_until - now:.0f} s"
+            )
+
+    def check(self, remote: str, given: str | None, *, authenticated: bool = False) -> None:
+        """Accept the right PIN; anything else (a missing PIN too) counts as a failure.
+
+        ``authenticated``: the connection already gave the right PIN, so a lockout it did not
+        cause does not stop it (the owner's open page keeps working during an attack).
+        """
+        if self.pin is None:
             return
+        if not authenticated:
+            self.check_lockout(remote)
+        if given and hmac.compare_digest(given.encode(), self.pin.encode()):
+            self._failures.pop(remote, None)
+            self._global_failures = 0
+            return
+        now = self._clock()
+        if len(self._failures) > 10_000:  # many addresses (IPv6): the global back-off covers them
+            self._failures.clear()
         count = self._failures.get(remote, 0) + 1
         self._failures[remote] = count
-        log.warning("wrong PIN from %s (%d in a row)", remote, count)
+        if now - self._last_failure > GLOBAL_QUIET_SECONDS:
+            self._global_failures = 0
+        self._last_failure = now
+        self._global_failures += 1
+        over = self._global_failures - GLOBAL_FREE_FAILURES
+        if over > 0:
+            self._global_until = now + min(GLOBAL_MAX_DELAY, 2.0 ** min(over - 1, 30))
+        self._log_failure(remote, count, now)
         if count >= MAX_PIN_FAILURES:
             self._failures.pop(remote, None)
             self._locked_until[remote] = now + PIN_LOCKOUT_SECONDS
             raise PinError(f"wrong PIN; too many attempts from {remote}, locked for {PIN_LOCKOUT_SECONDS:.0f} s")
+        if not given:
+            raise PinError("this board is in LAN mode: enter the PIN (shown by 'boardctl pin')")
         raise PinError("wrong PIN")
+
+    def _log_failure(self, remote: str, count: int, now: float) -> None:
+        """One warning per :data:`PIN_LOG_INTERVAL` at most, so a flood cannot fill the log."""
+        if now - self._last_log < PIN_LOG_INTERVAL:
+            self._unlogged += 1
+            return
+        more = f"; {self._unlogged} more wrong PINs not logged" if self._unlogged else ""
+        log.warning(
+            "wrong PIN from %s (%d in a row from it, %d on the board)%s", remote, count, self._global_failures, more
+        )
+        self._last_log, self._unlogged = now, 0
 
 
 class WebServer:
@@ -123,8 +268,13 @@ class WebServer:
         pin: str | None,
         lan: bool | None = None,
         games_dir: Path | None = None,
+        port_fallback: bool = False,
     ) -> None:
-        """``lan`` defaults to "host is not loopback"; tests force it on a loopback bind."""
+        """``lan`` defaults to "host is not loopback"; tests force it on a loopback bind.
+
+        ``port_fallback``: when ``port`` is taken, serve on the next free one of the
+        :data:`FALLBACK_PORTS` after it (then any free port) instead of failing; for the default
+        port, which the user did not choose."""
         self._daemon = daemon
         self._host = host
         self._requested_port = port
@@ -133,11 +283,13 @@ class WebServer:
             raise ConfigError(f"web.pin: a PIN is required to serve on {host!r} (LAN mode); see 'boardctl pin'")
         self._guard = _PinGuard(pin if self._lan else None)
         self._games_dir = games_dir
+        self._port_fallback = port_fallback
         self._runner: web.AppRunner | None = None
         self._site: web.TCPSite | None = None
         self._port: int | None = None
         self._sockets: set[web.WebSocketResponse] = set()
         self._annotator = Annotator()
+        self._parse_slot = asyncio.Semaphore(1)
         self._app = self._build_app()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -172,15 +324,25 @@ class WebServer:
             return
         runner = web.AppRunner(self._app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await runner.setup()
-        site = web.TCPSite(runner, self._host, self._requested_port)
-        try:
-            await site.start()
-        except OSError as exc:
-            await runner.cleanup()
-            raise BoardctlError(f"web: cannot listen on {self._host}:{self._requested_port} ({exc.strerror or exc})") from exc
+        ports = [self._requested_port]
+        if self._port_fallback and self._requested_port != 0:
+            ports += [self._requested_port + i for i in range(1, FALLBACK_PORTS + 1) if self._requested_port + i < 65536]
+            ports.append(0)
+        for port in ports:
+            site = web.TCPSite(runner, self._host, port)
+            try:
+                await site.start()
+                break
+            except OSError as exc:
+                if port != ports[-1] and exc.errno == errno.EADDRINUSE:
+                    continue
+                await runner.cleanup()
+                raise BoardctlError(f"web: cannot listen on {self._host}:{port} ({exc.strerror or exc})") from exc
         self._runner, self._site = runner, site
         addresses = runner.addresses
         self._port = int(addresses[0][1]) if addresses else self._requested_port
+        if self._port != self._requested_port and self._requested_port != 0:
+            log.info("port %d is taken; the page is on port %d instead", self._requested_port, self._port)
         if self._lan:
             # A Pi has no screen: the log is one of the two places the owner can read the PIN.
             log.warning("web page at %s for the LAN; changing anything needs PIN %s", self.url, self._guard.pin)
@@ -222,14 +384,14 @@ class WebServer:
     @web.middleware
     async def _guard_middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
         """Refuse foreign Host (DNS rebinding) and foreign Origin (cross-site requests)."""
-        host = request.headers.get("Host", "")
-        if not self._lan and _host_name(host) not in _LOOPBACK_NAMES and _host_name(host) != self._host:
+        hosts = request.headers.getall("Host", [])
+        host = hosts[0] if len(hosts) == 1 else ""
+        parsed = parse_host(host)
+        if parsed is None or (not self._lan and not _is_loopback_name(parsed[0])):
             return _error(403, f"Host {host!r} is not allowed; open the page via http://127.0.0.1:{self._port}/")
-        origin = request.headers.get("Origin")
-        if origin is not None and origin != "null":
-            netloc = origin.split("://", 1)[-1].rstrip("/")
-            if netloc != host:
-                return _error(403, f"cross-origin request from {origin!r} refused")
+        origins = request.headers.getall("Origin", [])
+        if origins and (len(origins) > 1 or not is_same_origin(origins[0], scheme=request.scheme, host=host)):
+            return _error(403, f"cross-origin request from {', '.join(map(repr, origins))} refused")
         response: web.StreamResponse = await handler(request)
         if isinstance(response, web.Response | web.FileResponse):
             response.headers.setdefault("Cache-Control", "no-cache")
@@ -262,13 +424,19 @@ class WebServer:
             return _error(403, str(exc))
         try:
             body = await request.read()
-            action = validate_action(json.loads(body))
+            action = await self._validate(parse_json(body, where="POST /api/action"))
             await self._submit(action)
-        except json.JSONDecodeError as exc:
-            return _error(400, f"POST /api/action: not valid JSON ({exc})")
         except (BoardctlError, ValueError) as exc:
             return _error(400, str(exc))
         return web.json_response({"ok": True})
+
+    async def _validate(self, action: Any) -> dict[str, Any]:
+        """:func:`validate_action`, with a PGN upload parsed in a worker thread (one at a time),
+        so a big one never holds up the event loop."""
+        if not needs_worker(action):
+            return validate_action(action)
+        async with self._parse_slot:
+            return await asyncio.get_running_loop().run_in_executor(None, validate_action, action)
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
@@ -279,12 +447,13 @@ class WebServer:
         queue = self._daemon.subscribe()
         remote = self._remote(request)
         sender: asyncio.Task[None] | None = None
+        authenticated = [False]
         try:
             await ws.send_str(_dumps(self._annotator.annotate(self._daemon.state())))
             sender = asyncio.create_task(self._forward(queue, ws))
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
-                    await self._handle_ws_message(ws, remote, msg.data)
+                    await self._handle_ws_message(ws, remote, msg.data, authenticated)
                 elif msg.type == WSMsgType.ERROR:
                     log.info("websocket from %s closed with %s", remote, ws.exception())
         except ConnectionResetError:
@@ -298,18 +467,33 @@ class WebServer:
             self._sockets.discard(ws)
         return ws
 
-    async def _handle_ws_message(self, ws: web.WebSocketResponse, remote: str, text: str) -> None:
+    async def _handle_ws_message(
+        self, ws: web.WebSocketResponse, remote: str, text: str, authenticated: list[bool]
+    ) -> None:
+        """Lockout first, then the envelope (for the PIN), then the PIN, and only then the action.
+
+        ``authenticated[0]`` becomes True once this socket gave the right PIN.
+        """
         msg_id: int | None = None
         try:
-            message = parse_client_message(text)
-            msg_id = message.id
-            self._guard.check(remote, message.pin)
-            await self._submit(message.action)
+            if self._lan and not authenticated[0]:
+                self._guard.check_lockout(remote)
+            try:
+                envelope = parse_envelope(text)
+            except WebInputError:
+                if self._lan and not authenticated[0]:
+                    self._guard.check(remote, None)  # unreadable, so no PIN: counts as a wrong one
+                raise
+            msg_id = envelope.id
+            if self._lan:
+                self._guard.check(remote, envelope.pin, authenticated=authenticated[0])
+                authenticated[0] = True
+            action = await self._validate(envelope.action)
+            await self._submit(action)
         except (BoardctlError, ValueError) as exc:
-            if msg_id is None:
-                with contextlib.suppress(Exception):
-                    msg_id = json.loads(text).get("id")
-            reply: dict[str, Any] = {"reply": msg_id if isinstance(msg_id, int) else None, "error": str(exc)}
+            if msg_id is None and isinstance(exc, WebInputError):
+                msg_id = exc.msg_id
+            reply: dict[str, Any] = {"reply": msg_id, "error": str(exc)}
             if isinstance(exc, PinError):
                 reply["pin"] = "required"
             await ws.send_str(_dumps(reply))
@@ -343,16 +527,33 @@ class WebServer:
         folder = self._games_path()
         if folder is None or not folder.is_dir():
             return web.json_response({"games": []})
-        games = await asyncio.to_thread(list_games, folder)
+        try:
+            games = await asyncio.to_thread(list_games, folder)
+        except (OSError, ValueError) as exc:  # never a 500 for a folder that changed while listed
+            log.warning("cannot list the games in %s: %s", folder, exc)
+            games = []
         return web.json_response({"games": games})
 
     async def _game_file(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
         folder = self._games_path()
+        if name.endswith(".json") and folder is not None:
+            pgn_name = name[: -len(".json")] + ".pgn"
+            path = (folder / pgn_name).resolve()
+            if not _GAME_NAME_RE.match(pgn_name) or path.parent != folder.resolve() or not path.is_file():
+                return _error(404, f"no game {pgn_name!r}")
+            try:
+                data = await asyncio.to_thread(game_for_viewer, path)
+            except BoardctlError as exc:
+                return _error(422, str(exc))
+            return web.json_response(data)
         if not _GAME_NAME_RE.match(name) or folder is None:
             return _error(404, f"no game {name!r}")
-        path = (folder / name).resolve()
-        if path.parent != folder.resolve() or not path.is_file():
+        try:
+            path = (folder / name).resolve(strict=True)
+            if path.parent != folder.resolve() or not path.is_file():
+                return _error(404, f"no game {name!r}")
+        except (OSError, RuntimeError):  # missing, dangling, a symlink loop
             return _error(404, f"no game {name!r}")
         return web.FileResponse(
             path,
@@ -402,21 +603,63 @@ class Annotator:
         return out
 
     def _annotate(self, line: dict[str, Any]) -> dict[str, Any]:
-        wanted = [key for key in ("san", "opening", "pending_san", "hint_san") if key not in line]
+        wanted = [key for key in ANNOTATIONS if key not in line]
         moves = line.get("moves")
         if not wanted or not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             return line
         san = self._replay(str(line.get("start_fen") or chess.STARTING_FEN), moves)
         if san is None:
             return line
+        board = self._board
         out = dict(line)
         out.setdefault("san", san)
         if "opening" not in line:
-            out["opening"] = _opening_name(self._board)
+            out["opening"] = _opening_name(board)
         for key, san_key in (("pending", "pending_san"), ("hint", "hint_san")):
             if san_key not in line:
-                out[san_key] = _san_of(self._board, line.get(key))
+                out[san_key] = _san_of(board, line.get(key))
+        out.setdefault("check", check_square(board))
+        out.setdefault("can_promote", can_promote(board))
+        if "board_hint" not in line:
+            occupancy = logical_occupancy(line.get("occupancy"), flipped=line.get("orientation") == "flipped")
+            out["board_hint"] = None if occupancy is None else describe_board(board, occupancy)
         return out
+
+
+#: Keys the server adds to state lines that lack them (README, "Web page").
+ANNOTATIONS = ("san", "opening", "pending_san", "hint_san", "check", "can_promote", "board_hint")
+
+
+def game_for_viewer(path: Path) -> dict[str, Any]:
+    """A saved game for the page's viewer: headers, and every position with its move in SAN and UCI.
+
+    The page has no chess rules of its own, so ``fens[i]`` is the position after ``i`` plies.
+    """
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            game = chess.pgn.read_game(fh)
+    except OSError as exc:
+        raise BoardctlError(f"{path.name}: cannot read ({exc.strerror or exc})") from None
+    if game is None:
+        raise BoardctlError(f"{path.name}: no game in the file")
+    board = game.board()
+    fens, san, uci = [board.fen()], [], []
+    for move in game.mainline_moves():
+        san.append(board.san(move))
+        uci.append(move.uci())
+        board.push(move)
+        fens.append(board.fen())
+    headers = dict(game.headers)
+    return {
+        "name": path.name,
+        "headers": headers,
+        "start_fen": fens[0],
+        "fens": fens,
+        "san": san,
+        "moves": uci,
+        "result": headers.get("Result", "*"),
+        "errors": [str(e) for e in game.errors],
+    }
 
 
 def _san_of(board: chess.Board, uci: Any) -> str | None:
@@ -439,16 +682,35 @@ def _opening_name(board: chess.Board) -> str | None:
 
 
 def list_games(folder: Path) -> list[dict[str, Any]]:
-    """The saved games' headers, newest first (the daemon writes one ``.pgn`` per game)."""
-    games: list[dict[str, Any]] = []
-    for path in sorted(folder.glob("*.pgn"), key=lambda p: p.stat().st_mtime, reverse=True):
+    """The saved games' headers, newest first (the daemon writes one ``.pgn`` per game).
+
+    The folder changes under our feet (a save renames files in, a user deletes one): an entry
+    that vanishes, a dangling symlink, a directory or a link out of the folder is skipped.
+    """
+    found: list[tuple[float, Path]] = []
+    try:
+        entries = list(folder.glob("*.pgn"))
+    except OSError as exc:
+        log.warning("cannot list %s: %s", folder, exc)
+        return []
+    real_folder = folder.resolve()
+    for path in entries:
         if not _GAME_NAME_RE.match(path.name):
             continue
+        try:
+            info = path.stat()
+            if path.resolve(strict=True).parent != real_folder or not path.is_file():
+                continue
+        except (OSError, RuntimeError):  # vanished, dangling, a symlink loop
+            continue
+        found.append((info.st_mtime, path))
+    games: list[dict[str, Any]] = []
+    for mtime, path in sorted(found, key=lambda item: item[0], reverse=True):
         try:
             with path.open(encoding="utf-8", errors="replace") as fh:
                 headers = chess.pgn.read_headers(fh)
         except OSError as exc:
-            log.warning("cannot read %s: %s", path, exc)
+            log.info("cannot read %s: %s", path, exc)
             continue
         if headers is None:
             continue
@@ -460,7 +722,7 @@ def list_games(folder: Path) -> list[dict[str, Any]]:
                 "black": headers.get("Black", "?"),
                 "result": headers.get("Result", "*"),
                 "opening": headers.get("Opening", ""),
-                "modified": path.stat().st_mtime,
+                "modified": mtime,
             }
         )
     return games

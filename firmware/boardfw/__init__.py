@@ -4,4 +4,4 @@ Only ``boardfw.edge`` (and ``main.py``) import ``machine``; everything else is p
 also runs under CPython, where the tests drive it with a fake ``machine`` module.
 """
 
-VERSION = "boardfw-1"
+VERSION = "boardfw-2"

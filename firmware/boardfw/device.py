@@ -3,13 +3,36 @@
 ``write(bytes)`` sends to the Pi; ``feed(bytes, now)`` takes what the Pi sent; ``poll(now)``
 runs one loop iteration. ``now`` is milliseconds from ``time.ticks_ms()`` (it wraps: only
 ``ticks_diff`` compares two of them).
+
+Nothing the Pi sends can stop the device: every line is handled inside its own ``try``, a bad
+one is answered with ``E <reason>`` and the next line is read. ``poll`` guards each part of
+the board the same way, so a fault in one (say the buzzer) leaves scanning running.
 """
 
 from boardfw import VERSION
 from boardfw import protocol as p
-from boardfw.leds import parse_lamp
+from boardfw.leds import MAX_NOTE_MS, MAX_NOTES, PWM_MAX_HZ, PWM_MIN_HZ, parse_lamp
 
 HEARTBEAT_MS = 1000
+#: At most one ``E internal`` a second, however often something keeps failing.
+FAULT_REPORT_MS = 1000
+MAX_LAMPS = 64
+
+
+def parse_notes(args):
+    """``['880:80', '0:40']`` -> ``[(880, 80), (0, 40)]``; a note the PWM cannot play is refused."""
+    if len(args) > MAX_NOTES:
+        raise p.BadLine("argument")
+    notes = []
+    for a in args:
+        parts = a.split(":")
+        if len(parts) != 2:
+            raise p.BadLine("argument")
+        hz = p.uint(parts[0], 0, PWM_MAX_HZ)
+        if 0 < hz < PWM_MIN_HZ:
+            raise p.BadLine("argument")
+        notes.append((hz, p.uint(parts[1], 0, MAX_NOTE_MS)))
+    return notes
 
 
 class Device:
@@ -25,6 +48,9 @@ class Device:
         self.framer = p.Framer()
         self.last_beat = None
         self.bad_lines = 0
+        #: Exceptions caught that were not a bad line (a bug or a hardware fault), and when last told.
+        self.faults = 0
+        self.last_fault_report = None
 
     def send(self, kind, *args):
         self.write(p.encode(self.seq, kind, args))
@@ -39,25 +65,32 @@ class Device:
         self.last_beat = now
 
     def feed(self, data, now):
+        overflows = self.framer.overflows
         for raw in self.framer.feed(data):
             self.handle(raw, now)
+        if self.framer.overflows != overflows:
+            self.bad_lines += self.framer.overflows - overflows
+            self.reply_error("long")
 
     def handle(self, raw, now):
+        """One line from the Pi. Never raises: a bad line is answered with ``E <reason>``."""
         try:
             _seq, kind, args = p.parse(raw)
             if kind == "?":
-                self.send("S", self.matrix.snapshot_hex(), "req")
+                # The Pi's token, echoed, proves the answer is fresh (not a stale or replayed line).
+                if len(args) > 1 or (args and not p.is_hex(args[0], 1, 8)):
+                    raise p.BadLine("argument")
+                self.send("S", self.matrix.snapshot_hex(), "req", *args)
                 self.last_beat = now
             elif kind == "L":
+                if len(args) > MAX_LAMPS:
+                    raise p.BadLine("argument")
                 lamps = [parse_lamp(a) for a in args]
                 if self.strip is not None:
                     self.strip.set_frame(lamps)
                     self.strip.render(now)
             elif kind == "T":
-                notes = []
-                for a in args:
-                    hz, ms = a.split(":")
-                    notes.append((int(hz), int(ms)))
+                notes = parse_notes(args)
                 if self.tune is not None:
                     self.tune.play(notes, now)
             else:
@@ -65,18 +98,49 @@ class Device:
         except ValueError as exc:  # BadLine is a ValueError, and so are bad numbers
             self.bad_lines += 1
             reason = exc.args[0] if isinstance(exc, p.BadLine) and exc.args else "argument"
+            self.reply_error(reason)
+        except Exception as exc:  # a bug must cost one line, never the loop
+            self.fault(exc, now)
+
+    def reply_error(self, reason):
+        try:
             self.send("E", reason)
+        except Exception:  # the write itself failed: nothing more to say
+            self.faults += 1
+
+    def fault(self, exc, now):
+        """Count an unexpected exception; tell the Pi at most once a second (``E internal``)."""
+        self.faults += 1
+        if self.last_fault_report is None or self.ticks_diff(now, self.last_fault_report) >= FAULT_REPORT_MS:
+            self.last_fault_report = now
+            self.reply_error("internal")
 
     def poll(self, now):
+        """One loop iteration. Never raises: each part is guarded (see the module docstring)."""
+        self._guard(self._scan, now)
+        if self.buttons is not None:
+            self._guard(self._buttons, now)
+        self._guard(self._beat, now)
+        if self.strip is not None:
+            self._guard(self.strip.render, now)
+        if self.tune is not None:
+            self._guard(self.tune.poll, now)
+
+    def _guard(self, step, now):
+        try:
+            step(now)
+        except Exception as exc:
+            self.fault(exc, now)
+
+    def _scan(self, now):
         for sq, occupied in self.matrix.scan(now):
             self.send("C", "abcdefgh"[sq % 8] + str(sq // 8 + 1), "1" if occupied else "0")
-        if self.buttons is not None:
-            for name in self.buttons.poll(now):
-                self.send("B", name)
+
+    def _buttons(self, now):
+        for name in self.buttons.poll(now):
+            self.send("B", name)
+
+    def _beat(self, now):
         if self.last_beat is None or self.ticks_diff(now, self.last_beat) >= HEARTBEAT_MS:
             self.send("S", self.matrix.snapshot_hex(), "beat")
             self.last_beat = now
-        if self.strip is not None:
-            self.strip.render(now)
-        if self.tune is not None:
-            self.tune.poll(now)

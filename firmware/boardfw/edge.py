@@ -46,23 +46,35 @@ def build(write):
     )
 
 
-def run(stream=None, reader=None, writer=None, should_stop=None, period_ms=2, device=None):
-    """Serve forever over USB serial (stdin/stdout), or over the streams/device given (tests)."""
+def run(stream=None, reader=None, writer=None, should_stop=None, period_ms=2, device=None, poller=None):
+    """Serve forever over USB serial (stdin/stdout), or over the streams/device/poller given (tests).
+
+    Nothing stops the loop but ``should_stop``: ``Device`` answers a bad line with ``E`` and
+    guards its own polling, and anything that still escapes (a read error, a bug) is counted in
+    ``device.faults`` and the loop goes on with the next byte.
+    """
     stream = stream if stream is not None else sys.stdin
     reader = reader if reader is not None else sys.stdin.buffer
     writer = writer if writer is not None else sys.stdout.buffer
     if device is None:
         device = build(writer.write)
-    poller = select.poll()
-    poller.register(stream, select.POLLIN)
+    if poller is None:
+        poller = select.poll()
+        poller.register(stream, select.POLLIN)
     device.boot(ticks_ms())
     while should_stop is None or not should_stop():
         now = ticks_ms()
-        while poller.poll(0):
-            data = reader.read(1)
-            if not data:
-                break
-            device.feed(data, now)
-        device.poll(now)
+        try:
+            while poller.poll(0):
+                data = reader.read(1)
+                if not data:
+                    break
+                device.feed(data, now)
+        except Exception as exc:
+            device.fault(exc, now)
+        try:
+            device.poll(now)
+        except Exception as exc:
+            device.fault(exc, now)
         sleep_ms(period_ms)
     return device

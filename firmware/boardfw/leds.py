@@ -1,5 +1,7 @@
 """WS2812 LEDs: one per square, animated from the frame the Pi sends (square, blink mask, colour)."""
 
+from boardfw.protocol import is_hex
+
 SQUARES = "abcdefgh"
 STEP_MS = 62  # 16 steps a second, matching boardctl.hw.leds.STEP
 
@@ -14,7 +16,7 @@ def square_index(name):
 def parse_lamp(arg):
     """'e2:ffff:0050ff' -> (12, 0xffff, (0, 80, 255)), or raise ValueError."""
     parts = arg.split(":")
-    if len(parts) != 3 or len(parts[1]) != 4 or len(parts[2]) != 6:
+    if len(parts) != 3 or not is_hex(parts[1], 4, 4) or not is_hex(parts[2], 6, 6):
         raise ValueError(arg)
     colour = (int(parts[2][0:2], 16), int(parts[2][2:4], 16), int(parts[2][4:6], 16))
     return square_index(parts[0]), int(parts[1], 16), colour
@@ -61,8 +63,20 @@ class Strip:
         return False
 
 
+#: The RP2040's PWM range at the default 125 MHz system clock (MicroPython raises ValueError outside).
+PWM_MIN_HZ = 8
+PWM_MAX_HZ = 62500000
+#: Longest note, and most notes in one tune, that a ``T`` line may ask for.
+MAX_NOTE_MS = 10000
+MAX_NOTES = 32
+
+
 class Tune:
-    """Plays (Hz, ms) notes on a PWM pin without blocking; Hz 0 is a rest."""
+    """Plays (Hz, ms) notes on a PWM pin without blocking; Hz 0 is a rest.
+
+    ``Device`` refuses notes outside the PWM's range before they get here; should the PWM still
+    refuse one (another clock), that note is played as a rest and counted in ``faults``.
+    """
 
     def __init__(self, pwm, ticks_diff=None):
         self.pwm = pwm
@@ -70,6 +84,7 @@ class Tune:
         self.notes = []
         self.started = None
         self.sounding = False
+        self.faults = 0
 
     def _duty(self, on):
         if on != self.sounding:
@@ -92,5 +107,9 @@ class Tune:
             self.started = now
             hz = self.notes[0][0]
             if hz > 0:
-                self.pwm.freq(hz)
+                try:
+                    self.pwm.freq(hz)
+                except ValueError:
+                    self.faults += 1
+                    hz = 0
             self._duty(hz > 0)

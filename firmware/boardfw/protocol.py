@@ -1,6 +1,14 @@
-"""Device side of the line protocol (see ../PROTOCOL.md). MicroPython-compatible: no typing, no re."""
+"""Device side of the line protocol (see ../PROTOCOL.md).
+
+MicroPython-compatible (the tests run it under MicroPython 1.27 too): no typing, no re, no
+dataclasses, nothing outside the builtins.
+"""
 
 MAX_LINE = 1200
+#: How much of a refused (overlong) line is kept.
+REFUSED_PREFIX = 40
+HEX = "0123456789abcdef"
+DIGITS = "0123456789"
 
 
 def _make_table():
@@ -32,7 +40,27 @@ def encode(seq, kind, args=()):
 
 
 class BadLine(ValueError):
-    pass
+    """A line from the Pi that is refused; ``args[0]`` is the reason sent back in ``E``."""
+
+
+def is_hex(text, lo=1, hi=8):
+    """``text`` is ``lo``..``hi`` lower-case hex digits (``int(x, 16)`` alone also takes ``0x``, ``-``, ``_``)."""
+    if not lo <= len(text) <= hi:
+        return False
+    return all(ch in HEX for ch in text)
+
+
+def uint(text, lo, hi):
+    """Decimal digits only, within ``lo``..``hi``, or raise BadLine('argument')."""
+    if not 1 <= len(text) <= 10:
+        raise BadLine("argument")
+    for ch in text:
+        if ch not in DIGITS:
+            raise BadLine("argument")
+    value = int(text)
+    if not lo <= value <= hi:
+        raise BadLine("argument")
+    return value
 
 
 def parse(raw):
@@ -43,49 +71,64 @@ def parse(raw):
     if star < 0 or len(raw) != star + 5:
         raise BadLine("frame")
     try:
-        text = raw.decode()
-        crc = int(text[star + 1 :], 16)
-    except (UnicodeError, ValueError):
+        crc = raw[star + 1 :].decode()
+    except UnicodeError:
         raise BadLine("frame") from None
-    if crc != crc16(raw[:star]):
+    if not is_hex(crc, 4, 4):
+        raise BadLine("frame")
+    body = raw[:star]
+    if int(crc, 16) != crc16(body):
         raise BadLine("checksum")
-    parts = text[:star].split(" ")
-    if len(parts) < 2 or len(parts[0]) != 2 or "" in parts:
-        raise BadLine("grammar")
     try:
-        seq = int(parts[0], 16)
-    except ValueError:
+        text = body.decode()
+    except UnicodeError:
         raise BadLine("grammar") from None
-    return seq, parts[1], parts[2:]
+    parts = text.split(" ")
+    if len(parts) < 2 or not is_hex(parts[0], 2, 2) or "" in parts:
+        raise BadLine("grammar")
+    for part in parts:
+        for ch in part:
+            if not "!" <= ch <= "~":  # printable ASCII, no spaces (the host's grammar)
+                raise BadLine("grammar")
+    return int(parts[0], 16), parts[1], parts[2:]
 
 
 class Framer:
-    """Bytes in, lines out; an overlong line is skipped up to its newline."""
+    """Bytes in, lines out, never holding more than ``max_line`` bytes.
+
+    A line longer than ``max_line`` is refused as soon as it passes the limit (counted in
+    ``overflows``, its first bytes kept in ``refused``) and skipped up to its newline. Only new
+    bytes are scanned: any amount of input costs linear time and bounded memory.
+    """
 
     def __init__(self, max_line=MAX_LINE):
         self.buf = b""
         self.max = max_line
         self.skipping = False
         self.overflows = 0
+        self.refused = b""
 
     def feed(self, data):
         out = []
-        buf = self.buf + data
-        while True:
-            i = buf.find(b"\n")
-            if i < 0:
-                if len(buf) > self.max:
-                    buf = b""
-                    if not self.skipping:
-                        self.overflows += 1
+        start = 0
+        n = len(data)
+        while start < n:
+            end = data.find(b"\n", start)
+            stop = n if end < 0 else end
+            if not self.skipping:
+                if stop - start > self.max - len(self.buf):
+                    self.overflows += 1
+                    self.refused = (self.buf[:REFUSED_PREFIX] + data[start : start + REFUSED_PREFIX])[:REFUSED_PREFIX]
+                    self.buf = b""
                     self.skipping = True
-                self.buf = buf
-                return out
-            line = buf[:i]
-            buf = buf[i + 1 :]
+                else:
+                    self.buf += data[start:stop]
+            if end < 0:
+                break
             if self.skipping:
                 self.skipping = False
-            elif len(line) <= self.max:
-                out.append(line)
             else:
-                self.overflows += 1
+                out.append(self.buf)
+                self.buf = b""
+            start = end + 1
+        return out

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import chess
 import chess.engine
 import pytest
+from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -147,7 +148,8 @@ def test_parsers_reject_what_they_must() -> None:
             parse_go(bad)
 
 
-@settings(max_examples=150, deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40), max_size=6))
 def test_protocol_survives_arbitrary_lines(lines: list[str]) -> None:
     out: list[str] = []

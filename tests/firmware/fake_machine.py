@@ -1,13 +1,18 @@
 """A fake MicroPython ``machine`` (and ``neopixel``) module with the board's copper modelled.
 
 Input pins read what the wiring says: a column reads 0 while a selected row (an output at 0)
-has its reed switch closed at that crossing; a button pin reads 0 while pressed.
+has its reed switch closed at that crossing; a button pin reads 0 while pressed. ``PWM`` keeps
+the RP2040's limits (8 Hz to 62.5 MHz, duty 0..65535) and raises ``ValueError`` outside them,
+as MicroPython's ``machine.PWM`` does on a Pico.
+
+It runs unchanged under CPython (``conftest.py`` installs it as ``machine`` and ``neopixel``) and
+under MicroPython (``mpy_runner.mjs`` writes it as ``machine.py``), so it uses nothing but
+builtins: no ``typing``, no ``from __future__`` (annotations are evaluated by CPython only).
 """
 
-from __future__ import annotations
-
-import types
-from typing import Any
+#: The RP2040's PWM frequency range at its default 125 MHz system clock.
+PWM_MIN_HZ = 8
+PWM_MAX_HZ = 62_500_000
 
 
 class Wiring:
@@ -40,7 +45,7 @@ class Pin:
         self.out = 1 if value is None else int(bool(value))
         WIRING.pins[pin_id] = self
 
-    def value(self, v: Any = None) -> int | None:
+    def value(self, v: object = None) -> int | None:
         if v is None:
             return self.out if self.mode == Pin.OUT else WIRING.read(self.id)
         self.out = int(bool(v))
@@ -52,16 +57,24 @@ class PWM:
         self.pin = pin
         self.history: list[tuple[int, int]] = []  # (freq, duty) each time the duty is set
         self._freq = 0
+        self.refused: list[object] = []  # frequencies refused with ValueError
 
     def freq(self, hz: int | None = None) -> int | None:
         if hz is None:
             return self._freq
+        if not isinstance(hz, int) or not PWM_MIN_HZ <= hz <= PWM_MAX_HZ:
+            self.refused.append(hz)
+            raise ValueError("freq out of range")
         self._freq = hz
         return None
 
-    def duty_u16(self, duty: int | None = None) -> None:
-        if duty is not None:
-            self.history.append((self._freq, duty))
+    def duty_u16(self, duty: int | None = None) -> int | None:
+        if duty is None:
+            return self.history[-1][1] if self.history else 0
+        if not isinstance(duty, int) or not 0 <= duty <= 65535:
+            raise ValueError("duty out of range")
+        self.history.append((self._freq, duty))
+        return None
 
 
 class NeoPixel:
@@ -74,6 +87,8 @@ class NeoPixel:
         return len(self.buf)
 
     def __setitem__(self, i: int, colour: tuple[int, int, int]) -> None:
+        if not (isinstance(colour, tuple) and len(colour) == 3 and all(0 <= c <= 255 for c in colour)):
+            raise ValueError("bad colour")
         self.buf[i] = colour
 
     def __getitem__(self, i: int) -> tuple[int, int, int]:
@@ -82,10 +97,3 @@ class NeoPixel:
     def write(self) -> None:
         self.shown = list(self.buf)
         self.writes += 1
-
-
-machine = types.ModuleType("machine")
-machine.Pin = Pin  # type: ignore[attr-defined]
-machine.PWM = PWM  # type: ignore[attr-defined]
-neopixel = types.ModuleType("neopixel")
-neopixel.NeoPixel = NeoPixel  # type: ignore[attr-defined]

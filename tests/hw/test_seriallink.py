@@ -19,35 +19,7 @@ from boardctl.hw import EventQueue
 from boardctl.hw.protocol import LineFramer, encode_line, parse_line
 from boardctl.hw.seriallink import SerialBoard
 
-START = chess.Board().occupied
-
-
-class LoopDevice:
-    """Plays the microcontroller over pyserial's ``loop://``: what it writes, the host reads."""
-
-    def __init__(self) -> None:
-        self.port: Any = None
-        self.opened = 0
-        self.seq = 0
-        self.unplugged = False
-
-    def open(self) -> Any:
-        if self.unplugged:
-            raise serial.SerialException("no such device")
-        self.port = serial.serial_for_url("loop://", timeout=0.02)
-        self.opened += 1
-        return self.port
-
-    def line(self, kind: str, *args: str, seq: int | None = None) -> bytes:
-        raw = encode_line(self.seq if seq is None else seq, kind, *args)
-        self.seq = (self.seq if seq is None else seq) + 1 & 0xFF
-        return raw
-
-    def send(self, kind: str, *args: str, seq: int | None = None) -> None:
-        self.port.write(self.line(kind, *args, seq=seq))
-
-    def raw(self, data: bytes) -> None:
-        self.port.write(data)
+from .serialdevice import START, LoopPico
 
 
 def _next(q: EventQueue, kind: type, timeout: float = 3.0) -> Event:
@@ -59,117 +31,166 @@ def _next(q: EventQueue, kind: type, timeout: float = 3.0) -> Event:
     raise AssertionError(f"no {kind.__name__} within {timeout} s")
 
 
+def _settled(board: SerialBoard, timeout: float = 3.0) -> None:
+    deadline = time.monotonic() + timeout
+    while board.is_resync_pending:
+        assert time.monotonic() < deadline, "the resync never completed"
+        time.sleep(0.01)
+
+
 @pytest.fixture
-def loop_board() -> Iterator[tuple[SerialBoard, LoopDevice, EventQueue]]:
-    dev = LoopDevice()
+def loop_board() -> Iterator[tuple[SerialBoard, LoopPico, EventQueue]]:
+    dev = LoopPico()
     q = EventQueue()
     board = SerialBoard("loop://", opener=dev.open, reconnect_delay=0.05)
     board.start(q)
     assert board.wait_connected(3.0)
-    dev.send("HELLO", "boardfw-1", "8x8")
-    dev.send("S", f"{START:016x}", "boot")
+    dev.boot()
     assert _next(q, Snapshot).occupancy == START
+    deadline = time.monotonic() + 3.0
+    while board.stats.resets < 1 or board.is_resync_pending:
+        assert time.monotonic() < deadline, "no resync after the boot"
+        time.sleep(0.01)
+    assert all(e == Snapshot(e.t, START) for e in q.drain())
     try:
         yield board, dev, q
     finally:
         board.close()
+        dev.close()
 
 
-def test_changes_and_buttons_arrive_with_host_time(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+def test_first_event_is_the_answer_to_a_request_not_the_boot_snapshot() -> None:
+    dev = LoopPico()
+    dev.answering = False
+    q = EventQueue()
+    with SerialBoard("loop://", opener=dev.open, reconnect_delay=0.05) as board:
+        board.start(q)
+        assert board.wait_connected(3.0)
+        dev.boot()
+        dev.send("S", f"{START:016x}", "beat")
+        dev.send("S", f"{START:016x}", "req")  # no token: an old firmware, or a stale line
+        dev.send("S", f"{START:016x}", "req", "0badf00d")  # a token never asked for
+        dev.move("e2", False)
+        time.sleep(0.3)
+        assert q.drain() == [] and board.stats.stale_snapshots == 4 and board.stats.dropped == 1
+        dev.answering = True  # the next retried request is answered
+        assert _next(q, Snapshot).occupancy == START ^ chess.BB_E2
+        assert q.drain() == []
+
+
+def test_changes_and_buttons_arrive_with_host_time(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
     board, dev, q = loop_board
     before = time.monotonic()
-    dev.send("C", "e2", "0")
-    dev.send("C", "e4", "1")
+    dev.move("e2", False)
+    dev.move("e4", True)
     dev.send("B", "hint")
     events = [_next(q, SquareChanged), _next(q, SquareChanged), _next(q, ButtonPressed)]
     assert [(e.square, e.occupied) for e in events[:2]] == [(chess.E2, False), (chess.E4, True)]  # type: ignore[union-attr]
     assert events[2] == ButtonPressed(events[2].t, Button.HINT)
     assert all(before <= e.t <= time.monotonic() for e in events)
     assert board.occupancy == START ^ chess.BB_E2 ^ chess.BB_E4
-    assert board.stats.bad_lines == 0 and board.stats.echoes >= 1  # loop:// echoes our own '?' and 'L'
+    assert board.stats.bad_lines == 0 and board.stats.sequence_gaps == 0 and board.stats.dropped == 0
 
 
-def test_corrupted_line_is_dropped_and_resynced_by_snapshot(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+def test_corrupted_line_is_dropped_and_resynced_by_snapshot(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
     board, dev, q = loop_board
-    raw = bytearray(dev.line("C", "e2", "0"))
+    raw = bytearray(dev.change("e2", False))
     raw[5] ^= 0x01  # "e2" -> "d2": checksum catches it
-    dev.raw(bytes(raw))
-    dev.send("S", f"{START & ~chess.BB_E2:016x}", "req")
+    dev.deliver(bytes(raw))
     snap = _next(q, Snapshot)
     assert snap.occupancy == START & ~chess.BB_E2  # the lift is not lost: it arrives as a resync
     assert board.stats.bad_lines == 1
     assert q.drain() == []  # never replayed as a lift
 
 
-def test_lost_line_is_detected_by_sequence_number(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+def test_lost_line_holds_back_the_next_one_until_the_snapshot(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
     board, dev, q = loop_board
-    dev.line("C", "g1", "0")  # consumed a sequence number, never sent
-    dev.send("C", "f3", "1")
-    ev = _next(q, SquareChanged)
-    assert (ev.square, ev.occupied) == (chess.F3, True)  # type: ignore[union-attr]
-    assert board.stats.lost_lines == 1
-    dev.send("S", f"{START & ~chess.BB_G1 | chess.BB_F3:016x}", "req")
+    dev.change("g1", False)  # made, never sent
+    dev.move("f3", True)
     assert _next(q, Snapshot).occupancy == START & ~chess.BB_G1 | chess.BB_F3
+    assert q.drain() == []  # the f3 line after the gap was never acted on
+    assert board.stats.sequence_gaps == 1 and board.stats.dropped == 1
 
 
-def test_garbage_and_partial_lines_are_survived(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+def test_garbage_and_partial_lines_are_survived(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
     board, dev, q = loop_board
-    dev.raw(b"\x00\xff\x03garbage\r\n")
-    dev.raw(dev.line("C", "e2", "0")[:7])  # a partial line, then the device talks on
-    dev.raw(b"\n")
-    dev.raw(b"z" * 5000)  # a flood with no newline
-    dev.raw(b"\n")
-    dev.send("C", "a2", "0")
-    ev = _next(q, SquareChanged)
-    assert ev.square == chess.A2  # type: ignore[union-attr]
-    assert board.stats.bad_lines >= 2 and board.stats.overflows == 1
-    dev.send("S", f"{START & ~chess.BB_A2 & ~chess.BB_E2:016x}", "req")
+    dev.answering = False
+    dev.deliver(b"\x00\xff\x03garbage\r\n")
+    dev.deliver(dev.change("e2", False)[:7])  # a partial line, then the device talks on
+    dev.deliver(b"\n")
+    dev.deliver(b"z" * 5000)  # a flood with no newline
+    dev.deliver(b"\n")
+    dev.move("a2", False)
+    time.sleep(0.2)
+    assert q.drain() == []
+    assert board.stats.bad_lines >= 2 and board.stats.overflows == 1 and board.stats.dropped == 1
+    dev.answering = True
     assert _next(q, Snapshot).occupancy == START & ~chess.BB_A2 & ~chess.BB_E2
+    _settled(board)
+    dev.move("a2", True)
+    assert _next(q, SquareChanged) == SquareChanged(board._last_t, chess.A2, True)
 
 
-def test_device_reset_resyncs(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+def test_overlong_line_is_refused_and_named_in_the_log(loop_board: tuple[SerialBoard, LoopPico, EventQueue], caplog: pytest.LogCaptureFixture) -> None:
     board, dev, q = loop_board
-    dev.seq = 200
-    dev.send("C", "b1", "0", seq=0x30)  # noise before the reset is fine too
-    dev.send("HELLO", "boardfw-1", "8x8", seq=0)
-    dev.send("S", f"{START & ~chess.BB_B1 & ~chess.BB_C1:016x}", "boot")
+    dev.deliver(b"07 C " + b"x" * 3000 + b"\n")
+    assert _next(q, Snapshot).occupancy == START
+    assert board.stats.overflows == 1
+    assert any("refused a line longer than 1200 bytes" in r.getMessage() and "07 C xxx" in r.getMessage() for r in caplog.records)
+
+
+def test_device_reset_resyncs(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
+    board, dev, q = loop_board
+    dev.seq = 0x30
+    dev.send("C", "b1", "0")  # noise before the reset is fine too
+    dev.occupancy &= ~chess.BB_B1 & ~chess.BB_C1  # pieces moved while it restarted
+    dev.boot()
     snap = _next(q, Snapshot)
     assert snap.occupancy == START & ~chess.BB_B1 & ~chess.BB_C1
-    assert board.stats.resets == 2
+    assert board.stats.resets == 2 and q.drain() == []
 
 
-def test_heartbeat_is_silent_unless_it_differs(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
-    _, dev, q = loop_board
+def test_heartbeat_is_silent_unless_it_differs(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
+    board, dev, q = loop_board
     dev.send("S", f"{START:016x}", "beat")
     dev.send("B", "draw")
     assert isinstance(_next(q, ButtonPressed), ButtonPressed)
     assert q.drain() == []
-    dev.send("S", f"{START ^ chess.BB_H2:016x}", "beat")
-    assert _next(q, Snapshot).occupancy == START ^ chess.BB_H2
+    dev.occupancy ^= chess.BB_H2  # the device knows better (say the host missed its own update)
+    dev.send("S", f"{dev.occupancy:016x}", "beat")
+    assert _next(q, Snapshot).occupancy == START ^ chess.BB_H2  # via a fresh request, not the beat itself
+    assert dev.requests and board.stats.resyncs >= 2
 
 
-def test_contradicting_change_asks_for_a_snapshot(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+def test_contradicting_change_asks_for_a_snapshot(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
     board, dev, q = loop_board
+    resyncs = board.stats.resyncs
     dev.send("C", "e4", "0")  # e4 is already empty
-    dev.send("S", f"{START:016x}", "req")
     assert _next(q, Snapshot).occupancy == START
-    assert board.stats.resyncs >= 1
+    assert board.stats.resyncs == resyncs + 1 and q.drain() == []
 
 
-def test_unplug_and_replug(loop_board: tuple[SerialBoard, LoopDevice, EventQueue]) -> None:
+def test_unplug_and_replug(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
     board, dev, q = loop_board
     first = dev.port
     dev.unplugged = True
     first.close()  # the cable is pulled: reads fail under the reader thread
     time.sleep(0.2)
     assert not board.wait_connected(0.0)
+    dev.occupancy ^= chess.BB_D2  # a pawn moved while unplugged
     dev.unplugged = False
     assert board.wait_connected(3.0)
     assert dev.port is not first
-    dev.send("HELLO", "boardfw-1", "8x8", seq=0)
-    dev.send("S", f"{START ^ chess.BB_D2:016x}", "req")  # a pawn moved while unplugged
     assert _next(q, Snapshot).occupancy == START ^ chess.BB_D2
     assert board.stats.reconnects >= 1
+
+
+def test_request_snapshot_from_another_thread(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
+    board, dev, q = loop_board
+    asked = len(dev.requests)
+    board.request_snapshot()
+    assert _next(q, Snapshot).occupancy == START
+    assert len(dev.requests) == asked + 1
 
 
 # --- over a real pseudo-terminal, where the test also sees what the host sends -----------------------
@@ -213,8 +234,8 @@ def test_pty_host_requests_snapshot_sends_leds_and_tunes_and_survives_replug() -
     try:
         board.start(q)
         dev = devices[-1]
-        dev.expect("?")
-        dev.send("S", f"{START:016x}", "req")
+        (token,) = dev.expect("?")
+        dev.send("S", f"{START:016x}", "req", token)
         assert _next(q, Snapshot).occupancy == START
         board.show([LedIntent(chess.E2, Code.ENGINE_MOVE), LedIntent(chess.E4, Code.ENGINE_MOVE)])
         lamps = ("e2:ffff:0050ff", "e4:ffff:0050ff")
@@ -226,9 +247,9 @@ def test_pty_host_requests_snapshot_sends_leds_and_tunes_and_survives_replug() -
         devices.append(PtyDevice())
         dev.unplug()
         new = devices[-1]
-        new.expect("?")
+        (token,) = new.expect("?")
         new.expect("L", lamps)  # LEDs restored after replug
-        new.send("S", f"{START ^ chess.BB_E2:016x}", "req")
+        new.send("S", f"{START ^ chess.BB_E2:016x}", "req", token)
         assert _next(q, Snapshot).occupancy == START ^ chess.BB_E2
     finally:
         board.close()
@@ -252,8 +273,8 @@ def test_spy_url_logs_the_traffic(tmp_path: Any) -> None:
     try:
         with SerialBoard(f"spy://{dev.path}?file={log_file}", reconnect_delay=0.05) as board:
             board.start(q)
-            dev.expect("?")
-            dev.send("S", f"{START:016x}", "req")
+            (token,) = dev.expect("?")
+            dev.send("S", f"{START:016x}", "req", token)
             assert _next(q, Snapshot).occupancy == START
         text = log_file.read_text()
         assert "TX" in text and "RX" in text  # pyserial's hexdump of both directions

@@ -18,12 +18,12 @@ from typing import Any
 import chess
 import chess.pgn
 import pytest
+from page_helpers import WAIT_MS, carry_out, drag, lit, resign, state, wait_for_moves
 from web_helpers import RunningDaemon, engine_command, run_daemon
 
 from boardctl.openings import classify
 from boardctl.web.pin import read_pin
 
-WAIT_MS = 30_000
 #: The whole-game test resigns after this many moves by each side (a mate comes much sooner).
 MAX_FULL_MOVES = 80
 
@@ -53,65 +53,6 @@ def page(browser: Any, daemon: RunningDaemon) -> Iterator[Any]:
     context.close()
     assert errors == [], errors
     assert foreign == [], foreign
-
-
-def center(page: Any, square: str) -> tuple[float, float]:
-    box = page.locator(f'#board [data-square="{square}"]').bounding_box()
-    assert box is not None, square
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-
-
-def drag(page: Any, src: str, dst: str | None) -> None:
-    """Drag with the mouse; ``dst=None`` drops the piece off the board (takes it away)."""
-    x, y = center(page, src)
-    page.mouse.move(x, y)
-    page.mouse.down()
-    if dst is None:
-        box = page.locator("#board").bounding_box()
-        tx, ty = box["x"] + box["width"] + 120, box["y"] + 20
-    else:
-        tx, ty = center(page, dst)
-    page.mouse.move(tx, ty, steps=4)
-    page.mouse.up()
-
-
-def carry_out(page: Any, fen: str, uci: str) -> None:
-    """Make ``uci`` with the hands on the virtual board, as a person would (rook, e.p. pawn too)."""
-    board = chess.Board(fen)
-    move = chess.Move.from_uci(uci)
-    name = chess.square_name
-    drag(page, name(move.from_square), name(move.to_square))
-    if board.is_castling(move):
-        rank = chess.square_rank(move.to_square)
-        kingside = chess.square_file(move.to_square) == 6
-        rook_from, rook_to = chess.square(7 if kingside else 0, rank), chess.square(5 if kingside else 3, rank)
-        drag(page, name(rook_from), name(rook_to))
-    elif board.is_en_passant(move):
-        drag(page, name(chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square))), None)
-
-
-def state(page: Any) -> dict[str, Any]:
-    result: dict[str, Any] = page.evaluate("() => window.boardctl.state")
-    return result
-
-
-def wait_for_moves(page: Any, count: int, *, pending: bool) -> dict[str, Any]:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(
-            "([n, p]) => { const s = window.boardctl.state;"
-            " return s && s.moves.length === n && Boolean(s.pending) === p; }",
-            arg=[count, pending],
-            timeout=WAIT_MS,
-        )
-    except PlaywrightTimeout:
-        pytest.fail(f"waited for {count} moves (pending: {pending}); the page's state is {state(page)}")
-    return state(page)
-
-
-def lit(page: Any, why: str) -> set[str]:
-    return set(page.eval_on_selector_all(f'#board [data-led~="{why}"]', "els => els.map(e => e.dataset.square)"))
 
 
 def test_play_by_dragging_see_the_reply_lit_and_download_the_pgn(page: Any, daemon: RunningDaemon, artifacts: Path) -> None:
@@ -262,10 +203,11 @@ def test_lan_client_without_the_pin_changes_nothing(browser: Any, tmp_path: Path
         drag(page, "e2", "e4")
         page.wait_for_selector("#error:not([hidden])", timeout=WAIT_MS)
         assert "PIN" in page.locator("#error").inner_text()
-        page.locator('[data-button="resign"]').click()
+        # A missing PIN counts as a wrong one: the drag (two events), the wrong PIN and the POST
+        # below make four, one short of the lockout.
         page.fill("#pin", "000000" if pin != "000000" else "111111")
         page.locator("#pin-form button").click()
-        page.locator('[data-button="resign"]').click()
+        resign(page)
         page.wait_for_function("() => document.querySelector('#error').textContent === 'wrong PIN'", timeout=WAIT_MS)
         request = urllib.request.Request(
             daemon.url + "api/action", data=b'{"new-game": {}}', headers={"Content-Type": "application/json"}
@@ -285,7 +227,7 @@ def test_lan_client_without_the_pin_changes_nothing(browser: Any, tmp_path: Path
         wait_for_moves(page, 1, pending=False)
         assert daemon.state()["moves"] == ["e2e4"]
         # With the PIN, resigning works too, and the finished game is listed among the past games.
-        page.locator('[data-button="resign"]').click()
+        resign(page)
         page.wait_for_function("() => window.boardctl.state.result !== '*'", timeout=WAIT_MS)
         result = daemon.state()["result"]
         assert result == "1-0" or result == "0-1"
@@ -366,7 +308,7 @@ def test_a_whole_game_against_the_engine_on_the_page(browser: Any, tmp_path: Pat
             if state(page)["result"] != "*":
                 break
         else:
-            page.locator('[data-button="resign"]').click()  # a long game: end it from the page
+            resign(page)  # a long game: end it from the page
             page.wait_for_function(decided, timeout=WAIT_MS)
         s = state(page)
         page.screenshot(path=str(artifacts / "10-whole-game.png"))

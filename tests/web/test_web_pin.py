@@ -11,13 +11,13 @@ import pytest
 
 from boardctl.errors import ConfigError
 from boardctl.web import pin as pinmod
-from boardctl.web.pin import load_or_create_pin, read_pin, store_pin
+from boardctl.web.pin import PIN_DIGITS, load_or_create_pin, read_pin, store_pin
 
 
 def test_first_start_creates_a_private_config_with_the_pin(tmp_path: Path) -> None:
     path = tmp_path / "boardctl" / "config.toml"
     pin = load_or_create_pin(path)
-    assert pin.isdigit() and len(pin) == 6
+    assert pin.isdigit() and len(pin) == PIN_DIGITS == 8
     assert tomllib.loads(path.read_text())["web"]["pin"] == pin
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     # Later starts read the same PIN back.
@@ -93,4 +93,4 @@ def test_boardctl_pin_command_prints_the_stored_pin(tmp_path: Path, capsys: pyte
     assert pinmod.run(parser.parse_args(["pin", "--config", str(path), "--new"])) == 0
     second = capsys.readouterr().out.strip()
     assert second == read_pin(path)
-    assert second.isdigit() and len(second) == 6
+    assert second.isdigit() and len(second) == PIN_DIGITS

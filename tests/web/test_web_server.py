@@ -113,7 +113,8 @@ def test_lan_websocket_actions_need_the_pin_but_reading_does_not() -> None:
         async with session.ws_connect(server.url + "ws") as ws:
             first = json.loads(await ws.receive_str())
             # The daemon's line unchanged, plus the move list's SAN (no opening for the start position).
-            assert first == {**daemon.state(), "san": [], "opening": None, "pending_san": None, "hint_san": None}
+            assert first == {**daemon.state(), "san": [], "opening": None, "pending_san": None, "hint_san": None,
+                             "check": None, "can_promote": False, "board_hint": None}
             for n, pin in enumerate([None, "", "135790", 135790]):
                 msg: dict[str, Any] = {"id": n, "action": {"event": {"square": "e2", "occupied": False}}}
                 if pin is not None:
@@ -259,7 +260,8 @@ def test_annotator_adds_san_and_opening_and_follows_takebacks() -> None:
     assert annotator.annotate({**line, "moves": ["e2e4", "c7c5"]})["san"] == ["e4", "c5"]
     assert "Sicilian" in annotator.annotate({**line, "moves": ["e2e4", "c7c5"]})["opening"]
     # Keys the daemon sends win; a game from a FEN replays from its start_fen.
-    own = {"moves": ["e2e4"], "san": ["pawn to e4"], "opening": "mine", "pending_san": None, "hint_san": None}
+    own = {"moves": ["e2e4"], "san": ["pawn to e4"], "opening": "mine", "pending_san": None, "hint_san": None,
+           "check": None, "can_promote": False, "board_hint": None}
     assert annotator.annotate(own) == own
     endgame = {"moves": ["e2e4"], "start_fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"}
     assert annotator.annotate(endgame)["san"] == ["e4"]
@@ -268,3 +270,98 @@ def test_annotator_adds_san_and_opening_and_follows_takebacks() -> None:
     assert (out["pending_san"], out["hint_san"]) == ("Nf6", None)  # d2d4 is not a move for Black
     # Moves that do not fit the start position are passed on without annotations.
     assert "san" not in annotator.annotate({"moves": ["e2e5"]})
+
+
+# -- the games folder changes while it is listed ---------------------------------------------------
+
+_HEADERS = '[Event "boardctl"]\n[White "Human"]\n[Black "Engine"]\n[Result "*"]\n\n1. e4 *\n'
+
+
+def test_games_list_survives_dangling_symlinks_and_odd_entries(tmp_path: Path) -> None:
+    (tmp_path / "a.pgn").write_text(_HEADERS)
+    (tmp_path / "dangling.pgn").symlink_to(tmp_path / "gone.pgn")
+    (tmp_path / "loop.pgn").symlink_to(tmp_path / "loop.pgn")
+    (tmp_path / "dir.pgn").mkdir()
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.pgn"
+    outside.write_text(_HEADERS)
+    (tmp_path / "out.pgn").symlink_to(outside)
+    assert [g["name"] for g in list_games(tmp_path)] == ["a.pgn"]
+    daemon = RecordingDaemon()
+    daemon.games_dir = tmp_path
+
+    async def scenario(server: WebServer, session: aiohttp.ClientSession, daemon: RecordingDaemon) -> None:
+        async with session.get(server.url + "api/games") as resp:
+            assert resp.status == 200
+            assert [g["name"] for g in (await resp.json())["games"]] == ["a.pgn"]
+        for name in ("dangling.pgn", "loop.pgn", "dir.pgn", "out.pgn"):
+            async with session.get(server.url + "api/games/" + name) as resp:
+                assert resp.status == 404, name
+
+    serve(scenario, daemon=daemon)
+
+
+@pytest.mark.parametrize("when", ["after-glob", "after-stat"])
+def test_games_list_survives_files_vanishing_while_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    """A file deleted between the directory listing and its stat, or between the stat and the read."""
+    for name in ("a.pgn", "b.pgn", "c.pgn"):
+        (tmp_path / name).write_text(_HEADERS)
+    real_glob, real_open = Path.glob, Path.open
+
+    def glob_then_delete(self: Path, pattern: str) -> Any:
+        found = list(real_glob(self, pattern))
+        if when == "after-glob":
+            (tmp_path / "b.pgn").unlink(missing_ok=True)
+        return iter(found)
+
+    def open_deleting(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if when == "after-stat" and self.name == "c.pgn":
+            self.unlink(missing_ok=True)
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "glob", glob_then_delete)
+    monkeypatch.setattr(Path, "open", open_deleting)
+    names = {g["name"] for g in list_games(tmp_path)}
+    assert names == ({"a.pgn", "c.pgn"} if when == "after-glob" else {"a.pgn", "b.pgn"})
+    daemon = RecordingDaemon()
+    daemon.games_dir = tmp_path
+    (tmp_path / "b.pgn").write_text(_HEADERS)
+    (tmp_path / "c.pgn").write_text(_HEADERS)
+
+    async def scenario(server: WebServer, session: aiohttp.ClientSession, daemon: RecordingDaemon) -> None:
+        async with session.get(server.url + "api/games") as resp:
+            assert resp.status == 200
+            assert len((await resp.json())["games"]) == 2
+
+    serve(scenario, daemon=daemon)
+
+
+def test_games_list_survives_a_folder_that_churns(tmp_path: Path) -> None:
+    """Files created and deleted in a loop by another thread while the list is taken, many times."""
+    import threading
+
+    stop = threading.Event()
+
+    def churn() -> None:
+        n = 0
+        while not stop.is_set():
+            path = tmp_path / f"g{n % 20}.pgn"
+            if path.exists():
+                path.unlink(missing_ok=True)
+            else:
+                path.write_text(_HEADERS)
+                if n % 3 == 0:
+                    (tmp_path / f"l{n % 20}.pgn").unlink(missing_ok=True)
+                    (tmp_path / f"l{n % 20}.pgn").symlink_to(path)
+            n += 1
+
+    thread = threading.Thread(target=churn)
+    thread.start()
+    try:
+        for _ in range(200):
+            for game in list_games(tmp_path):
+                assert game["name"].endswith(".pgn")
+    finally:
+        stop.set()
+        thread.join()

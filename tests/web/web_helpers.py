@@ -84,9 +84,14 @@ class RunningDaemon:
 
 
 @contextlib.contextmanager
-def run_daemon(tmp: Path, *args: str, mode: str = "play", timeout: float = 60.0) -> Iterator[RunningDaemon]:
-    """``boardctl <mode> --board sim`` on a free port, with its own config and games folders."""
-    port = free_port()
+def run_daemon(
+    tmp: Path, *args: str, mode: str = "play", timeout: float = 60.0, new: bool = True, port: int | None = None
+) -> Iterator[RunningDaemon]:
+    """``boardctl <mode> --board sim`` on a free port, with its own config and games folders.
+
+    ``new=False`` lets it resume the unfinished game in ``tmp``; ``port`` (else a free one) is
+    passed as ``--port``."""
+    port = free_port() if port is None else port
     games = tmp / "games"
     env = {
         **os.environ,
@@ -96,7 +101,7 @@ def run_daemon(tmp: Path, *args: str, mode: str = "play", timeout: float = 60.0)
         "PYTHONUNBUFFERED": "1",
     }
     cmd = [sys.executable, "-m", "boardctl", "-v", mode, "--board", "sim", "--port", str(port),
-           "--games-dir", str(games), "--new", *args]
+           "--games-dir", str(games), *(["--new"] if new else []), *args]
     if mode == "play" and "--engine" not in args:
         cmd += ["--engine", engine_command()]
     log_path = tmp / f"daemon-{port}.log"

@@ -6,6 +6,35 @@ const FILES = "abcdefgh";
 const GLYPHS = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
 // Milliseconds between lifting a captured piece and placing the capturing one (> the brush time).
 const CAPTURE_PAUSE_MS = 250;
+// A second click on Resign within this time resigns; the first only asks.
+const RESIGN_CONFIRM_MS = 5000;
+// The LED colours and what they mean (the colours are the CSS's, [data-led~=…]).
+const LEGEND = [
+  ["engine-move", "the engine's move: make it on the board"],
+  ["hint", "the hint"],
+  ["lifted", "a piece in the hand"],
+  ["legal-moves", "where the lifted piece may go"],
+  ["touch-move", "touch-move: this piece must move"],
+  ["illegal-move", "an illegal move: put it back"],
+  ["castling-rook-first", "rook touched before the king"],
+  ["mismatch", "set this square as the game has it"],
+  ["takeback", "a move taken back: restore these squares"],
+  ["promotion", "promotion: choose the new piece"],
+  ["check", "the king in check"],
+  ["blunder", "a blunder warning"],
+  ["draw-offer", "a draw is offered"],
+  ["result", "the game is over"],
+];
+// Tones (Hz, seconds) for each kind of sound; WebAudio makes them, no sound files needed.
+const TONES = {
+  move: [[660, 0.07]],
+  capture: [[440, 0.05], [330, 0.09]],
+  check: [[880, 0.06], [0, 0.03], [880, 0.06]],
+  castle: [[587, 0.06], [784, 0.08]],
+  engine: [[988, 0.05]],
+  end: [[523, 0.12], [659, 0.12], [784, 0.25]],
+  illegal: [[220, 0.12], [0, 0.04], [220, 0.12]],
+};
 
 const app = {
   ws: null,
@@ -19,6 +48,14 @@ const app = {
   lastRender: 0,
   localFen: null,     // without occupancy in the state: the position localDelta applies to
   localDelta: {},     // square -> occupied, this page's accepted events since localFen
+  muted: false,
+  audio: null,        // the AudioContext, made on the first user gesture
+  sounds: [],         // kinds of the sounds played (for tests: what was heard)
+  resignArmed: 0,     // timer id while Resign waits for its confirmation
+  promoChoice: null,  // the piece pre-selected on this page, until the next move
+  promoNeeded: null,
+  noticeHidden: null, // the notice text the user closed
+  viewer: null,       // {game, ply, flipped} while a past game is shown
 };
 window.boardctl = app; // for tests and the benchmark
 
@@ -49,6 +86,9 @@ function parseFenPlacement(fen) {
   return pieces;
 }
 
+function squareIndex(name) { return FILES.indexOf(name[0]) + 8 * (Number(name[1]) - 1); }
+function squareName(i) { return FILES[i % 8] + (Math.floor(i / 8) + 1); }
+
 function occupiedSet(state, pieces) {
   // The sensors' view, when the daemon reports it; otherwise the game position plus this page's
   // own lift/place events since the position last changed (so a dropped piece shows at once).
@@ -65,7 +105,7 @@ function occupiedSet(state, pieces) {
   catch (e) { return new Set(Object.keys(pieces)); }
   const set = new Set();
   for (let sq = 0; sq < 64; sq++) {
-    if ((bits >> BigInt(sq)) & 1n) set.add(FILES[sq % 8] + (Math.floor(sq / 8) + 1));
+    if ((bits >> BigInt(sq)) & 1n) set.add(squareName(sq));
   }
   return set;
 }
@@ -89,23 +129,33 @@ function formatEval(ev) {
   return String(ev);
 }
 
+// White's share of the evaluation bar, 0-100 (Lichess's curve: +3 pawns is about 75 %).
+function evalPercent(ev) {
+  if (!ev || typeof ev !== "object") return 50;
+  if (ev.mate !== undefined && ev.mate !== null) return ev.mate > 0 ? 100 : 0;
+  if (typeof ev.cp !== "number") return 50;
+  const win = 2 / (1 + Math.exp(-0.00368208 * ev.cp)) - 1;
+  return Math.max(0, Math.min(100, 50 + 50 * win));
+}
+
 function humanColor(state) {
   const c = state.color ?? state.human ?? null;
   return c === "black" || c === "white" ? c : null;
 }
 
+function isOver(state) { return Boolean(state.result && state.result !== "*"); }
+
 // Squares on the page are *physical* (the board's wiring), like events and LEDs; the FEN is
 // logical. With the board turned round (orientation "flipped") logical square s sits on 63 - s.
 function isRotated(state) { return state.orientation === "flipped"; }
+
+function toPhysical(state, name) { return isRotated(state) ? squareName(63 - squareIndex(name)) : name; }
 
 function physicalPieces(state) {
   const logical = parseFenPlacement(state.fen);
   if (!isRotated(state)) return logical;
   const out = {};
-  for (const [sq, piece] of Object.entries(logical)) {
-    const i = 63 - (FILES.indexOf(sq[0]) + 8 * (Number(sq[1]) - 1));
-    out[FILES[i % 8] + (Math.floor(i / 8) + 1)] = piece;
-  }
+  for (const [sq, piece] of Object.entries(logical)) out[toPhysical(state, sq)] = piece;
   return out;
 }
 
@@ -116,21 +166,20 @@ function isFlipped(state) {
   return humanColor(state) === "black" && !isRotated(state);
 }
 
-// -- the board --------------------------------------------------------------------------------
+// -- boards (the live one and the viewer's) ------------------------------------------------------
 
-function buildBoard() {
-  const board = $("#board");
+function buildBoard(board) {
   board.textContent = "";
   for (let i = 0; i < 64; i++) {
     const el = document.createElement("div");
     el.className = "square";
     board.appendChild(el);
   }
-  layoutBoard(false);
+  layoutBoard(board, false);
 }
 
-function layoutBoard(flipped) {
-  const cells = $("#board").children;
+function layoutBoard(board, flipped) {
+  const cells = board.children;
   for (let i = 0; i < 64; i++) {
     const row = Math.floor(i / 8), col = i % 8;
     const file = flipped ? 7 - col : col;
@@ -141,12 +190,17 @@ function layoutBoard(flipped) {
     el.dataset.square = name;
     el.className = "square " + ((file + rank) % 2 === 0 ? "light" : "dark");
     el.textContent = "";
-    const coord = document.createElement("span");
-    coord.className = "coord";
-    coord.textContent = name;
-    el.appendChild(coord);
+    el.dataset.piece = "";
+    // Coordinates as on a printed board: files along the bottom row, ranks up the left column.
+    const bottom = row === 7, left = col === 0;
+    if (bottom || left) {
+      const coord = document.createElement("span");
+      coord.className = "coord";
+      coord.textContent = (bottom ? FILES[file] : "") + (left ? String(rank) : "");
+      el.appendChild(coord);
+    }
   }
-  $("#board").dataset.flipped = String(flipped);
+  board.dataset.flipped = String(flipped);
 }
 
 function setPiece(el, letter) {
@@ -160,9 +214,19 @@ function setPiece(el, letter) {
   el.dataset.piece = letter;
 }
 
+function markSquares(board, cls, squares) {
+  for (const el of board.children) el.classList.toggle(cls, squares.has(el.dataset.square));
+}
+
+function lastMoveSquares(uci) {
+  if (typeof uci !== "string" || uci.length < 4) return [];
+  return [uci.slice(0, 2), uci.slice(2, 4)];
+}
+
 function renderBoard(state) {
+  const board = $("#board");
   const flipped = isFlipped(state);
-  layoutBoard(flipped);
+  layoutBoard(board, flipped);
   const pieces = physicalPieces(state);
   const sensed = occupiedSet(state, pieces);
   for (const sq of Object.keys(app.carried)) {
@@ -170,7 +234,7 @@ function renderBoard(state) {
   }
   const leds = {};
   for (const led of state.leds || []) (leds[led.square] ||= []).push(led.why);
-  for (const el of $("#board").children) {
+  for (const el of board.children) {
     const sq = el.dataset.square;
     const inGame = pieces[sq];
     const isSensed = sensed.has(sq);
@@ -189,6 +253,10 @@ function renderBoard(state) {
     if (whys) { el.dataset.led = whys.join(" "); el.classList.add("led"); }
     else if (el.dataset.led) { delete el.dataset.led; el.classList.remove("led"); }
   }
+  const moves = state.moves || [];
+  const last = lastMoveSquares(moves[moves.length - 1]).map((sq) => toPhysical(state, sq));
+  markSquares(board, "last-move", new Set(last));
+  markSquares(board, "in-check", new Set(state.check ? [toPhysical(state, state.check)] : []));
 }
 
 // -- the rest of the page -----------------------------------------------------------------------
@@ -201,35 +269,72 @@ function renderClocks(state) {
     const box = $(id);
     box.querySelector(".name").textContent = color === humanColor(state) ? `${color} (you)` : color;
     box.dataset.color = color;
-    if (!clock) { box.querySelector(".time").textContent = ""; box.classList.remove("running"); continue; }
+    if (!clock) { box.querySelector(".time").textContent = ""; box.classList.remove("running", "low"); continue; }
     let left = clock[color];
     if (clock.running === color && left !== undefined) left -= (performance.now() - app.stateReceivedAt) / 1000;
     box.querySelector(".time").textContent = formatClock(left);
     box.classList.toggle("running", clock.running === color);
+    box.classList.toggle("low", clock.running === color && left < 20);
   }
+}
+
+// One numbered row per full move: "1." then White's move then Black's ("…" when Black began).
+function fillMoveList(list, sanMoves, startFen, marked) {
+  const fen = startFen || "";
+  const blackFirst = fen.split(" ")[1] === "b";
+  const cells = blackFirst && sanMoves.length ? [null, ...sanMoves] : sanMoves.slice();
+  const startNumber = Number(fen.split(" ")[5] || 1) || 1;
+  list.textContent = "";
+  for (let i = 0; i < cells.length; i += 2) {
+    const li = document.createElement("li");
+    const num = document.createElement("b");
+    num.className = "num";
+    num.textContent = `${startNumber + i / 2}.`;
+    li.appendChild(num);
+    for (const j of [i, i + 1]) {
+      if (j >= cells.length) break;
+      const span = document.createElement("span");
+      span.className = "move";
+      if (cells[j] === null) { span.textContent = "…"; span.classList.add("empty"); }
+      else {
+        span.textContent = cells[j];
+        span.dataset.ply = String(blackFirst ? j : j + 1);
+        if (j === marked) span.classList.add(list.id === "moves" ? "last" : "current");
+      }
+      li.appendChild(span);
+    }
+    list.appendChild(li);
+  }
+  return blackFirst ? 1 : 0;
 }
 
 function renderMoves(state) {
   const list = $("#moves");
   const moves = state.san || state.moves || [];
-  const fen = state.start_fen || state.initial_fen || "";
-  const blackFirst = fen.split(" ")[1] === "b";
-  const cells = blackFirst ? ["…", ...moves] : moves.slice();
-  const startNumber = Number(fen.split(" ")[5] || 1);
-  list.textContent = "";
-  list.start = startNumber;
-  for (let i = 0; i < cells.length; i += 2) {
-    const li = document.createElement("li");
-    for (const j of [i, i + 1]) {
-      if (j >= cells.length) break;
-      const span = document.createElement("span");
-      span.textContent = cells[j];
-      if (j === cells.length - 1) span.className = "last";
-      li.appendChild(span);
-    }
-    list.appendChild(li);
-  }
+  const offset = (state.start_fen || "").split(" ")[1] === "b" ? 1 : 0;
+  const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
+  fillMoveList(list, moves, state.start_fen || state.initial_fen || "", moves.length - 1 + offset);
   list.dataset.count = String(moves.length);
+  if (atBottom || moves.length !== app.lastMoveCount) list.scrollTop = list.scrollHeight;
+}
+
+function restoreLit(state) {
+  const codes = ["setup", "mismatch", "takeback", "illegal-move", "touch-move", "castling-rook-first"];
+  return (state.leds || []).some((l) => codes.includes(l.why));
+}
+
+function renderPromotion(state) {
+  const open = (state.leds || []).some((l) => l.why === "promotion") || Boolean(state.promotion);
+  // Shown while the side to move can promote (to pre-select) or the window is open; otherwise
+  // folded away, one click from a pre-selection.
+  const needed = !isOver(state) && (open || Boolean(state.can_promote));
+  const box = $("#promotion");
+  if (needed !== app.promoNeeded) { box.open = needed; app.promoNeeded = needed; }
+  box.dataset.needed = String(needed);
+  box.classList.toggle("active", open);
+  for (const btn of box.querySelectorAll("button")) btn.classList.toggle("chosen", btn.dataset.piece === app.promoChoice);
+  $("#promotion-choice").textContent = app.promoChoice ? GLYPHS[app.promoChoice] : "";
+  return open;
 }
 
 function renderInfo(state) {
@@ -243,40 +348,146 @@ function renderInfo(state) {
   else if (state.mode === "play") game.push(`you play ${humanColor(state) || "?"} against the engine` + (state.level ? ` (${state.level})` : ""));
   if (state.clock && state.time_control) game.push(state.time_control);
   $("#game-info").textContent = game.join(", ") || "–";
-  $("#eval").textContent = formatEval(state.eval ?? state.score);
+
+  const book = Boolean(state.book);
+  const ev = state.eval ?? state.score;
+  $("#eval").textContent = book ? "book" : formatEval(ev);
+  $("#eval").classList.toggle("book", book);
+  $("#eval").title = book ? "the engine played from its opening book: no search, no score" : "";
+  const pct = book || ev === null || ev === undefined ? 50 : evalPercent(ev);
+  const bar = $("#eval-bar");
+  $("#eval-fill").style.height = `${pct}%`;
+  bar.setAttribute("aria-valuenow", String(Math.round(pct)));
+  bar.dataset.flipped = String(isFlipped(state) !== isRotated(state));
+  bar.title = book ? "book" : formatEval(ev);
+  bar.classList.toggle("off", state.mode !== "play"); // no engine, no evaluation
+  $("#eval-bar-label").textContent = book ? "book" : "";
+  $("#pv").textContent = state.pv || "–";
+  // Recording two players: no engine, so no evaluation, line or hint to show.
+  for (const id of ["#eval", "#pv", "#hint"]) {
+    const dd = $(id);
+    dd.hidden = state.mode === "record";
+    dd.previousElementSibling.hidden = state.mode === "record";
+  }
+
   const hint = state.hint_san || state.hint;
   $("#hint").textContent = hint ? (typeof hint === "object" ? (hint.san || hint.uci || JSON.stringify(hint)) : hint) : "–";
   $("#result").textContent = (state.result || "*") + (state.termination ? ` (${state.termination})` : "");
-  const promoting = (state.leds || []).some((l) => l.why === "promotion") || Boolean(state.promotion);
-  $("#promotion").classList.toggle("active", promoting);
+  const promoting = renderPromotion(state);
 
   const parts = [];
-  if (state.result && state.result !== "*") parts.push(`Game over: ${state.result}` + (state.termination ? ` (${state.termination}).` : "."));
+  const over = isOver(state);
+  if (over) parts.push(`Game over: ${state.result}` + (state.termination ? ` (${state.termination}).` : "."));
   else if (state.pending) parts.push(`Engine plays ${state.pending_san || state.pending}: make the move on the board.`);
+  else if (state.thinking && state.matching === false) parts.push("The engine moves once the pieces are set up.");
   else if (state.thinking) parts.push("Engine is thinking…");
-  else if (state.fen) parts.push((state.fen.split(" ")[1] === "w" ? "White" : "Black") + " to move.");
+  else if (state.fen) {
+    const side = state.fen.split(" ")[1] === "w" ? "white" : "black";
+    parts.push((side === "white" ? "White" : "Black") + " to move" + (side === humanColor(state) ? " (you)." : "."));
+  }
   // While a promotion is open the tracker is not "matching" either, but nothing needs setting up.
-  const needsSetup = state.matching === false && !promoting;
+  // A move half made (castling's king without its rook) lights nothing: say what is left to do.
+  const hintText = state.board_hint || "";
+  const partial = /^Complete /.test(hintText);
+  const lit = restoreLit(state);
+  const needsSetup = state.matching === false && !promoting && !partial && (lit || Boolean(hintText));
   if (promoting) parts.push("Choose the new piece (or swap it on the square).");
+  else if (state.matching === false && hintText) parts.push(hintText);
   else if (needsSetup) parts.push("Set the board up as the lit squares show.");
+  const clock = state.clock;
+  if (clock && !over && clock.running === null && state.matching === false) parts.push("The clocks start once the pieces are set up.");
   if (state.draw_offer) parts.push("A draw is offered.");
-  const over = state.result && state.result !== "*";
   if (state.warning && !(over && /^game over/i.test(state.warning))) parts.push(state.warning);
   if (state.message) parts.push(state.message);
   $("#status").textContent = parts.join(" ");
   $("#setup-board").hidden = !needsSetup;
 }
 
+function renderNotice(state) {
+  const text = state.notice || "";
+  const box = $("#notice");
+  $("#notice-text").textContent = text;
+  box.hidden = !text || app.noticeHidden === text;
+}
+
+// -- sounds --------------------------------------------------------------------------------------
+
+function unlockAudio() {
+  if (app.audio || app.muted) { if (app.audio && app.audio.state === "suspended") app.audio.resume(); return; }
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (Ctx) app.audio = new Ctx();
+}
+
+function playSound(kind) {
+  if (app.muted || !TONES[kind]) return;
+  unlockAudio();
+  const ctx = app.audio;
+  if (!ctx) return;
+  let t = ctx.currentTime + 0.01;
+  for (const [freq, dur] of TONES[kind]) {
+    if (freq > 0) {
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      osc.type = "triangle";
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, t);
+      gain.gain.exponentialRampToValueAtTime(0.25, t + 0.01);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + dur);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(t);
+      osc.stop(t + dur + 0.02);
+    }
+    t += dur;
+  }
+  app.sounds.push(kind);
+}
+app.playSound = playSound;
+
+function moveSoundKind(san) {
+  if (!san) return "move";
+  if (/[+#]$/.test(san)) return "check";
+  if (san.startsWith("O-O")) return "castle";
+  if (san.includes("x")) return "capture";
+  return "move";
+}
+
+function soundsFor(prev, state) {
+  if (!prev || prev.game !== state.game) return; // the first line, or another game: no sound
+  const before = (prev.moves || []).length, after = (state.moves || []).length;
+  if (!isOver(prev) && isOver(state)) playSound("end");
+  else if (after === before + 1) playSound(moveSoundKind((state.san || [])[after - 1]));
+  else if (state.pending && state.pending !== prev.pending) playSound("engine");
+  else if (state.warning && state.warning !== prev.warning && /illegal|touch-move/.test(state.warning)) playSound("illegal");
+}
+
+function setMuted(muted) {
+  app.muted = muted;
+  localStorage.setItem("boardctl-muted", muted ? "1" : "0");
+  const btn = $("#sound");
+  btn.setAttribute("aria-pressed", String(!muted));
+  btn.querySelector(".icon").textContent = muted ? "✕" : "♪";
+  btn.querySelector(".label").textContent = muted ? "Sound off" : "Sound on";
+}
+
+// -- rendering a state line ------------------------------------------------------------------------
+
 function render(state) {
+  const prev = app.state;
   app.state = state;
   app.stateReceivedAt = performance.now();
+  if (prev && (prev.moves || []).length !== (state.moves || []).length) app.promoChoice = null;
   renderBoard(state);
   renderMoves(state);
   renderInfo(state);
   renderClocks(state);
+  renderNotice(state);
+  soundsFor(prev, state);
+  app.lastMoveCount = (state.moves || []).length;
   app.lastRender = performance.now();
   document.body.dataset.moves = String((state.moves || []).length);
 }
+
+app.render = render;
 
 // -- connection and actions ---------------------------------------------------------------------
 
@@ -360,6 +571,7 @@ function setupDrag() {
   board.addEventListener("pointerdown", (ev) => {
     const el = ev.target.closest("[data-square]");
     if (!el || ev.button !== 0) return;
+    unlockAudio();
     const letter = el.dataset.piece;
     if (!letter || !el.classList.contains("occupied")) return; // nothing there to pick up
     ev.preventDefault();
@@ -423,13 +635,31 @@ async function setupBoard() {
 }
 app.setupBoard = setupBoard;
 
-// -- forms and buttons --------------------------------------------------------------------------
+// -- resign: a second click confirms ---------------------------------------------------------------
 
-function showPinForm(show) {
-  const form = $("#pin-form");
-  form.hidden = !show;
-  if (show) $("#pin").value = localStorage.getItem("boardctl-pin") || "";
+function disarmResign() {
+  clearTimeout(app.resignArmed);
+  app.resignArmed = 0;
+  const btn = $("#resign");
+  btn.classList.remove("armed");
+  btn.textContent = "Resign";
+  $("#resign-cancel").hidden = true;
 }
+
+function clickResign() {
+  if (!app.resignArmed) {
+    const btn = $("#resign");
+    btn.classList.add("armed");
+    btn.textContent = "Really resign?";
+    $("#resign-cancel").hidden = false;
+    app.resignArmed = setTimeout(disarmResign, RESIGN_CONFIRM_MS);
+    return;
+  }
+  disarmResign();
+  act({ button: "resign" }).catch(() => {});
+}
+
+// -- past games and the viewer ----------------------------------------------------------------------
 
 function readFile(file) {
   return new Promise((resolve, reject) => {
@@ -448,34 +678,149 @@ async function loadGames() {
     body.textContent = "";
     for (const g of data.games || []) {
       const tr = document.createElement("tr");
-      for (const key of ["date", "white", "black", "result", "opening"]) {
+      tr.dataset.name = g.name;
+      const cells = [g.date || "", `${g.white || "?"} – ${g.black || "?"}`, g.result || "", g.opening || ""];
+      cells.forEach((text, i) => {
         const td = document.createElement("td");
-        td.textContent = g[key] || "";
+        td.textContent = text;
+        if (i === 3) td.className = "col-opening";
         tr.appendChild(td);
-      }
+      });
       const td = document.createElement("td");
+      const view = document.createElement("button");
+      view.type = "button";
+      view.className = "view-game";
+      view.textContent = "View";
+      view.addEventListener("click", () => openViewer(g.name).catch((err) => showError(err.message)));
       const a = document.createElement("a");
       a.href = "/api/games/" + encodeURIComponent(g.name);
       a.download = g.name;
       a.textContent = "PGN";
-      td.appendChild(a);
+      td.append(view, " ", a);
       tr.appendChild(td);
       body.appendChild(tr);
     }
-    if (!body.children.length) body.innerHTML = "<tr><td colspan=6>No saved games yet.</td></tr>";
+    if (!body.children.length) body.innerHTML = "<tr><td colspan=5>No saved games yet.</td></tr>";
   } catch (err) {
     showError(`cannot list past games: ${err.message}`);
   }
 }
 
+async function openViewer(name) {
+  const res = await fetch("/api/games/" + encodeURIComponent(name.replace(/\.pgn$/, ".json")));
+  const game = await res.json();
+  if (!res.ok) throw new Error(game.error || `cannot open ${name}`);
+  const h = game.headers || {};
+  // Seen from the human's side, as it was played.
+  app.viewer = { game, ply: game.san.length, flipped: h.Black === "Human" && h.White !== "Human" };
+  $("#viewer-title").textContent = `${h.White || "?"} – ${h.Black || "?"}, ${h.Date || "?"}: ${game.result}`;
+  $("#viewer-pgn").href = "/api/games/" + encodeURIComponent(name);
+  $("#viewer-pgn").download = name;
+  const slider = $("#viewer-slider");
+  slider.max = String(game.san.length);
+  fillMoveList($("#viewer-moves"), game.san, game.start_fen, -1);
+  const dialog = $("#viewer");
+  if (!dialog.open) dialog.showModal();
+  showPly(game.san.length);
+  slider.focus();
+}
+app.openViewer = openViewer;
+
+function showPly(ply) {
+  const v = app.viewer;
+  if (!v) return;
+  const n = v.game.san.length;
+  v.ply = Math.max(0, Math.min(n, ply));
+  const board = $("#viewer-board");
+  layoutBoard(board, v.flipped);
+  const pieces = parseFenPlacement(v.game.fens[v.ply]);
+  for (const el of board.children) setPiece(el, pieces[el.dataset.square] || null);
+  markSquares(board, "last-move", new Set(v.ply > 0 ? lastMoveSquares(v.game.moves[v.ply - 1]) : []));
+  const fen = v.game.fens[v.ply];
+  $("#viewer-slider").value = String(v.ply);
+  const offset = v.game.start_fen.split(" ")[1] === "b" ? 1 : 0;
+  const number = Number(v.game.start_fen.split(" ")[5] || 1) + Math.floor((v.ply - 1 + offset) / 2);
+  const whiteMoved = (v.ply - 1 + offset) % 2 === 0;
+  $("#viewer-ply").textContent = v.ply === 0 ? `Start position (${n} moves)`
+    : `${number}${whiteMoved ? "." : "…"} ${v.game.san[v.ply - 1]} (move ${v.ply} of ${n})`;
+  for (const span of $("#viewer-moves").querySelectorAll(".move[data-ply]")) {
+    span.classList.toggle("current", Number(span.dataset.ply) === v.ply);
+  }
+  const current = $("#viewer-moves .move.current");
+  if (current) current.scrollIntoView({ block: "nearest" });
+  board.dataset.fen = fen;
+}
+app.showPly = showPly;
+
+function setupViewer() {
+  buildBoard($("#viewer-board"));
+  const step = (d) => () => app.viewer && showPly(app.viewer.ply + d);
+  $("#viewer-first").addEventListener("click", () => showPly(0));
+  $("#viewer-prev").addEventListener("click", step(-1));
+  $("#viewer-next").addEventListener("click", step(1));
+  $("#viewer-last").addEventListener("click", () => app.viewer && showPly(app.viewer.game.san.length));
+  $("#viewer-slider").addEventListener("input", (ev) => showPly(Number(ev.target.value)));
+  $("#viewer-flip").addEventListener("click", () => { if (app.viewer) { app.viewer.flipped = !app.viewer.flipped; showPly(app.viewer.ply); } });
+  $("#viewer-close").addEventListener("click", () => $("#viewer").close());
+  $("#viewer").addEventListener("close", () => { app.viewer = null; });
+  $("#viewer-moves").addEventListener("click", (ev) => {
+    const span = ev.target.closest(".move[data-ply]");
+    if (span) showPly(Number(span.dataset.ply));
+  });
+  $("#viewer").addEventListener("keydown", (ev) => {
+    if (!app.viewer) return;
+    const keys = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1 };
+    if (ev.key in keys) { showPly(app.viewer.ply + keys[ev.key]); ev.preventDefault(); }
+    else if (ev.key === "Home") { showPly(0); ev.preventDefault(); }
+    else if (ev.key === "End") { showPly(app.viewer.game.san.length); ev.preventDefault(); }
+  });
+}
+
+// -- forms and buttons --------------------------------------------------------------------------
+
+function showPinForm(show) {
+  const form = $("#pin-form");
+  form.hidden = !show;
+  if (show) $("#pin").value = localStorage.getItem("boardctl-pin") || "";
+}
+
+function buildLegend() {
+  const list = $("#legend-list");
+  for (const [code, text] of LEGEND) {
+    const li = document.createElement("li");
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.dataset.led = code;
+    const label = document.createElement("span");
+    label.textContent = text;
+    li.append(swatch, label);
+    li.dataset.code = code;
+    list.appendChild(li);
+  }
+}
+
 function setupControls() {
   for (const btn of document.querySelectorAll("[data-button]")) {
-    btn.addEventListener("click", () => act({ button: btn.dataset.button }).catch(() => {}));
+    btn.addEventListener("click", () => {
+      unlockAudio();
+      if (btn.dataset.button === "resign") { clickResign(); return; }
+      if (btn.dataset.piece) { app.promoChoice = btn.dataset.piece; if (app.state) renderPromotion(app.state); }
+      act({ button: btn.dataset.button }).catch(() => {});
+    });
   }
+  $("#resign-cancel").addEventListener("click", disarmResign);
   $("#setup-board").addEventListener("click", () => setupBoard().catch(() => {}));
   $("#flip").addEventListener("click", () => {
     app.flipped = !(app.state ? isFlipped(app.state) : false);
     if (app.state) render(app.state);
+  });
+  $("#sound").addEventListener("click", () => { setMuted(!app.muted); if (!app.muted) { unlockAudio(); playSound("move"); } });
+  $("#notice-close").addEventListener("click", () => { app.noticeHidden = $("#notice-text").textContent; $("#notice").hidden = true; });
+  $("#notice-new").addEventListener("click", () => {
+    const details = $("#new-game");
+    details.open = true;
+    details.scrollIntoView({ block: "nearest" });
+    details.querySelector("select, input").focus();
   });
   $("#pin-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -508,12 +853,16 @@ function setupControls() {
     }
   });
   $("#past-games").addEventListener("toggle", (ev) => { if (ev.target.open) loadGames(); });
+  document.addEventListener("keydown", unlockAudio, { once: true });
 }
 
 async function init() {
-  buildBoard();
+  buildBoard($("#board"));
+  setupViewer();
+  buildLegend();
   setupDrag();
   setupControls();
+  setMuted(localStorage.getItem("boardctl-muted") === "1");
   try {
     const info = await (await fetch("/api/info")).json();
     app.pinRequired = Boolean(info.pin_required);
