@@ -195,7 +195,7 @@ def test_demo_games_are_apart_announced_and_reachable(spawn, tmp_path: Path) -> 
     assert_quiet(term.out)
     assert "WARNING" not in term.out
     again = spawn("demo", "--engine", str(STOCKFISH), "--port", "0", "--movetime", "0.05")
-    again.expect(r"Resuming your unfinished game of \d{4}-\d\d-\d\d \d\d:\d\d, move 1, you play White\. "
+    again.expect(r"Resuming your unfinished game of \d{4}-\d\d-\d\d, move 1, you play White\. "
                  r"New game: boardctl demo --new")
     again.signal_group(signal.SIGINT)
     assert again.wait() == 0
