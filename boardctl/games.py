@@ -6,7 +6,6 @@ Games of boardctl demo are kept apart, so that play never resumes one; --demo re
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import logging
 import sys
 from pathlib import Path
@@ -23,17 +22,13 @@ def demo_games_dir() -> Path:
 
 
 def resume_notice(record: GameRecord, *, command: str) -> str:
-    """The announcement of a resumed game, e.g. "Resuming your unfinished game of 2026-12-01 15:20,
-    move 12, you play Black. New game: boardctl play --new" (terminal, log and page say the same)."""
-    try:
-        started = dt.datetime.strptime(record.started, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC).astimezone()
-        date = started.strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        date = record.started
-    parts = [f"Resuming your unfinished game of {date}", f"move {record.board().fullmove_number}"]
-    if record.mode == "play" and record.human in ("white", "black"):
-        parts.append(f"you play {record.human.capitalize()}")
-    return ", ".join(parts) + f". New game: {command}"
+    """The announcement of a resumed game for the terminal and the log: the page's words
+    (``session.resume_notice``, one source) ending with the command that starts afresh, e.g.
+    "Resuming your unfinished game of 2026-12-01, move 12, you play Black. New game: boardctl play --new"."""
+    from boardctl.session import resume_notice as page_notice
+
+    head = page_notice(record).split(" New game:", 1)[0]
+    return f"{head} New game: {command}"
 
 
 def abandon_unfinished(store: GameStore, mode: str) -> list[GameRecord]:

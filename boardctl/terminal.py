@@ -714,6 +714,10 @@ class TerminalView:
                         case Pause(seconds):
                             await asyncio.sleep(seconds)
                 self._last_input = self._clock()
+                # Let the piece settle and the move count before the next line is read (a script
+                # piped in types faster than hands move).
+                settle = getattr(getattr(self.daemon.session, "settings", None), "settle", 0.3)
+                await asyncio.sleep(settle + QUIET)
         return True
 
     # -- the loops ------------------------------------------------------------------------------
@@ -735,6 +739,10 @@ class TerminalView:
                     break
                 text = reading.result()
                 if text is None or not await self.apply(text):
+                    # A piece set down just before the end (a script piped in) settles and counts first.
+                    remaining = QUIET_AFTER_INPUT - (self._clock() - self._last_input)
+                    if remaining > 0:
+                        await asyncio.sleep(remaining)
                     stop.set()
                     break
         finally:

@@ -549,7 +549,7 @@ def _warm() -> int:
         sys.stderr.write(f"engine kernels already compiled ahead of time: {aot.module_path()}\n")
         return 0
     # Said before the long silence of the compiler: what happens, that it is once, how long.
-    sys.stderr.write("Compiling the engine (first run only, about 40 s; a few minutes on a Raspberry Pi)…\n")
+    sys.stderr.write("Compiling the engine (first run only, about a minute; a few minutes on a Raspberry Pi)…\n")
     sys.stderr.flush()
     started = time.monotonic()
     try:

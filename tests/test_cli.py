@@ -158,3 +158,17 @@ def test_games_demo_reads_the_demos_folder(tmp_path: Path, monkeypatch: pytest.M
         assert "20260101-120000-000002" in out or "1. d4" in out, argv
     assert main(["games", "show", "last"]) == 2
     assert "add --demo" in capsys.readouterr().err
+
+
+def test_demo_takes_the_documented_port_unless_it_is_taken() -> None:
+    import socket
+
+    from boardctl.demo import DEFAULT_PORT, is_port_free
+
+    assert DEFAULT_PORT == 8080
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert not is_port_free("127.0.0.1", port)
+    assert is_port_free("127.0.0.1", port)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import subprocess
@@ -17,22 +16,23 @@ from boardctl.games import abandon_unfinished, demo_games_dir, resume_notice
 from boardctl.storage import GameRecord, GameStore
 
 
-def local(iso: str) -> str:
-    return dt.datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M")
-
-
 @pytest.mark.parametrize(("mode", "human", "moves", "fen", "expected"), [
     ("play", "black", [], chess.STARTING_FEN, "move 1, you play Black. New game: boardctl play --new"),
     ("play", "white", ["e2e4", "e7e5"], chess.STARTING_FEN, "move 2, you play White. New game: boardctl play --new"),
-    ("play", "black", ["e2e4"] , chess.STARTING_FEN, "move 1, you play Black. New game: boardctl play --new"),
-    ("record", None, ["d2d4", "d7d5", "c2c4"], chess.STARTING_FEN, "move 2. New game: boardctl play --new"),
+    ("play", "black", ["e2e4"], chess.STARTING_FEN, "move 1, you play Black. New game: boardctl play --new"),
+    ("record", None, ["d2d4", "d7d5", "c2c4"], chess.STARTING_FEN,
+     "move 2, recording two players. New game: boardctl play --new"),
     ("play", "white", [], "4k3/8/8/8/8/8/8/4K3 w - - 0 12", "move 12, you play White. New game: boardctl play --new"),
 ])
 def test_resume_notice(mode: str, human: str | None, moves: list[str], fen: str, expected: str) -> None:
+    from boardctl.session import resume_notice as page_notice
+
     record = GameRecord(id="x", mode=mode, white="a", black="b", human=human, moves=moves, fen=fen,
                         started="2026-11-30T21:05:00Z")
     assert resume_notice(record, command="boardctl play --new") == (
-        f"Resuming your unfinished game of {local(record.started)}, {expected}")
+        f"Resuming your unfinished game of 2026-11-30, {expected}")
+    # the page says the same, ending with its own way to a new game
+    assert page_notice(record).split(" New game:")[0] == resume_notice(record, command="x").split(" New game:")[0]
 
 
 def test_abandon_marks_every_unfinished_game_of_the_mode(tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ def test_resume_is_announced_in_the_log_and_new_abandons(tmp_path: Path) -> None
     assert again.returncode == 0
     assert states(again.stdout)[-1]["game"] == game_id
     assert "Resuming your unfinished game of " in again.stderr
-    assert ", move 1. New game: boardctl record --new" in again.stderr
+    assert ", move 1, recording two players. New game: boardctl record --new" in again.stderr
     fresh = boardctl(tmp_path, "record", "--board", "sim", "--stdio", "--no-web", "--games-dir", str(games), "--new",
                      stdin='{"t": 0}\n')
     assert fresh.returncode == 0 and "Resuming" not in fresh.stderr

@@ -195,7 +195,7 @@ def test_demo_games_are_apart_announced_and_reachable(spawn, tmp_path: Path) -> 
     assert_quiet(term.out)
     assert "WARNING" not in term.out
     again = spawn("demo", "--engine", str(STOCKFISH), "--port", "0", "--movetime", "0.05")
-    again.expect(r"Resuming your unfinished game of \d{4}-\d\d-\d\d \d\d:\d\d, move 1, you play White\. "
+    again.expect(r"Resuming your unfinished game of \d{4}-\d\d-\d\d, move 1, you play White\. "
                  r"New game: boardctl demo --new")
     again.signal_group(signal.SIGINT)
     assert again.wait() == 0
@@ -224,3 +224,18 @@ def test_engine_stops_quietly_on_ctrl_c(spawn) -> None:  # type: ignore[no-untyp
     engine.signal_group(signal.SIGINT)
     assert engine.wait() == 0
     assert_quiet(engine.out)
+
+
+def test_moves_piped_in_are_all_made_and_saved_at_end_of_input(tmp_path: Path) -> None:
+    import subprocess
+
+    games = tmp_path / "games"
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    out = subprocess.run([sys.executable, "-m", "boardctl", "record", "--board", "sim", "--no-web", "--games-dir",
+                          str(games), "--pieces", "letters"], input="e2e4\ne7e5\nNf3\nhi\n", capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "'hi' is not a move" in out.stdout and "Game saved:" in out.stdout
+    assert_quiet(out.stdout + out.stderr)
+    state, _ = only_game(games)
+    assert state["moves"] == ["e2e4", "e7e5", "g1f3"]
