@@ -271,6 +271,7 @@ def test_promotion_buttons_show_only_when_a_pawn_can_promote(page: Any, size: st
     new_game(page, fen="4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
     assert state(page)["can_promote"] is True
     assert buttons.first.is_visible() and buttons.count() == 4
+    assert page.locator("#promotion button.chosen").count() == 0  # a new game forgets the pre-selection
     shot(page, "promotion-shown", size)
     drag(page, "a7", "a8")
     page.wait_for_selector("#promotion.active", timeout=WAIT_MS)
