@@ -126,3 +126,31 @@ def test_game_for_viewer(tmp_path: Path) -> None:
     empty.write_text("")
     with pytest.raises(BoardctlError, match=r"empty\.pgn: no game"):
         game_for_viewer(empty)
+
+
+def test_the_daemon_serves_on_the_documented_port_unless_taken_and_keeps_the_address() -> None:
+    """``_start_web`` with the default ``web.port`` (8080): that port, or the next free one when
+    something else has it; ``--port`` given: exactly that one or an error."""
+    from boardctl import config as config_mod
+    from boardctl.daemon import _start_web
+
+    cfg = config_mod.load({}, files=[])
+    assert cfg.web_port == 8080
+
+    async def main() -> None:
+        daemon = QuietDaemon()
+        server = await _start_web(daemon, cfg, port_chosen=False)  # type: ignore[arg-type]
+        try:
+            assert server.port == 8080 or not is_free(8080)  # moved only because 8080 is taken
+            assert daemon.web_url == server.url == f"http://127.0.0.1:{server.port}/"  # type: ignore[attr-defined]
+            if server.port == 8080:
+                # 8080 is ours now: a second page takes the next free port, and a chosen one fails.
+                second = await _start_web(QuietDaemon(), cfg, port_chosen=False)  # type: ignore[arg-type]
+                assert second.port != 8080
+                await second.close()
+                with pytest.raises(BoardctlError, match=r"cannot listen on 127\.0\.0\.1:8080"):
+                    await _start_web(QuietDaemon(), cfg, port_chosen=True)  # type: ignore[arg-type]
+        finally:
+            await server.close()
+
+    asyncio.run(main())

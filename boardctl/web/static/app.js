@@ -397,7 +397,9 @@ function renderInfo(state) {
   const clock = state.clock;
   if (clock && !over && clock.running === null && state.matching === false) parts.push("The clocks start once the pieces are set up.");
   if (state.draw_offer) parts.push("A draw is offered.");
-  if (state.warning && !(over && /^game over/i.test(state.warning))) parts.push(state.warning);
+  // The tracker's own mismatch list says what the board hint says, in terser words.
+  const sameAsHint = Boolean(hintText) && /: mismatch: /.test(state.warning || "");
+  if (state.warning && !sameAsHint && !(over && /^game over/i.test(state.warning))) parts.push(state.warning);
   if (state.message) parts.push(state.message);
   $("#status").textContent = parts.join(" ");
   $("#setup-board").hidden = !needsSetup;
@@ -475,7 +477,9 @@ function render(state) {
   const prev = app.state;
   app.state = state;
   app.stateReceivedAt = performance.now();
-  if (prev && (prev.moves || []).length !== (state.moves || []).length) app.promoChoice = null;
+  // The tracker forgets a pre-selected promotion piece after a move and in a new game.
+  if (prev && ((prev.moves || []).length !== (state.moves || []).length || prev.game !== state.game
+      || prev.start_fen !== state.start_fen)) app.promoChoice = null;
   renderBoard(state);
   renderMoves(state);
   renderInfo(state);
