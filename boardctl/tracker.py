@@ -611,9 +611,7 @@ class Tracker:
         theirs_off = board.occupied_co[not board.turn] & ~occ
         if not theirs_off:
             return 0
-        own = board.occupied_co[board.turn]
-        first_own = next((c.t for c in self._log if not c.occupied and own & chess.BB_SQUARES[c.square]), None)
-        if first_own is None:
+        if self._mover_lift_t() == float("inf"):
             return 0
         aside = 0
         for square in chess.SquareSet(theirs_off):
@@ -709,8 +707,12 @@ class Tracker:
             board.pop()
 
     def _mover_lift_t(self) -> float:
+        """When the side to move first lifted a piece of its own since the last position (or inf)."""
         own = self._board.occupied_co[self._board.turn]
-        return next((c.t for c in self._log if not c.occupied and own & chess.BB_SQUARES[c.square]), float("inf"))
+        for change in self._log:
+            if not change.occupied and own & chess.BB_SQUARES[change.square]:
+                return change.t
+        return float("inf")
 
     def _lift_t(self, square: chess.Square) -> float:
         last = self._last_event(square)
@@ -823,7 +825,10 @@ class Tracker:
                 if back - change.t >= self._timing.settle and self._can_capture(change.square):
                     victim, victim_t = change.square, change.t
         if (touched, victim) != (turn.touched, turn.victim):
-            self._turn = replace(turn, touched=touched, touched_t=touched_t, victim=victim, victim_t=victim_t)
+            self._turn = _Turn(
+                touched, touched_t, victim, victim_t, turn.castle, turn.expected, turn.hint, turn.preselect,
+                turn.adjusting, turn.which_from, turn.which, turn.which_since,
+            )
 
     def _can_capture(self, square: chess.Square) -> bool:
         """Whether some legal move of the side to move takes the piece on ``square``."""
@@ -1047,6 +1052,18 @@ class Tracker:
             return False
         return all(self._last_event(sq) is not None for sq in chess.SquareSet(occ ^ board.occupied))
 
+    def _is_taking_back(self, occ: int) -> bool:
+        """Every square that differs belongs to the last move: its pieces are being moved back."""
+        board = self._board
+        if not board.move_stack:
+            return False
+        move = board.pop()
+        try:
+            squares = int(move_squares(board, move))
+        finally:
+            board.push(move)
+        return not (occ ^ board.occupied) & ~squares
+
     def _apply_takeback(self, t: float, out: list[Output]) -> None:
         ply = len(self._board.move_stack)
         move = self._board.pop()
@@ -1120,7 +1137,9 @@ class Tracker:
             and self._first_lift(change.square) is not None and occ & chess.BB_SQUARES[change.square]
             for change in self._log
         )
-        if missing and (extra or placed_on_emptied):
+        if missing and (extra or placed_on_emptied) and not own_missing and self._is_taking_back(occ):
+            pass  # the last move's pieces on their way back: a takeback, not a move out of turn
+        elif missing and (extra or placed_on_emptied):
             obligation = self._capture_obligation(t) if own_missing else None
             if obligation is not None:
                 self._refuse(t, Code.TOUCH_MOVE, f"{chess.square_name(obligation)} was taken off and must be captured", out, count=False)

@@ -275,7 +275,35 @@ CLEARING = [
 ]
 
 
-CATALOGUE = [*BLITZ, *HIDDEN, *ONE, *TOUCH, *TURN, *CLEARING]
+# -- the staples: promotion, en passant, castling both ways, takebacks, resets ---------------------------
+
+EP = ("e2e4", "a7a6", "e4e5", "d7d5")
+PROMO_CAPTURE = "2r4k/1P6/8/8/8/8/6K1/8 w - - 0 1"
+STAPLES = [
+    Case("promotion-set-down-then-swapped", "b7- 0.3 b8+ 0.5 b8- 0.4 b8+ 3.0", m("b7b8q"), fen=PROMO),
+    Case("promotion-straight-off", "b7- 1.0 b8+ 3.0", m("b7b8q"), fen=PROMO),
+    Case("promotion-to-knight-by-button", "b7- 0.3 b8+ 0.5 !promote-knight 3.0", m("b7b8n"), fen=PROMO),
+    Case("promotion-cycled-to-bishop", "b7- 0.3 b8+ 0.5 !promote 0.2 !promote 3.0", m("b7b8b"), fen=PROMO),
+    Case("promotion-capture-victim-first", "c8- 0.4 b7- 0.3 c8+ 3.0", m("b7c8q"), fen=PROMO_CAPTURE),
+    Case("promotion-capture-victim-second", "b7- 0.3 c8- 0.3 c8+ 0.5 !promote-rook 3.0", m("b7c8r"), fen=PROMO_CAPTURE),
+    Case("promotion-closed-by-the-reply", "b7- 0.3 b8+ 0.5 h7- 0.3 h6+", m("b7b8q", "h7h6"), fen=PROMO),
+    Case("en-passant-victim-first", "d5- 0.5 e5- 0.3 d6+", m("e5d6"), pre=EP),
+    Case("en-passant-victim-after", "e5- 0.3 d6+ 0.6 d5-", m("e5d6"), pre=EP),
+    Case("castling-kingside-king-first", "e1- 0.3 g1+ 0.6 h1- 0.3 f1+", m("e1g1"), pre=ITALIAN),
+    Case("castling-queenside-king-first", "e1- 0.3 c1+ 0.6 a1- 0.3 d1+", m("e1c1"),
+         pre=("d2d4", "d7d5", "b1c3", "b8c6", "c1f4", "c8f5", "d1d2", "d8d7")),
+    Case("castling-black-kingside", "e8- 0.3 g8+ 0.4 h8- 0.3 f8+", m("e8g8"), pre=(*ITALIAN, "d2d3", "f8e7", "c2c3")),
+    Case("takeback-one-move", "e5- 0.3 e7+", m(), pre=("e2e4", "e7e5")),
+    Case("takeback-capture-needs-the-victim-back", "d5- 0.3 e4+ 0.5 d5+ 0.5 g1- 0.3 f3+", m("g1f3"), pre=("e2e4", "d7d5", "e4d5")),
+    Case("takeback-two-in-a-row", "e5- 0.3 e7+ 0.6 e4- 0.3 e2+", m(), pre=("e2e4", "e7e5")),
+    Case("takeback-then-another-move", "e5- 0.3 e7+ 0.6 c7- 0.3 c5+", m("c7c5"), pre=("e2e4", "e7e5")),
+    Case("brush-is-nothing", "d2- 0.05 d2+ 0.3 e2- 0.3 e4+", m("e2e4")),
+    Case("slide-over-empty-squares", "f1- 0.05 e2+ 0.05 e2- 0.05 d3+ 0.05 d3- 0.05 c4+", m("f1c4"), pre=("e2e4", "e7e5")),
+    Case("clock-completes-at-once", "e2- 0.2 e4+ 0.01 !clock 0.01 e7- 0.2 e5+", m("e2e4", "e7e5")),
+]
+
+
+CATALOGUE = [*BLITZ, *HIDDEN, *ONE, *TOUCH, *TURN, *CLEARING, *STAPLES]
 PARAMS = [pytest.param(case, policy, id=f"{case.id}-{policy.value}") for case in CATALOGUE for policy in case.policies]
 
 
