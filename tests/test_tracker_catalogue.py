@@ -396,3 +396,17 @@ def test_takeback_of_a_blitz_pair(policy: Policy) -> None:
     r = run("e2- 0.3 e4+ 0.02 e7- 0.3 e5+ 0.6 e5- 0.3 e7+ 0.5 e4- 0.3 e2+", policy=policy)
     assert r.taken_back == ["e7e5", "e2e4"]
     assert r.tracker.board.move_stack == []
+
+
+@pytest.mark.parametrize("policy", BOTH)
+def test_move_out_of_turn_lights_illegal_move_on_release(policy: Policy) -> None:
+    r = run("e7- 0.3 e5+ 0.35 .", policy=policy, quiet=0.0)
+    assert r.violations == [(Code.ILLEGAL_MOVE, W)]
+    assert {sq for sq, why in r.leds.items() if why is Code.ILLEGAL_MOVE} == {"e7", "e5"}
+
+
+@pytest.mark.parametrize("policy", BOTH)
+def test_opponent_piece_put_back_stays_lit_as_touch_move_under_fide(policy: Policy) -> None:
+    r = run("d5- 0.6 d5+ 0.4 .", pre=HIDDEN_ONE, policy=policy, quiet=0.0)
+    lit = {sq for sq, why in r.leds.items() if why is Code.TOUCH_MOVE}
+    assert lit == ({"d5"} if policy is Policy.FIDE else set())
