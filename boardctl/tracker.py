@@ -673,26 +673,35 @@ class Tracker:
             theirs, own = aside & eligible, aside & ~eligible & ~also
             # Theirs lifted after the mover's lift, or at most ``settle`` before the piece touched down;
             # the mover's own pieces lifted after it touched down, as the reply's victims.
-            if all(self._lift_t(sq) > min(mover_lift, placed.t - self._timing.settle) for sq in chess.SquareSet(theirs)) and (
+            earliest = min(mover_lift, placed.t - self._timing.settle - 1e-9)  # "up to settle before" includes settle
+            if all(self._lift_t(sq) > earliest for sq in chess.SquareSet(theirs)) and (
                 not own or self._reply_victims(move, own, placed.t)
             ):
                 self._update_touch(t, exclude=aside)
                 return self._complete_with_reply(t, move, aside, out)
         if not eligible:
             return False
-        full = occ | eligible
-        square = self._hidden_from(full) if hidden else None
+        # A capture that pushed its victim off, with the reply already under way: the other side
+        # lifting, or even setting its piece down (then the mover's piece is surely down too).
+        extra = occ & ~board.occupied
+        first_reply = min(self._lift_t(sq) for sq in chess.SquareSet(eligible))
+        if extra and not all(self._placed_after(sq, first_reply) for sq in chess.SquareSet(extra)):
+            return False
+        square = self._hidden_from((occ | eligible) & ~extra) if hidden or extra else None
         if square is not None:
             lift = self._first_lift(square)
             targets = self._capture_targets(square)
             assert lift is not None
-            lifts = [self._lift_t(sq) for sq in chess.SquareSet(eligible)]
-            if targets and min(lifts) > lift.t and eligible & ~targets:
+            if targets and first_reply > lift.t and eligible & ~targets:
                 self._update_touch(t, exclude=eligible)
                 capture = self._resolve_hidden(t, square, targets, out)
                 if capture is not None:
-                    return self._complete_with_reply(t, capture, eligible, out)
+                    return self._complete_with_reply(t, capture, eligible | extra, out)
         return False
+
+    def _placed_after(self, square: chess.Square, t: float) -> bool:
+        last = self._last_event(square)
+        return last is not None and last.occupied and last.t > t
 
     def _reply_victims(self, move: chess.Move, squares: int, placed_t: float) -> bool:
         """The mover's pieces on ``squares`` were lifted after ``move`` touched down, and the

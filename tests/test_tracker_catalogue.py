@@ -188,6 +188,9 @@ HIDDEN_TWO = ("e2e4", "d7d5", "b1c3", "b7b5")  # ...and Nc3 can take d5 or b5
 HIDDEN = [
     Case("pushed-off-then-opponent-lifts", "e4- 0.4 . 0.1 g8- 0.3 f6+", m("e4d5", "g8f6"), pre=HIDDEN_ONE),
     Case("pushed-off-then-opponent-lifts-at-once", "e4- 0.4 g8- 0.4 f6+", m("e4d5", "g8f6"), pre=HIDDEN_ONE),
+    Case("pushed-off-then-a-quick-reply", "e4- 0.4 g8- 0.15 f6+", m("e4d5", "g8f6"), pre=HIDDEN_ONE),
+    Case("pushed-off-then-a-quick-reply-at-once", "e4- 0.35 g8- 0.12 f6+", m("e4d5", "g8f6"), pre=HIDDEN_ONE),
+    Case("overlap-exactly-settle-before-touchdown", "e7- 0.1 e2- 0.2 e4+ 0.4 e5+", m("e2e4", "e7e5")),
     Case("pushed-off-then-clock", "e4- 0.4 !clock", m("e4d5"), pre=HIDDEN_ONE),
     Case("pushed-off-with-a-blink", "e4- 0.3 d5- 0.05 d5+", m("e4d5"), pre=HIDDEN_ONE),
     Case("pushed-off-then-mismatch-delay", "e4- 1.0 . 1.0 .", m("e4d5"), pre=HIDDEN_ONE),
