@@ -130,7 +130,8 @@ class GameHeader:
     """A game log's header line: what the game started (or resumed) with, for ``boardctl replay``.
 
     ``game`` holds ``settings`` (the session's), ``record`` (the state file's JSON at that moment)
-    and ``occupancy`` (hex, logical squares). Written by the daemon into game logs; elsewhere it senses nothing and is ignored.
+    and ``occupancy`` (hex, logical squares). Written by the daemon into game logs; anywhere else
+    it senses nothing and is ignored.
     """
 
     t: float
@@ -148,8 +149,6 @@ class EngineReplied:
 
 #: ``GameHeader`` and ``EngineReplied`` are not sensed: they appear only in the daemon's game logs.
 Event = SquareChanged | ButtonPressed | Tick | Snapshot | GameHeader | EngineReplied
-
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -611,9 +611,7 @@ class Tracker:
         theirs_off = board.occupied_co[not board.turn] & ~occ
         if not theirs_off:
             return 0
-        own = board.occupied_co[board.turn]
-        first_own = next((c.t for c in self._log if not c.occupied and own & chess.BB_SQUARES[c.square]), None)
-        if first_own is None:
+        if self._mover_lift_t() == float("inf"):
             return 0
         aside = 0
         for square in chess.SquareSet(theirs_off):
@@ -675,26 +673,35 @@ class Tracker:
             theirs, own = aside & eligible, aside & ~eligible & ~also
             # Theirs lifted after the mover's lift, or at most ``settle`` before the piece touched down;
             # the mover's own pieces lifted after it touched down, as the reply's victims.
-            if all(self._lift_t(sq) > min(mover_lift, placed.t - self._timing.settle) for sq in chess.SquareSet(theirs)) and (
+            earliest = min(mover_lift, placed.t - self._timing.settle - 1e-9)  # "up to settle before" includes settle
+            if all(self._lift_t(sq) > earliest for sq in chess.SquareSet(theirs)) and (
                 not own or self._reply_victims(move, own, placed.t)
             ):
                 self._update_touch(t, exclude=aside)
                 return self._complete_with_reply(t, move, aside, out)
         if not eligible:
             return False
-        full = occ | eligible
-        square = self._hidden_from(full) if hidden else None
+        # A capture that pushed its victim off, with the reply already under way: the other side
+        # lifting, or even setting its piece down (then the mover's piece is surely down too).
+        extra = occ & ~board.occupied
+        first_reply = min(self._lift_t(sq) for sq in chess.SquareSet(eligible))
+        if extra and not all(self._placed_after(sq, first_reply) for sq in chess.SquareSet(extra)):
+            return False
+        square = self._hidden_from((occ | eligible) & ~extra) if hidden or extra else None
         if square is not None:
             lift = self._first_lift(square)
             targets = self._capture_targets(square)
             assert lift is not None
-            lifts = [self._lift_t(sq) for sq in chess.SquareSet(eligible)]
-            if targets and min(lifts) > lift.t and eligible & ~targets:
+            if targets and first_reply > lift.t and eligible & ~targets:
                 self._update_touch(t, exclude=eligible)
                 capture = self._resolve_hidden(t, square, targets, out)
                 if capture is not None:
-                    return self._complete_with_reply(t, capture, eligible, out)
+                    return self._complete_with_reply(t, capture, eligible | extra, out)
         return False
+
+    def _placed_after(self, square: chess.Square, t: float) -> bool:
+        last = self._last_event(square)
+        return last is not None and last.occupied and last.t > t
 
     def _reply_victims(self, move: chess.Move, squares: int, placed_t: float) -> bool:
         """The mover's pieces on ``squares`` were lifted after ``move`` touched down, and the
@@ -709,8 +716,12 @@ class Tracker:
             board.pop()
 
     def _mover_lift_t(self) -> float:
+        """When the side to move first lifted a piece of its own since the last position (or inf)."""
         own = self._board.occupied_co[self._board.turn]
-        return next((c.t for c in self._log if not c.occupied and own & chess.BB_SQUARES[c.square]), float("inf"))
+        for change in self._log:
+            if not change.occupied and own & chess.BB_SQUARES[change.square]:
+                return change.t
+        return float("inf")
 
     def _lift_t(self, square: chess.Square) -> float:
         last = self._last_event(square)
@@ -823,7 +834,10 @@ class Tracker:
                 if back - change.t >= self._timing.settle and self._can_capture(change.square):
                     victim, victim_t = change.square, change.t
         if (touched, victim) != (turn.touched, turn.victim):
-            self._turn = replace(turn, touched=touched, touched_t=touched_t, victim=victim, victim_t=victim_t)
+            self._turn = _Turn(
+                touched, touched_t, victim, victim_t, turn.castle, turn.expected, turn.hint, turn.preselect,
+                turn.adjusting, turn.which_from, turn.which, turn.which_since,
+            )
 
     def _can_capture(self, square: chess.Square) -> bool:
         """Whether some legal move of the side to move takes the piece on ``square``."""
@@ -1047,6 +1061,18 @@ class Tracker:
             return False
         return all(self._last_event(sq) is not None for sq in chess.SquareSet(occ ^ board.occupied))
 
+    def _is_taking_back(self, occ: int) -> bool:
+        """Every square that differs belongs to the last move: its pieces are being moved back."""
+        board = self._board
+        if not board.move_stack:
+            return False
+        move = board.pop()
+        try:
+            squares = int(move_squares(board, move))
+        finally:
+            board.push(move)
+        return not (occ ^ board.occupied) & ~squares
+
     def _apply_takeback(self, t: float, out: list[Output]) -> None:
         ply = len(self._board.move_stack)
         move = self._board.pop()
@@ -1120,7 +1146,9 @@ class Tracker:
             and self._first_lift(change.square) is not None and occ & chess.BB_SQUARES[change.square]
             for change in self._log
         )
-        if missing and (extra or placed_on_emptied):
+        if missing and (extra or placed_on_emptied) and not own_missing and self._is_taking_back(occ):
+            pass  # the last move's pieces on their way back: a takeback, not a move out of turn
+        elif missing and (extra or placed_on_emptied):
             obligation = self._capture_obligation(t) if own_missing else None
             if obligation is not None:
                 self._refuse(t, Code.TOUCH_MOVE, f"{chess.square_name(obligation)} was taken off and must be captured", out, count=False)

@@ -143,3 +143,27 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     result = boardctl("replay", str(tmp_path / "nope.jsonl"))
     assert result.returncode == 2
     assert "nope.jsonl" in result.stderr
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('{"t": 1.0, "engine": "e9e5", "score": 3}', "'engine' must be a move"),
+    ('{"t": 1.0, "engine": "e7e5", "score": "x"}', "'score' must be an integer"),
+    ('{"t": 1.0, "score": 3}', "'score' without 'engine'"),
+    ('{"t": 1.0, "header": 3}', "'header' must be an object"),
+    ('{"t": 1.0, "header": {"version": 99}}', "header version 99"),
+    ('{"t": 1.0, "header": {"version": 1, "settings": {"nope": 1}, "record": {}, "occupancy": "0"}}', "settings"),
+])
+def test_bad_game_log_lines_are_errors_naming_the_line(tmp_path: Path, line: str, message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    result = boardctl("replay", str(path))
+    assert result.returncode == 2 and result.stdout == ""
+    assert f"{path}:1" in result.stderr and message in result.stderr
+
+
+def test_game_log_lines_round_trip() -> None:
+    from boardctl.events import EngineReplied, GameHeader, format_event, parse_event
+
+    for event in (EngineReplied(2.5, chess.Move.from_uci("e7e5"), -35), EngineReplied(3.0, chess.Move.from_uci("a7a8q"), None),
+                  GameHeader(0.0, {"version": 1, "settings": {}, "record": {}, "occupancy": "0"})):
+        assert parse_event(format_event(event)) == event

@@ -320,3 +320,27 @@ def test_eval_with_the_engine_as_white() -> None:
     hands.engine_answers("e2e4", score=20)
     assert session.state_line()["eval"] == {"cp": 20}
     assert Session(Settings(mode="record")).state_line()["eval"] is None
+
+
+def test_clearing_the_board_after_mate_is_neither_takeback_nor_illegal_move() -> None:
+    session = Session(Settings(mode="record"))
+    hands = Hands(session)
+    for uci in ("f2f3", "e7e5", "g2g4", "d8h4"):
+        hands.move(uci)
+    assert session.record.result == "0-1" and session.record.termination == "checkmate"
+    for square in chess.SquareSet(session.tracker.occupancy):
+        hands.t += 0.15
+        session.feed(SquareChanged(hands.t, square, False))
+    session.tick(hands.t + 3.0)
+    assert session.record.moves == ["f2f3", "e7e5", "g2g4", "d8h4"] and session.record.violations == []
+    assert session.state_line()["leds"] == [] or all(led["why"] == "result" for led in session.state_line()["leds"])
+
+
+def test_pending_and_hint_are_the_trackers() -> None:
+    session = Session(Settings(mode="play", color="white"))
+    hands = Hands(session)
+    hands.move("e2e4")
+    hands.engine_answers("e7e5")
+    assert session.pending == session.tracker.expected == chess.Move.from_uci("e7e5")
+    session.tracker.hint(chess.Move.from_uci("g1f3"))
+    assert session.state_line()["hint"] == "g1f3"

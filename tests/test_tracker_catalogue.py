@@ -188,6 +188,9 @@ HIDDEN_TWO = ("e2e4", "d7d5", "b1c3", "b7b5")  # ...and Nc3 can take d5 or b5
 HIDDEN = [
     Case("pushed-off-then-opponent-lifts", "e4- 0.4 . 0.1 g8- 0.3 f6+", m("e4d5", "g8f6"), pre=HIDDEN_ONE),
     Case("pushed-off-then-opponent-lifts-at-once", "e4- 0.4 g8- 0.4 f6+", m("e4d5", "g8f6"), pre=HIDDEN_ONE),
+    Case("pushed-off-then-a-quick-reply", "e4- 0.4 g8- 0.15 f6+", m("e4d5", "g8f6"), pre=HIDDEN_ONE),
+    Case("pushed-off-then-a-quick-reply-at-once", "e4- 0.35 g8- 0.12 f6+", m("e4d5", "g8f6"), pre=HIDDEN_ONE),
+    Case("overlap-exactly-settle-before-touchdown", "e7- 0.1 e2- 0.2 e4+ 0.4 e5+", m("e2e4", "e7e5")),
     Case("pushed-off-then-clock", "e4- 0.4 !clock", m("e4d5"), pre=HIDDEN_ONE),
     Case("pushed-off-with-a-blink", "e4- 0.3 d5- 0.05 d5+", m("e4d5"), pre=HIDDEN_ONE),
     Case("pushed-off-then-mismatch-delay", "e4- 1.0 . 1.0 .", m("e4d5"), pre=HIDDEN_ONE),
@@ -275,7 +278,35 @@ CLEARING = [
 ]
 
 
-CATALOGUE = [*BLITZ, *HIDDEN, *ONE, *TOUCH, *TURN, *CLEARING]
+# -- the staples: promotion, en passant, castling both ways, takebacks, resets ---------------------------
+
+EP = ("e2e4", "a7a6", "e4e5", "d7d5")
+PROMO_CAPTURE = "2r4k/1P6/8/8/8/8/6K1/8 w - - 0 1"
+STAPLES = [
+    Case("promotion-set-down-then-swapped", "b7- 0.3 b8+ 0.5 b8- 0.4 b8+ 3.0", m("b7b8q"), fen=PROMO),
+    Case("promotion-straight-off", "b7- 1.0 b8+ 3.0", m("b7b8q"), fen=PROMO),
+    Case("promotion-to-knight-by-button", "b7- 0.3 b8+ 0.5 !promote-knight 3.0", m("b7b8n"), fen=PROMO),
+    Case("promotion-cycled-to-bishop", "b7- 0.3 b8+ 0.5 !promote 0.2 !promote 3.0", m("b7b8b"), fen=PROMO),
+    Case("promotion-capture-victim-first", "c8- 0.4 b7- 0.3 c8+ 3.0", m("b7c8q"), fen=PROMO_CAPTURE),
+    Case("promotion-capture-victim-second", "b7- 0.3 c8- 0.3 c8+ 0.5 !promote-rook 3.0", m("b7c8r"), fen=PROMO_CAPTURE),
+    Case("promotion-closed-by-the-reply", "b7- 0.3 b8+ 0.5 h7- 0.3 h6+", m("b7b8q", "h7h6"), fen=PROMO),
+    Case("en-passant-victim-first", "d5- 0.5 e5- 0.3 d6+", m("e5d6"), pre=EP),
+    Case("en-passant-victim-after", "e5- 0.3 d6+ 0.6 d5-", m("e5d6"), pre=EP),
+    Case("castling-kingside-king-first", "e1- 0.3 g1+ 0.6 h1- 0.3 f1+", m("e1g1"), pre=ITALIAN),
+    Case("castling-queenside-king-first", "e1- 0.3 c1+ 0.6 a1- 0.3 d1+", m("e1c1"),
+         pre=("d2d4", "d7d5", "b1c3", "b8c6", "c1f4", "c8f5", "d1d2", "d8d7")),
+    Case("castling-black-kingside", "e8- 0.3 g8+ 0.4 h8- 0.3 f8+", m("e8g8"), pre=(*ITALIAN, "d2d3", "f8e7", "c2c3")),
+    Case("takeback-one-move", "e5- 0.3 e7+", m(), pre=("e2e4", "e7e5")),
+    Case("takeback-capture-needs-the-victim-back", "d5- 0.3 e4+ 0.5 d5+ 0.5 g1- 0.3 f3+", m("g1f3"), pre=("e2e4", "d7d5", "e4d5")),
+    Case("takeback-two-in-a-row", "e5- 0.3 e7+ 0.6 e4- 0.3 e2+", m(), pre=("e2e4", "e7e5")),
+    Case("takeback-then-another-move", "e5- 0.3 e7+ 0.6 c7- 0.3 c5+", m("c7c5"), pre=("e2e4", "e7e5")),
+    Case("brush-is-nothing", "d2- 0.05 d2+ 0.3 e2- 0.3 e4+", m("e2e4")),
+    Case("slide-over-empty-squares", "f1- 0.05 e2+ 0.05 e2- 0.05 d3+ 0.05 d3- 0.05 c4+", m("f1c4"), pre=("e2e4", "e7e5")),
+    Case("clock-completes-at-once", "e2- 0.2 e4+ 0.01 !clock 0.01 e7- 0.2 e5+", m("e2e4", "e7e5")),
+]
+
+
+CATALOGUE = [*BLITZ, *HIDDEN, *ONE, *TOUCH, *TURN, *CLEARING, *STAPLES]
 PARAMS = [pytest.param(case, policy, id=f"{case.id}-{policy.value}") for case in CATALOGUE for policy in case.policies]
 
 
@@ -368,3 +399,17 @@ def test_takeback_of_a_blitz_pair(policy: Policy) -> None:
     r = run("e2- 0.3 e4+ 0.02 e7- 0.3 e5+ 0.6 e5- 0.3 e7+ 0.5 e4- 0.3 e2+", policy=policy)
     assert r.taken_back == ["e7e5", "e2e4"]
     assert r.tracker.board.move_stack == []
+
+
+@pytest.mark.parametrize("policy", BOTH)
+def test_move_out_of_turn_lights_illegal_move_on_release(policy: Policy) -> None:
+    r = run("e7- 0.3 e5+ 0.35 .", policy=policy, quiet=0.0)
+    assert r.violations == [(Code.ILLEGAL_MOVE, W)]
+    assert {sq for sq, why in r.leds.items() if why is Code.ILLEGAL_MOVE} == {"e7", "e5"}
+
+
+@pytest.mark.parametrize("policy", BOTH)
+def test_opponent_piece_put_back_stays_lit_as_touch_move_under_fide(policy: Policy) -> None:
+    r = run("d5- 0.6 d5+ 0.4 .", pre=HIDDEN_ONE, policy=policy, quiet=0.0)
+    lit = {sq for sq, why in r.leds.items() if why is Code.TOUCH_MOVE}
+    assert lit == ({"d5"} if policy is Policy.FIDE else set())
