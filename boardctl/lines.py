@@ -39,6 +39,14 @@ class Unterminated(bytes):
 Line = bytes | Overlong
 
 
+def is_blank(line: str | bytes | Overlong) -> bool:
+    """A line with nothing but white space (Unicode's, so a pasted no-break space too) is skipped."""
+    if isinstance(line, Overlong):
+        return False
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return not text.strip()
+
+
 class LineSplitter:
     """Feed it chunks; get back complete lines (without their ``\\n``) and :class:`Overlong` marks."""
 

@@ -24,7 +24,7 @@ import chess.pgn
 from boardctl.engine_client import Reply
 from boardctl.errors import EventFormatError, GameFileError
 from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event, whole_lines
-from boardctl.lines import Overlong, iter_lines
+from boardctl.lines import Overlong, is_blank, iter_lines
 from boardctl.positions import board_from_fen
 from boardctl.session import HEADER_VERSION, Session, Settings
 from boardctl.storage import ABANDONED, PGN_VIOLATIONS, GameRecord, pgn_termination
@@ -90,7 +90,7 @@ def read_events(lines: Iterable[str | bytes | Overlong], *, name: str = "-") -> 
         where = f"{name}:{number}"
         if isinstance(line, Overlong):
             raise EventFormatError(f"{where}: {line}")
-        if not line.strip():
+        if is_blank(line):
             continue
         entry = parse_event(line, where=where)
         if entry.t < last_t:

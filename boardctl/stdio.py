@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from boardctl.daemon import ActionError, Daemon
 from boardctl.errors import EventFormatError
 from boardctl.events import decode_line, event_from_json
-from boardctl.lines import CHUNK, Line, LineSplitter, Overlong
+from boardctl.lines import CHUNK, Line, LineSplitter, Overlong, is_blank
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ async def run_stdio(
             raw = reading.result()
             if raw is None:
                 break
-            if isinstance(raw, bytes) and not raw.strip():
+            if is_blank(raw):
                 continue
             counter[0] += 1
             where = f"stdin:{counter[0]}"

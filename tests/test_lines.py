@@ -11,7 +11,7 @@ from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boardctl.lines import LineSplitter, Overlong, iter_lines
+from boardctl.lines import LineSplitter, Overlong, is_blank, iter_lines
 
 
 def split_all(chunks: list[bytes], limit: int) -> list[bytes | Overlong]:
@@ -80,3 +80,11 @@ def test_iter_lines_reads_a_stream() -> None:
     stream = io.BufferedReader(io.BytesIO(b"one\n" + b"x" * 70_000 + b"\ntwo"))  # type: ignore[arg-type]
     lines = list(iter_lines(stream))
     assert lines[0] == b"one" and isinstance(lines[1], Overlong) and lines[2] == b"two"
+
+
+@pytest.mark.parametrize(
+    ("line", "blank"),
+    [(b"", True), (b"  \t", True), ("\xa0".encode(), True), ("\u3000 ", True), (b"{}", False), (b"\xff", False), ("\xa0x", False)],
+)
+def test_blank_lines_are_unicode_white_space_only(line: str | bytes, blank: bool) -> None:
+    assert is_blank(line) is blank
