@@ -18,12 +18,15 @@ const LEGEND = [
   ["illegal-move", "an illegal move: put it back"],
   ["castling-rook-first", "rook touched before the king"],
   ["mismatch", "set this square as the game has it"],
+  ["setup", "set up this square for the new game"],
   ["takeback", "a move taken back: restore these squares"],
   ["promotion", "promotion: choose the new piece"],
+  ["which-capture", "which piece was taken? lift the capturer from its square and put it back"],
   ["check", "the king in check"],
   ["blunder", "a blunder warning"],
   ["draw-offer", "a draw is offered"],
   ["result", "the game is over"],
+  ["storage", "the game cannot be saved (disk full or read-only): it is kept in memory"],
 ];
 // Tones (Hz, seconds) for each kind of sound; WebAudio makes them, no sound files needed.
 const TONES = {
