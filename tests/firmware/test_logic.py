@@ -171,3 +171,21 @@ def _is_silent(raw: bytes) -> bool:
             return False
         return len(args) <= 64
     return False
+
+
+def test_every_tune_and_a_full_frame_the_pi_sends_is_accepted() -> None:
+    """What boardctl really sends (each signal's tune, all 64 lamps lit) fits the firmware's limits."""
+    from boardfw.device import parse_notes
+    from boardfw.leds import parse_lamp
+
+    from boardctl.hw.leds import SIGNALS
+
+    for code, signal in SIGNALS.items():
+        if signal.tones:
+            raw = host.encode_line(255, "T", *(host.tone_arg(h, s) for h, s in signal.tones))
+            _, _, args = fw.parse(raw[:-1])
+            assert parse_notes(args) == [(round(h), round(s * 1000)) for h, s in signal.tones], code
+    raw = host.encode_line(255, "L", *(host.lamp_arg(sq, 0xFFFF, (255, 255, 255)) for sq in range(64)))
+    (line,) = fw.Framer().feed(raw)
+    _, _, args = fw.parse(line)
+    assert [parse_lamp(a)[0] for a in args] == list(range(64))

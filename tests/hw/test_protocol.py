@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardctl.errors import ProtocolError
-from boardctl.hw.protocol import LineFramer, encode_line, parse_line
+from boardctl.hw.protocol import REFUSED_PREFIX, LineFramer, encode_line, parse_line
+
+from .serialdevice import examples
 
 kinds = st.sampled_from(["HELLO", "S", "C", "B", "E", "?", "L", "T"])
 args = st.lists(st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="*"), min_size=1, max_size=20), max_size=6)
@@ -22,14 +24,16 @@ def test_known_line() -> None:
     assert (line.seq, line.kind, line.args) == (7, "C", ("e2", "0"))
 
 
-@settings(deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(0, 255), kinds, args)
 def test_round_trip(seq: int, kind: str, a: list[str]) -> None:
     line = parse_line(encode_line(seq, kind, *a)[:-1])
     assert (line.seq, line.kind, line.args) == (seq, kind, tuple(a))
 
 
-@settings(deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=200))
 def test_garbage_is_rejected_only_with_protocol_error(data: bytes) -> None:
     try:
@@ -39,7 +43,8 @@ def test_garbage_is_rejected_only_with_protocol_error(data: bytes) -> None:
     assert encode_line(line.seq, line.kind, *line.args)[:-1] == data.rstrip(b"\r")  # only well-formed lines pass
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, 255), kinds, args, st.data())
 def test_any_single_byte_corruption_is_detected(seq: int, kind: str, a: list[str], data: st.DataObject) -> None:
     raw = bytearray(encode_line(seq, kind, *a)[:-1])
@@ -51,7 +56,8 @@ def test_any_single_byte_corruption_is_detected(seq: int, kind: str, a: list[str
             parse_line(piece)
 
 
-@settings(deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 255), kinds, args), max_size=8), st.data())
 def test_framer_splits_any_chunking(lines: list[tuple[int, str, list[str]]], data: st.DataObject) -> None:
     stream = b"".join(encode_line(s, k, *a) for s, k, a in lines)
@@ -68,3 +74,25 @@ def test_framer_drops_overlong_lines_and_recovers() -> None:
     assert framer.feed(b"x" * 60) == []
     assert framer.feed(b"y" * 60 + b"\n" + encode_line(1, "B", "hint")) == [encode_line(1, "B", "hint")[:-1]]
     assert framer.overflows == 1
+
+
+@pytest.mark.fuzz
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=20), st.integers(1, 200))
+def test_framer_holds_at_most_a_line_and_counts_each_refusal(chunks: list[bytes], limit: int) -> None:
+    framer = LineFramer(max_line=limit)
+    out = [line for chunk in chunks for line in framer.feed(chunk)]
+    whole = b"".join(chunks).split(b"\n")[:-1]  # the complete lines
+    assert out == [line for line in whole if len(line) <= limit]
+    assert framer.overflows >= sum(1 for line in whole if len(line) > limit)
+    assert len(framer._buf) <= limit and len(framer.refused) <= REFUSED_PREFIX
+
+
+def test_framer_is_linear_in_a_flood() -> None:
+    """100 MB without a newline, 64 KB at a time: bounded memory, one refusal, then lines again."""
+    framer = LineFramer()
+    chunk = b"x" * 65536
+    for _ in range(1600):
+        assert framer.feed(chunk) == []
+    assert framer.overflows == 1 and len(framer._buf) == 0
+    assert framer.feed(b"\n" + encode_line(1, "B", "hint")) == [encode_line(1, "B", "hint")[:-1]]

@@ -139,11 +139,12 @@ class Link:
             self.held = raw
             return
         elif op == "replay":
-            old = self.dev.sent[self.boot_start :]
-            self._deliver(old[a % len(old)])
+            old = self._seen()
+            if old:
+                self._deliver(old[a % len(old)])
             self._deliver(raw)
         elif op == "replay-answer":  # an earlier answer to a snapshot request, if there is one
-            answers = [line for line in self.dev.sent[self.boot_start :] if b" req " in line]
+            answers = [line for line in self._seen() if b" req " in line]
             if answers:
                 self._deliver(answers[a % len(answers)])
             self._deliver(raw)
@@ -159,6 +160,11 @@ class Link:
         if self.held is not None and op != "hold":
             held, self.held = self.held, None
             self._deliver(held)
+
+    def _seen(self) -> list[bytes]:
+        """Lines of this boot that have been on the wire, to replay. (Lines of another boot, or
+        more than 255 lines old, may carry the sequence number due: the protocol's known limit.)"""
+        return self.dev.sent[self.boot_start : len(self.dev.sent) - len(self.outbox) - 1]
 
     def drain(self) -> None:
         while self.outbox:
