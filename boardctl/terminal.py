@@ -510,7 +510,9 @@ def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom:
                 by_why.setdefault(why, []).append(chess.square_name(square))
         info.append("Lit: " + "; ".join(f"{why} {' '.join(squares)}" for why, squares in by_why.items()))
     ev = _eval_text(state.get("eval"))
-    if ev:
+    if state.get("book") and not ev:
+        info.append("Evaluation: book (the engine's reply came from its opening book)")
+    elif ev:
         info.append(f"Evaluation: {ev}")
     if state.get("error"):
         info.append(f"Not done: {state['error']}")

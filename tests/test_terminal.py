@@ -298,6 +298,7 @@ def test_render_turns_the_board_round_when_you_play_black() -> None:
     (state(START, draw_offer=True), ["draw is offered"]),
     (state(START, eval={"cp": 35}), ["+0.3"]),
     (state(START, eval={"mate": -3}), ["Black mates in 3"]),
+    (state(START, eval=None, book=True), ["Evaluation: book"]),
     (state(START, warning="white: illegal-move: e2e5"), ["Note: white: illegal-move: e2e5"]),
     (state(START, occupancy=f"{chess.Board().occupied & ~chess.BB_E2 | chess.BB_E4:016x}", matching=False),
      ["(♙)", " ? ", "the piece on e4 belongs on e2 (type e4e2)"]),
