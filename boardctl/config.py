@@ -18,12 +18,13 @@ from typing import Any
 
 from boardctl.errors import ConfigError
 from boardctl.tracker import DEFAULT_TIMING
+from engine import levels
 
 SYSTEM_FILE = Path("/etc/boardctl.toml")
 
-NAMED_LEVELS = ("beginner", "intermediate", "advanced", "master")
-PRACTICE_LEVELS = tuple(f"practice{n}" for n in range(1, 6))
-MIN_ELO, MAX_ELO = 400, 3200
+# every level rule lives in engine/levels.py (numba-free); config validates through it
+NAMED_LEVELS, PRACTICE_LEVELS = levels.NAMED_LEVELS, levels.PRACTICE_LEVELS
+MIN_ELO, MAX_ELO = levels.REQUEST_ELO_MIN, levels.REQUEST_ELO_MAX
 
 
 def user_file() -> Path:
@@ -90,16 +91,8 @@ def _pin(value: Any) -> Any:
 
 
 def check_level(value: Any) -> Any:
-    """A named level, ``practice1``-``practice5``, or an Elo number (int or numeric string)."""
-    if isinstance(value, str) and value in NAMED_LEVELS + PRACTICE_LEVELS:
-        return value
-    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-    if isinstance(text, str) and text.isdigit() and MIN_ELO <= int(text) <= MAX_ELO:
-        return text
-    raise ValueError(
-        f"must be one of {', '.join(NAMED_LEVELS)}, practice1-practice5 "
-        f"or an Elo number from {MIN_ELO} to {MAX_ELO}, got {value!r}"
-    )
+    """A named level (also 初级, 中级, 高级, 大师), ``practice1``-``practice5``, or an Elo number."""
+    return levels.check_level(value)
 
 
 _TIME_CONTROL = re.compile(r"(\d+(?:\.\d+)?)\+(\d+)")

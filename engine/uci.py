@@ -21,7 +21,8 @@ import chess
 from engine.levels import ELO_MAX, ELO_MIN, SKILL_MAX, skill_for_elo, skill_params
 
 if TYPE_CHECKING:  # the real imports are lazy so `uci`/`uciok` never wait for numba
-    from engine.searcher import Searcher, Strength
+    from engine.searcher import Searcher, Strength, UciMove
+    from engine.xq_position import XqBoard
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,7 @@ BENCH_FENS = (
     "r2q1rk1/ppp2ppp/2n1bn2/2b1p3/4P3/2NP1N2/PPP1BPPP/R1BQ1RK1 w - - 0 8",
 )
 BENCH_DEPTH = 9
+VARIANTS = ("chess", "xiangqi")  # UCI_Variant, as Fairy-Stockfish names them
 
 
 class UciError(ValueError):
@@ -50,16 +52,26 @@ class UciError(ValueError):
 class Option:
     name: str
     kind: str
-    default: int | bool
+    default: int | bool | str
     lo: int = 0
     hi: int = 0
+    choices: tuple[str, ...] = ()  # for kind "combo"
 
     def declaration(self) -> str:
+        if self.kind == "combo":
+            return f"option name {self.name} type combo default {self.default}" + "".join(
+                f" var {c}" for c in self.choices
+            )
         if self.kind == "check":
             return f"option name {self.name} type check default {str(self.default).lower()}"
         return f"option name {self.name} type spin default {int(self.default)} min {self.lo} max {self.hi}"
 
-    def parse(self, raw: str) -> int | bool:
+    def parse(self, raw: str) -> int | bool | str:
+        if self.kind == "combo":
+            for choice in self.choices:
+                if raw.lower() == choice.lower():
+                    return choice
+            raise UciError(f"option {self.name} wants one of {', '.join(self.choices)}, got {raw!r}")
         if self.kind == "check":
             if raw.lower() not in ("true", "false"):
                 raise UciError(f"option {self.name} wants true or false, got {raw!r}")
@@ -80,6 +92,7 @@ OPTIONS = (
     Option("UCI_Elo", "spin", ELO_MAX, ELO_MIN, ELO_MAX),
     Option("OwnBook", "check", True),
     Option("Move Overhead", "spin", 30, 0, 5000),
+    Option("UCI_Variant", "combo", "chess", choices=VARIANTS),
 )
 
 _GO_INT_KEYS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "perft", "mate")
@@ -141,6 +154,35 @@ def parse_position(tokens: list[str]) -> chess.Board:
     return board
 
 
+def parse_xq_position(tokens: list[str]) -> XqBoard:
+    """The xiangqi board for ``position startpos|fen <fen> [moves ...]``; raises UciError naming the fault."""
+    from engine.xq_position import START_FEN, XiangqiError, XqBoard
+
+    if not tokens:
+        raise UciError("position needs startpos or fen")
+    if "moves" in tokens:
+        cut = tokens.index("moves")
+        head, moves = tokens[:cut], tokens[cut + 1 :]
+    else:
+        head, moves = tokens, []
+    if head[0] == "startpos" and len(head) == 1:
+        fen = START_FEN
+    elif head[0] == "fen" and len(head) > 1:
+        fen = " ".join(head[1:])
+    else:
+        raise UciError(f"position wants startpos or fen, got {' '.join(head)!r}")
+    try:
+        board = XqBoard(fen)
+    except XiangqiError as exc:
+        raise UciError(f"bad xiangqi fen: {exc}") from None
+    for text in moves:
+        try:
+            board.push_uci(text)
+        except XiangqiError as exc:
+            raise UciError(f"{exc} (in position)") from None
+    return board
+
+
 def _kernels_cached() -> bool:
     """Whether the kernels are ready to load: an ahead-of-time build, or numba's on-disk cache.
 
@@ -159,9 +201,10 @@ class UciProtocol:
 
     def __init__(self, send: Callable[[str], None], *, warm: bool = True) -> None:
         self.send = send
-        self.values: dict[str, int | bool] = {o.name: o.default for o in OPTIONS}
-        self.board = chess.Board()
+        self.values: dict[str, int | bool | str] = {o.name: o.default for o in OPTIONS}
+        self.board: chess.Board | XqBoard = chess.Board()
         self._searcher: Searcher | None = None
+        self._xq_searcher: Searcher | None = None
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -234,9 +277,11 @@ class UciProtocol:
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
         self._stop_search()
-        self.board = chess.Board()
+        self.board = self._start_board()
         if self._searcher is not None and self._ready.is_set():
             self._searcher.clear()
+        if self._xq_searcher is not None:
+            self._xq_searcher.clear()
 
     def cmd_setoption(self, args: list[str]) -> None:
         if not args or args[0] != "name":
@@ -255,9 +300,14 @@ class UciProtocol:
         if option.name == "Hash" and self._searcher is not None:
             self._ready.wait()
             self._searcher.set_hash(int(value))
+        if option.name == "Hash" and self._xq_searcher is not None:
+            self._xq_searcher.set_hash(int(value))
+        if option.name == "UCI_Variant":
+            self.board = self._start_board()
 
     def cmd_position(self, args: list[str]) -> None:
-        board = parse_position(args)
+        board: chess.Board | XqBoard
+        board = parse_xq_position(args) if self._is_xiangqi() else parse_position(args)
         self._stop_search()
         self.board = board
 
@@ -284,10 +334,20 @@ class UciProtocol:
                 raise UciError(f"bench wants a depth, got {args[0]!r}") from None
         self._stop_search()
         self._wait_ready()
-        from engine.searcher import Searcher
+        fens: tuple[str, ...] = BENCH_FENS
+        if self._is_xiangqi():
+            from engine.xq_searcher import XqSearcher
+            from engine.xq_uci import BENCH_FENS as XQ_FENS
 
-        nodes, elapsed = Searcher(hash_mb=16).bench(BENCH_FENS, depth)
-        self.send(f"info string bench: {len(BENCH_FENS)} positions at depth {depth}")
+            if not args:
+                depth = 8
+            fens = XQ_FENS
+            nodes, elapsed = XqSearcher(hash_mb=16).bench(fens, depth)
+        else:
+            from engine.searcher import Searcher
+
+            nodes, elapsed = Searcher(hash_mb=16).bench(fens, depth)
+        self.send(f"info string bench: {len(fens)} positions at depth {depth}")
         self.send(f"Total time (ms) : {int(elapsed * 1000)}")
         self.send(f"Nodes searched  : {nodes}")
         self.send(f"Nodes/second    : {int(nodes / max(elapsed, 1e-9))}")
@@ -306,10 +366,42 @@ class UciProtocol:
             thread.join()
         self._thread = None
 
+    # -- variants -----------------------------------------------------------------------
+    def _is_xiangqi(self) -> bool:
+        return self.values["UCI_Variant"] == "xiangqi"
+
+    def _start_board(self) -> chess.Board | XqBoard:
+        if self._is_xiangqi():
+            from engine.xq_position import XqBoard
+
+            return XqBoard()
+        return chess.Board()
+
+    def _get_xq_searcher(self) -> Searcher:
+        with self._lock:
+            if self._xq_searcher is None:
+                from engine.xq_searcher import XqSearcher
+
+                self._xq_searcher = XqSearcher(hash_mb=int(self.values["Hash"]))
+            return self._xq_searcher
+
     def _perft(self, depth: int) -> None:
         if not 0 <= depth <= 10:
             raise UciError(f"perft depth must be in 0..10, got {depth}")
         self._wait_ready()
+        if not isinstance(self.board, chess.Board):
+            from engine.xq_position import divide as xq_divide
+
+            if depth == 0:
+                self.send("")
+                self.send("Nodes searched: 1")
+                return
+            xq_counts = xq_divide(self.board, depth)
+            for name, count in xq_counts.items():
+                self.send(f"{name}: {count}")
+            self.send("")
+            self.send(f"Nodes searched: {sum(xq_counts.values())}")
+            return
         from engine.position import divide
 
         if depth == 0:
@@ -334,18 +426,23 @@ class UciProtocol:
         p = skill_params(skill)
         return Strength(max_depth=p.max_depth, max_nodes=p.max_nodes, margin=p.margin, temperature=p.temperature)
 
-    def _run_search(self, board: chess.Board, params: dict[str, int | bool]) -> None:
-        best: chess.Move | None = None
-        ponder: chess.Move | None = None
+    def _run_search(self, board: chess.Board | XqBoard, params: dict[str, int | bool]) -> None:
+        best: UciMove | None = None
+        ponder: UciMove | None = None
         try:
             self._wait_ready()
             from engine.book import Book
             from engine.searcher import Info, Limits
 
-            searcher = self._get_searcher()
+            searcher = self._get_searcher() if isinstance(board, chess.Board) else self._get_xq_searcher()
             infinite = bool(params.get("infinite") or params.get("ponder"))
             if self.values["OwnBook"] and not infinite and "depth" not in params and "nodes" not in params:
-                best = Book(rng=searcher.rng).pick(board)
+                if isinstance(board, chess.Board):
+                    best = Book(rng=searcher.rng).pick(board)
+                else:
+                    from engine.xq_book import pick as xq_book_pick
+
+                    best = xq_book_pick(board, searcher.rng)
                 if best is not None:
                     self.send(f"info string book move {best.uci()}")
             if best is None:
@@ -378,7 +475,11 @@ class UciProtocol:
         except Exception as exc:
             log.exception("search failed")
             self.send(f"info string error: search failed: {type(exc).__name__}: {exc}")
-            legal = list(board.legal_moves)
+            legal: list[UciMove] = list(board.legal_moves) if isinstance(board, chess.Board) else []
+            if not isinstance(board, chess.Board):
+                from engine.xq_position import XqMove
+
+                legal = [XqMove(m) for m in board.legal_moves()]
             best = legal[0] if legal else None
         if best is None:
             self.send("bestmove (none)")
