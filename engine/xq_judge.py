@@ -9,6 +9,7 @@ pyffish's moves number the ranks 1-10; ours (UCCI) 0-9: :func:`to_ffish` and
 from __future__ import annotations
 
 import functools
+import random
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -69,3 +70,77 @@ def ruling(fen: str, moves: list[str]) -> Ruling:
     if not ended:
         return Ruling(Ending.ONGOING, False)
     return Ruling(Ending.WIN if result > 0 else Ending.LOSS if result < 0 else Ending.DRAW, True)
+
+
+# ---- sampling repetition cycles (the data file's builder and the tests) ------------------
+
+def reverse(move: str) -> str:
+    return move[2:] + move[:2]
+
+
+def cycles_from(fen: str, rng: random.Random) -> list[list[str]]:
+    """Every four-ply cycle of quiet moves from ``fen`` (both sides move and move back), shuffled.
+
+    Our own move generator finds them (fast); pyffish rules on the ones kept.
+    """
+    from engine.xq_position import XqBoard, move_name
+
+    board = XqBoard(fen)
+    found = []
+    for a in board.legal_moves():
+        if board.pos.mb[(a >> 7) & 127] >= 0:
+            continue
+        after_a = board.copy()
+        after_a.push(a)
+        for b in after_a.legal_moves():
+            if after_a.pos.mb[(b >> 7) & 127] >= 0:
+                continue
+            seq = [move_name(a), move_name(b)]
+            seq += [reverse(seq[0]), reverse(seq[1])]
+            try:
+                XqBoard.from_moves(fen, seq)
+            except ValueError:
+                continue
+            found.append(seq)
+    rng.shuffle(found)
+    return found
+
+
+def sparse_position(rng: random.Random) -> str | None:
+    """Two kings in their palaces and a few rooks, cannons, horses and crossed soldiers:
+    with few pieces, chases and checks that can go on for ever are common."""
+    board: dict[tuple[int, int], str] = {}
+    board[(rng.randint(3, 5), rng.randint(0, 2))] = "K"
+    board[(rng.randint(3, 5), rng.randint(7, 9))] = "k"
+    for colour in (0, 1):
+        for _ in range(rng.randint(1, 3)):
+            kind = rng.choice("RRCCNP")
+            f, r = rng.randrange(9), rng.randrange(10)
+            if kind == "P" and (r < 5 if colour == 0 else r > 4):
+                continue
+            if (f, r) not in board:
+                board[(f, r)] = kind if colour == 0 else kind.lower()
+    rows = []
+    for r in range(9, -1, -1):
+        row, empty = "", 0
+        for f in range(9):
+            ch = board.get((f, r))
+            if ch is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + ch
+            empty = 0
+        rows.append(row + (str(empty) if empty else ""))
+    fen = "/".join(rows) + " w - - 0 1"
+    sf = ffish()
+    if sf.validate_fen(fen, VARIANT) != 1:
+        return None
+    from engine.xq_position import XiangqiError, XqBoard
+
+    try:
+        XqBoard(fen)  # refuses a position whose side not to move is in check
+    except XiangqiError:
+        return None
+    if not sf.legal_moves(VARIANT, fen, []):
+        return None
+    return fen

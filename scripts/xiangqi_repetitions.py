@@ -1,10 +1,10 @@
 """Build engine/data/xiangqi_repetitions.json: repetition cycles from real play, ruled by pyffish.
 
-From random sparse positions (kings and a few rooks, cannons, horses, soldiers), every four-ply cycle (a move each, then both moved
-back) is played twice, so the position occurs a third time; pyffish, the judge, rules on it.
+From random sparse positions (kings and a few rooks, cannons, horses, soldiers), every
+four-ply cycle (a move each, then both moved back) is played twice, so the position occurs a third time; pyffish, the judge, rules on it.
 The file keeps a spread of every kind (perpetual check, perpetual chase, both checking,
 idle/mutual draws) for the tests and for the board's game logic. Run:
-``.venv/bin/python scripts/xiangqi_repetitions.py [count]`` (deterministic for a given seed).
+``.venv/bin/python scripts/xiangqi_repetitions.py [scale]`` (deterministic for a given seed).
 """
 
 from __future__ import annotations
@@ -15,41 +15,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from engine.xq_judge import VARIANT, Ending, ffish, ruling, to_ffish
+from engine.xq_judge import VARIANT, Ending, cycles_from, ffish, ruling, sparse_position, to_ffish
 
 OUT = Path(__file__).resolve().parent.parent / "engine" / "data" / "xiangqi_repetitions.json"
-
-
-def reverse(move: str) -> str:
-    return move[2:] + move[:2]
-
-
-def cycles_from(fen: str, rng: random.Random) -> list[list[str]]:
-    """Every four-ply cycle of quiet moves from ``fen`` (both sides move and move back), shuffled.
-
-    Our own move generator finds them (fast); pyffish rules on the ones kept.
-    """
-    from engine.xq_position import XqBoard, move_name
-
-    board = XqBoard(fen)
-    found = []
-    for a in board.legal_moves():
-        if board.pos.mb[(a >> 7) & 127] >= 0:
-            continue
-        after_a = board.copy()
-        after_a.push(a)
-        for b in after_a.legal_moves():
-            if after_a.pos.mb[(b >> 7) & 127] >= 0:
-                continue
-            seq = [move_name(a), move_name(b)]
-            seq += [reverse(seq[0]), reverse(seq[1])]
-            try:
-                XqBoard.from_moves(fen, seq)
-            except ValueError:
-                continue
-            found.append(seq)
-    rng.shuffle(found)
-    return found
 
 
 def promising(fen: str, seq: list[str]) -> bool:
@@ -76,46 +44,6 @@ def kind(fen: str, moves: list[str], result: Ending) -> str:
     return "perpetual chase"
 
 
-def sparse_position(rng: random.Random) -> str | None:
-    """Two kings in their palaces and a few rooks, cannons, horses and crossed soldiers:
-    with few pieces, chases and checks that can go on for ever are common."""
-    board: dict[tuple[int, int], str] = {}
-    board[(rng.randint(3, 5), rng.randint(0, 2))] = "K"
-    board[(rng.randint(3, 5), rng.randint(7, 9))] = "k"
-    for colour in (0, 1):
-        for _ in range(rng.randint(1, 3)):
-            kind = rng.choice("RRCCNP")
-            f, r = rng.randrange(9), rng.randrange(10)
-            if kind == "P" and (r < 5 if colour == 0 else r > 4):
-                continue
-            if (f, r) not in board:
-                board[(f, r)] = kind if colour == 0 else kind.lower()
-    rows = []
-    for r in range(9, -1, -1):
-        row, empty = "", 0
-        for f in range(9):
-            ch = board.get((f, r))
-            if ch is None:
-                empty += 1
-                continue
-            row += (str(empty) if empty else "") + ch
-            empty = 0
-        rows.append(row + (str(empty) if empty else ""))
-    fen = "/".join(rows) + " w - - 0 1"
-    sf = ffish()
-    if sf.validate_fen(fen, VARIANT) != 1:
-        return None
-    from engine.xq_position import XiangqiError, XqBoard
-
-    try:
-        XqBoard(fen)  # refuses a position whose side not to move is in check
-    except XiangqiError:
-        return None
-    if not sf.legal_moves(VARIANT, fen, []):
-        return None
-    return fen
-
-
 def main() -> int:
     scale = int(sys.argv[1]) if len(sys.argv) > 1 else 1
     rng = random.Random(12)
@@ -123,7 +51,8 @@ def main() -> int:
     quota = {"perpetual check": 8 * scale, "perpetual chase": 10 * scale, "idle or mutual chase": 8 * scale,
              "both check": 2 * scale}
     tries = 0
-    while any(len(picked.get(k, [])) < q for k, q in quota.items()) and tries < 2000:
+    required = ("perpetual check", "perpetual chase", "idle or mutual chase")  # both checking is rare: kept if met
+    while any(len(picked.get(k, [])) < quota[k] for k in required) and tries < 2000:
         tries += 1
         fen = sparse_position(rng)
         if fen is None:
