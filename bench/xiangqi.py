@@ -248,8 +248,9 @@ def match(name: str, ours_opts: dict[str, str], theirs_cmd: list[str], theirs_op
             s, ending = play(red, black, opening, base, inc)
             score.add(s if ours_red else 1.0 - s, ending)
             i += 1
-            if score.games % 10 == 0:
-                print(f"   ... {name}: {score.games} games {score.line()}", flush=True)
+            print(f"   ... {name}: game {score.games} ({'ours Red' if ours_red else 'ours Black'}, "
+                  f"{' '.join(opening[:2])}...): {s if ours_red else 1.0 - s:g} by {ending}; {score.line()}",
+                  flush=True)
     finally:
         ours.close()
         theirs.close()
