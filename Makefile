@@ -32,10 +32,12 @@ lint: $(STAMP)
 
 # Debian packages the tests use, installed only when missing: Chromium for the browser tests,
 # Stockfish as the alternative engine and the benchmarks' opponent.
+# Fairy-Stockfish as the xiangqi perft reference and sparring partner.
 system:
 	sh scripts/ensure-chromium.sh
 	sh scripts/ensure-stockfish.sh
 	sh scripts/ensure-micropython.sh
+	sh scripts/ensure-fairy-stockfish.sh
 
 test: $(STAMP) $(KERNELS) system lint
 	$(BIN)/pytest -q

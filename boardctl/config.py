@@ -21,12 +21,13 @@ from typing import Any
 from boardctl.errors import ConfigError
 from boardctl.jsonlimits import short_repr
 from boardctl.tracker import DEFAULT_TIMING
+from engine import levels
 
 SYSTEM_FILE = Path("/etc/boardctl.toml")
 
-NAMED_LEVELS = ("beginner", "intermediate", "advanced", "master")
-PRACTICE_LEVELS = tuple(f"practice{n}" for n in range(1, 6))
-MIN_ELO, MAX_ELO = 400, 3200
+# every level rule lives in engine/levels.py (numba-free); config validates through it
+NAMED_LEVELS, PRACTICE_LEVELS = levels.NAMED_LEVELS, levels.PRACTICE_LEVELS
+MIN_ELO, MAX_ELO = levels.REQUEST_ELO_MIN, levels.REQUEST_ELO_MAX
 
 #: A config file is a page of settings; anything bigger or deeper is refused before parsing.
 MAX_FILE_BYTES = 1024 * 1024
@@ -127,17 +128,8 @@ def _pin(value: Any) -> Any:
 
 
 def check_level(value: Any) -> Any:
-    """A named level, ``practice1``-``practice5``, or an Elo number (int or numeric string)."""
-    if isinstance(value, str) and value in NAMED_LEVELS + PRACTICE_LEVELS:
-        return value
-    if isinstance(value, int) and not isinstance(value, bool) and MIN_ELO <= value <= MAX_ELO:
-        return str(value)
-    if isinstance(value, str) and re.fullmatch(r"[0-9]{3,4}", value) and MIN_ELO <= int(value) <= MAX_ELO:
-        return value
-    raise ValueError(
-        f"must be one of {', '.join(NAMED_LEVELS)}, practice1-practice5 "
-        f"or an Elo number from {MIN_ELO} to {MAX_ELO}, got {short_repr(value)}"
-    )
+    """A named level (also 初级, 中级, 高级, 大师), ``practice1``-``practice5``, or an Elo number."""
+    return levels.check_level(value)
 
 
 _TIME_CONTROL = re.compile(r"([0-9]{1,4}(?:\.[0-9]{1,3})?)\+([0-9]{1,3})")

@@ -25,7 +25,8 @@ from types import ModuleType
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
-KERNEL_SOURCES = ("bits.py", "magics.py", "tables.py", "movegen.py", "evaluate.py", "search.py", "aotbuild.py")
+KERNEL_SOURCES = ("bits.py", "magics.py", "tables.py", "movegen.py", "evaluate.py", "search.py", "aotbuild.py",
+                  "xq_movegen.py", "xq_evaluate.py", "xq_rules.py", "xq_search.py")
 FORCE_JIT = "BOARDCTL_ENGINE_JIT"  # set to 1 to ignore the build (tests compare both paths)
 
 

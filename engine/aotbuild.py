@@ -18,6 +18,13 @@ from numba.extending import intrinsic
 from engine.movegen import gen_moves, make_move, perft_kernel, unmake_move
 from engine.search import search
 from engine.tables import _fill
+from engine.xq_movegen import gen_moves as xq_gen_moves
+from engine.xq_movegen import in_check_of as xq_in_check_of
+from engine.xq_movegen import make_move as xq_make_move
+from engine.xq_movegen import perft_kernel as xq_perft_kernel
+from engine.xq_movegen import unmake_move as xq_unmake_move
+from engine.xq_rules import game_end as xq_game_end
+from engine.xq_search import search as xq_search
 
 if TYPE_CHECKING:
 
@@ -65,6 +72,24 @@ def perft_entry(tb: Any, bb: Any, mb: Any, st: Any, hist: Any, undo: Any, mv: An
     return count
 
 
+def xq_search_without_gil(tb: Any, mb: Any, st: Any, hist: Any, undo: Any, tt: Any, ws: Any,
+                          depth: int, alpha: int, beta: int, ply: int, do_null: bool) -> int:
+    """The xiangqi ``search`` with the GIL released."""
+    state = _save_thread()
+    score: int = xq_search(tb, mb, st, hist, undo, tt, ws, depth, alpha, beta, ply, do_null)
+    _restore_thread(state)
+    return score
+
+
+def xq_perft_entry(tb: Any, mb: Any, st: Any, hist: Any, undo: Any, mv: Any, depth: int, ply: int,
+                   bulk: bool) -> int:
+    """The xiangqi ``perft_kernel`` behind a plain function (pycc exports no recursion)."""
+    state = _save_thread()
+    count: int = xq_perft_kernel(tb, mb, st, hist, undo, mv, depth, ply, bulk)
+    _restore_thread(state)
+    return count
+
+
 def _python(dispatcher: Any) -> Any:
     """The plain function behind a numba dispatcher, for pycc to compile."""
     return dispatcher.py_func
@@ -80,6 +105,7 @@ def _rw(dtype: Any, ndim: int) -> Any:
 
 U64, I64, B = types.uint64, types.int64, types.boolean
 TB, BB, MB, ST, HIST, UNDO = _ro(U64, 1), _rw(U64, 1), _rw(I64, 1), _rw(I64, 1), _rw(U64, 1), _rw(I64, 2)
+XTB, XA, XU = _ro(I64, 1), _rw(I64, 1), _rw(I64, 2)
 # the argument types the Python driver passes (engine/searcher.py, engine/position.py)
 EXPORTS: dict[str, tuple[Any, Any]] = {
     "search": (search_without_gil, I64(TB, _ro(I64, 1), BB, MB, ST, HIST, UNDO, _rw(I64, 1), _rw(I64, 1),
@@ -89,6 +115,14 @@ EXPORTS: dict[str, tuple[Any, Any]] = {
     "unmake_move": (_python(unmake_move), types.none(TB, BB, MB, ST, HIST, UNDO, I64)),
     "perft": (perft_entry, I64(TB, BB, MB, ST, HIST, UNDO, _rw(I64, 2), I64, I64, B)),
     "fill": (_python(_fill), I64(_rw(U64, 1), _rw(U64, 1), _rw(U64, 1))),
+    # xiangqi: tables, mailbox, state and history are all int64
+    "xq_search": (xq_search_without_gil, I64(XTB, XA, XA, XA, XU, XA, XA, I64, I64, I64, I64, B)),
+    "xq_gen_moves": (_python(xq_gen_moves), I64(XTB, XA, XA, XA, B)),
+    "xq_make_move": (_python(xq_make_move), types.none(XTB, XA, XA, XA, XU, I64)),
+    "xq_unmake_move": (_python(xq_unmake_move), types.none(XTB, XA, XA, XA, XU, I64)),
+    "xq_perft": (xq_perft_entry, I64(XTB, XA, XA, XA, XU, XU, I64, I64, B)),
+    "xq_in_check_of": (_python(xq_in_check_of), B(XTB, XA, XA, I64)),
+    "xq_game_end": (_python(xq_game_end), I64(XTB, XA, XA, XA, XU, XA, I64)),
 }
 
 

@@ -1,18 +1,26 @@
-"""Playing levels, as standard UCI options any engine understands (no numba import here).
+"""Playing levels, for chess and xiangqi alike, as standard UCI options any engine understands.
 
-The daemon sends ``uci_options(level)`` to whatever engine it runs (ours or Stockfish).
-Our engine maps ``Skill Level`` to a ``Strength`` (depth and node caps plus a random pick
-among near-best moves) and ``UCI_Elo`` to a skill level; see docs/engine.md for how the
-Elo figures were measured.
+The one home of every level rule (no numba/numpy import here: the daemon reads it): the
+named levels and their Chinese names, the Elo range a level request may name (config, CLI
+and page validate through :func:`check_level`), and the engine's own ``UCI_Elo`` range.
+The daemon sends ``uci_options(level)`` to whatever engine it runs (ours, Stockfish or
+Fairy-Stockfish). Our engine maps ``Skill Level`` to a ``Strength`` (depth and node caps plus a
+random pick among near-best moves) and ``UCI_Elo`` to a skill level; see docs/engine.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-ELO_MIN = 800
+ELO_MIN = 800  # our engine's UCI_Elo option
 ELO_MAX = 2400
+REQUEST_ELO_MIN = 400  # an Elo number asked for in config/CLI (clamped to each engine's own range)
+REQUEST_ELO_MAX = 3200
 SKILL_MAX = 20
+NAMED_LEVELS = ("beginner", "intermediate", "advanced", "master")
+PRACTICE_LEVELS = tuple(f"practice{n}" for n in range(1, 6))
+CHINESE_NAMES = {"初级": "beginner", "中级": "intermediate", "高级": "advanced", "大师": "master"}
 
 
 @dataclass(frozen=True)
@@ -76,4 +84,28 @@ def skill_params(skill: int) -> SkillParams:
         max_nodes=int(300 * 1.6**skill),
         margin=margin,
         temperature=margin / 4,
+    )
+
+
+def chinese_name(level: str) -> str | None:
+    """初级/中级/高级/大师 for the four named levels (as the xiangqi page shows them), else None."""
+    return next((zh for zh, en in CHINESE_NAMES.items() if en == level), None)
+
+
+def check_level(value: Any) -> str:
+    """A level request as given by config, CLI or page, canonical; raises ValueError naming the rule.
+
+    Accepts a named level (or its Chinese name, returned in English), ``practice1``-``practice5``,
+    or an Elo number (int or numeric string) from REQUEST_ELO_MIN to REQUEST_ELO_MAX.
+    """
+    if isinstance(value, str) and value in NAMED_LEVELS + PRACTICE_LEVELS:
+        return value
+    if isinstance(value, str) and value in CHINESE_NAMES:
+        return CHINESE_NAMES[value]
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if isinstance(text, str) and text.isdigit() and REQUEST_ELO_MIN <= int(text) <= REQUEST_ELO_MAX:
+        return text
+    raise ValueError(
+        f"must be one of {', '.join(NAMED_LEVELS)} ({', '.join(CHINESE_NAMES)}), practice1-practice5 "
+        f"or an Elo number from {REQUEST_ELO_MIN} to {REQUEST_ELO_MAX}, got {value!r}"
     )

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import chess
 import numpy as np
@@ -80,6 +81,12 @@ class Strength:
 FULL_STRENGTH = Strength()
 
 
+class UciMove(Protocol):
+    """A move as the UCI layer prints it (chess.Move, or a xiangqi move)."""
+
+    def uci(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Info:
     """One finished iteration, as UCI ``info`` reports it."""
@@ -90,7 +97,7 @@ class Info:
     score_mate: int | None
     nodes: int
     time_ms: int
-    pv: list[chess.Move] = field(default_factory=list)
+    pv: list[UciMove] = field(default_factory=list)
 
     @property
     def nps(self) -> int:
@@ -99,8 +106,8 @@ class Info:
 
 @dataclass(frozen=True)
 class Result:
-    best: chess.Move | None
-    ponder: chess.Move | None
+    best: UciMove | None
+    ponder: UciMove | None
     info: Info | None
 
 
@@ -114,18 +121,27 @@ def score_fields(score: int) -> tuple[int | None, int | None]:
 
 
 class Searcher:
-    """Owns the kernel's working arrays (transposition table included) between searches."""
+    """Owns the kernel's working arrays (transposition table included) between searches.
+
+    The driver is shared by the variants: a subclass (engine/xq_searcher.py for xiangqi)
+    overrides the hooks at the end (board in, kernel arrays, moves out, the kernel calls)
+    and ``LAYOUT``, the kernel's scratch layout.
+    """
+
+    LAYOUT = (W_PV, W_PVL, W_KILLERS, W_HISTORY, W_CTL, W_SIZE)
+    MAX_MOVES = MAXMOVES
 
     def __init__(self, *, hash_mb: int = 16, seed: int | None = None) -> None:
-        self.tb = tables()
+        self.tb = self._tables()
         self.ev = eval_tables()
+        w_pv, w_pvl, w_killers, w_history, w_ctl, w_size = self.LAYOUT
         # the kernel's scratch space; the attributes below are views into it
-        self.ws = np.zeros(W_SIZE, dtype=np.int64)
-        self.pv = self.ws[W_PV:W_PVL].reshape(MAXPLY + 1, MAXPLY + 1)
-        self.pvl = self.ws[W_PVL:W_KILLERS]
-        self.kil = self.ws[W_KILLERS:W_HISTORY]
-        self.hh = self.ws[W_HISTORY:W_CTL]
-        self.ctl = self.ws[W_CTL:W_SIZE]
+        self.ws = np.zeros(w_size, dtype=np.int64)
+        self.pv = self.ws[w_pv:w_pvl].reshape(MAXPLY + 1, MAXPLY + 1)
+        self.pvl = self.ws[w_pvl:w_killers]
+        self.kil = self.ws[w_killers:w_history]
+        self.hh = self.ws[w_history:w_ctl]
+        self.ctl = self.ws[w_ctl:w_ctl + 8]
         self.rng = random.Random(seed)
         self._halted = False  # stop() or the move timer, as opposed to a node cap
         self.move_overhead_ms = MOVE_OVERHEAD_MS  # time kept back per move for the GUI and pipes
@@ -147,15 +163,46 @@ class Searcher:
         self._halted = True
         self.ctl[STOP] = 1
 
-    def _call(self, pos: Position, depth: int, alpha: int, beta: int, ply: int = 0) -> int:
+    # -- the variant's hooks (chess here) ------------------------------------------------
+    def _tables(self) -> np.ndarray:
+        return tables()
+
+    def _board(self, fen: str | None = None) -> Any:
+        """A board of this variant (the start position without ``fen``)."""
+        return chess.Board(fen) if fen else chess.Board()
+
+    def _position(self, board: Any) -> Any:
+        return Position.from_board(board)
+
+    def _legal(self, board: Any) -> list[UciMove]:
+        return list(board.legal_moves)
+
+    def _first_to_move(self, board: Any) -> bool:
+        """Whether the side to move uses the wtime/winc clock (White, or Red)."""
+        return bool(board.turn == chess.WHITE)
+
+    def _move(self, m: int) -> UciMove:
+        return move_to_chess(m)
+
+    def _call(self, pos: Any, depth: int, alpha: int, beta: int, ply: int = 0) -> int:
         return int(
             search(self.tb, self.ev, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, self.tt, self.ws,
                    depth, alpha, beta, ply, True)
         )
 
+    def _gen(self, pos: Any, out: np.ndarray) -> int:
+        return int(gen_moves(self.tb, pos.bb, pos.st, out, False))
+
+    def _make(self, pos: Any, m: int) -> None:
+        make_move(self.tb, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, m)
+
+    def _unmake(self, pos: Any, m: int) -> None:
+        unmake_move(self.tb, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, m)
+
+    # -- the shared driver ------------------------------------------------------------------
     def warm(self) -> None:
         """Compile or load every kernel by running a tiny search."""
-        self.search(chess.Board(), Limits(depth=2))
+        self.search(self._board(), Limits(depth=2))
 
     def bench(self, fens: Iterable[str], depth: int) -> tuple[int, float]:
         """Nodes and seconds to search each of ``fens`` to ``depth`` from a clear table: the bench figure."""
@@ -163,28 +210,29 @@ class Searcher:
         start = time.perf_counter()
         for fen in fens:
             self.clear()
-            result = self.search(chess.Board(fen), Limits(depth=depth))
+            result = self.search(self._board(fen), Limits(depth=depth))
             nodes += result.info.nodes if result.info else 0
         return nodes, time.perf_counter() - start
 
-    def _budget(self, board: chess.Board, limits: Limits) -> tuple[float | None, float | None]:
+    def _budget(self, board: Any, limits: Limits) -> tuple[float | None, float | None]:
         """(soft, hard) time limits in seconds; soft stops new iterations, hard stops the search."""
         if limits.infinite:
             return None, None
         if limits.movetime is not None:
             t = max(limits.movetime - self.move_overhead_ms, 5) / 1000
             return t, t
-        left = limits.wtime if board.turn == chess.WHITE else limits.btime
+        first = self._first_to_move(board)
+        left = limits.wtime if first else limits.btime
         if left is None:
             return None, None
-        inc = (limits.winc if board.turn == chess.WHITE else limits.binc) or 0
+        inc = (limits.winc if first else limits.binc) or 0
         mtg = limits.movestogo or 30
         left = max(left - self.move_overhead_ms, 5)
         soft = min(left / mtg + inc * 0.75, left * 0.5)
         hard = min(soft * 3, left * 0.75)
         return soft / 1000, hard / 1000
 
-    def search(self, board: chess.Board, limits: Limits, *, strength: Strength = FULL_STRENGTH,
+    def search(self, board: Any, limits: Limits, *, strength: Strength = FULL_STRENGTH,
                on_info: Callable[[Info], None] | None = None) -> Result:
         """Best move for ``board`` within ``limits``; ``stop()`` ends it early."""
         start = time.monotonic()
@@ -202,15 +250,15 @@ class Searcher:
             timer = threading.Timer(hard, self.stop)
             timer.daemon = True
             timer.start()
-        pos = Position.from_board(board)
+        pos = self._position(board)
         self.kil[:] = 0
-        legal = list(board.legal_moves)
+        legal = self._legal(board)
         if not legal:
             if timer:
                 timer.cancel()
             return Result(None, None, None)
-        best: chess.Move = legal[0]
-        ponder: chess.Move | None = None
+        best: UciMove = legal[0]
+        ponder: UciMove | None = None
         last: Info | None = None
         score = 0
         depth_done = 0
@@ -241,7 +289,7 @@ class Searcher:
                 score = new_score
                 depth_done = depth
                 n = int(self.pvl[0])
-                pv = [move_to_chess(int(self.pv[0, i])) for i in range(n)]
+                pv = [self._move(int(self.pv[0, i])) for i in range(n)]
                 if pv:
                     best = pv[0]
                     ponder = pv[1] if len(pv) > 1 else None
@@ -268,7 +316,7 @@ class Searcher:
                 time.sleep(0.005)
         return Result(best, ponder, last)
 
-    def _weakened_choice(self, pos: Position, depth: int, strength: Strength, budget: int) -> chess.Move | None:
+    def _weakened_choice(self, pos: Any, depth: int, strength: Strength, budget: int) -> UciMove | None:
         """Score every root move with a full window and pick one near the best at random.
 
         Bounded by ``budget`` nodes and by the running move timer; None if either ran out
@@ -281,14 +329,14 @@ class Searcher:
         ctl[NODES] = 0
         ctl[NODE_LIMIT] = budget
         ctl[CAN_STOP] = 1
-        root = np.zeros(MAXMOVES, dtype=np.int64)
-        n = gen_moves(self.tb, pos.bb, pos.st, root, False)
+        root = np.zeros(self.MAX_MOVES, dtype=np.int64)
+        n = self._gen(pos, root)
         scored: list[tuple[int, int]] = []
         for i in range(n):
             m = int(root[i])
-            make_move(self.tb, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, m)
+            self._make(pos, m)
             s = -self._call(pos, depth - 1, -INF, INF, 1)
-            unmake_move(self.tb, pos.bb, pos.mb, pos.st, pos.hist, pos.undo, m)
+            self._unmake(pos, m)
             if ctl[STOP]:
                 ctl[STOP] = int(self._halted)
                 return None
@@ -301,4 +349,4 @@ class Searcher:
             weights = [math.exp((s - top) / strength.temperature) for s, _ in near]
             choice = self.rng.choices([m for _, m in near], weights=weights)[0]
         log.debug("weakened pick among %d of %d moves", len(near), n)
-        return move_to_chess(choice)
+        return self._move(choice)

@@ -24,7 +24,8 @@ import chess
 from engine.levels import ELO_MAX, ELO_MIN, SKILL_MAX, skill_for_elo, skill_params
 
 if TYPE_CHECKING:  # the real imports are lazy so `uci`/`uciok` never wait for numba
-    from engine.searcher import Searcher, Strength
+    from engine.searcher import Searcher, Strength, UciMove
+    from engine.xq_position import XqBoard
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ BENCH_FENS = (
     "r2q1rk1/ppp2ppp/2n1bn2/2b1p3/4P3/2NP1N2/PPP1BPPP/R1BQ1RK1 w - - 0 8",
 )
 BENCH_DEPTH = 9
+VARIANTS = ("chess", "xiangqi")  # UCI_Variant, as Fairy-Stockfish names them
 
 # Caps on input (docs/engine.md, "Limits"). A line longer than MAX_LINE_BYTES is refused and
 # skipped; numbers outside these ranges are clamped, with an ``info string error`` saying so.
@@ -74,16 +76,26 @@ class UciError(ValueError):
 class Option:
     name: str
     kind: str
-    default: int | bool
+    default: int | bool | str
     lo: int = 0
     hi: int = 0
+    choices: tuple[str, ...] = ()  # for kind "combo"
 
     def declaration(self) -> str:
+        if self.kind == "combo":
+            return f"option name {self.name} type combo default {self.default}" + "".join(
+                f" var {c}" for c in self.choices
+            )
         if self.kind == "check":
             return f"option name {self.name} type check default {str(self.default).lower()}"
         return f"option name {self.name} type spin default {int(self.default)} min {self.lo} max {self.hi}"
 
-    def parse(self, raw: str) -> int | bool:
+    def parse(self, raw: str) -> int | bool | str:
+        if self.kind == "combo":
+            for choice in self.choices:
+                if raw.lower() == choice.lower():
+                    return choice
+            raise UciError(f"option {self.name} wants one of {', '.join(self.choices)}, got {raw!r}")
         if self.kind == "check":
             if raw.lower() not in ("true", "false"):
                 raise UciError(f"option {self.name} wants true or false, got {short(raw)}")
@@ -103,6 +115,7 @@ OPTIONS = (
     Option("UCI_Elo", "spin", ELO_MAX, ELO_MIN, ELO_MAX),
     Option("OwnBook", "check", True),
     Option("Move Overhead", "spin", 30, 0, 5000),
+    Option("UCI_Variant", "combo", "chess", choices=VARIANTS),
 )
 
 #: ``go`` parameters and the range each is clamped to.
@@ -190,6 +203,35 @@ def parse_position(tokens: list[str]) -> chess.Board:
     return board
 
 
+def parse_xq_position(tokens: list[str]) -> XqBoard:
+    """The xiangqi board for ``position startpos|fen <fen> [moves ...]``; raises UciError naming the fault."""
+    from engine.xq_position import START_FEN, XiangqiError, XqBoard
+
+    if not tokens:
+        raise UciError("position needs startpos or fen")
+    if "moves" in tokens:
+        cut = tokens.index("moves")
+        head, moves = tokens[:cut], tokens[cut + 1 :]
+    else:
+        head, moves = tokens, []
+    if head[0] == "startpos" and len(head) == 1:
+        fen = START_FEN
+    elif head[0] == "fen" and len(head) > 1:
+        fen = " ".join(head[1:])
+    else:
+        raise UciError(f"position wants startpos or fen, got {' '.join(head)!r}")
+    try:
+        board = XqBoard(fen)
+    except XiangqiError as exc:
+        raise UciError(f"bad xiangqi fen: {exc}") from None
+    for text in moves:
+        try:
+            board.push_uci(text)
+        except XiangqiError as exc:
+            raise UciError(f"{exc} (in position)") from None
+    return board
+
+
 def _kernels_cached() -> bool:
     """Whether the kernels are ready to load: an ahead-of-time build, or numba's on-disk cache.
 
@@ -208,9 +250,10 @@ class UciProtocol:
 
     def __init__(self, send: Callable[[str], None], *, warm: bool = True) -> None:
         self.send = send
-        self.values: dict[str, int | bool] = {o.name: o.default for o in OPTIONS}
-        self.board = chess.Board()
+        self.values: dict[str, int | bool | str] = {o.name: o.default for o in OPTIONS}
+        self.board: chess.Board | XqBoard = chess.Board()
         self._searcher: Searcher | None = None
+        self._xq_searcher: Searcher | None = None
         self._ready = threading.Event()
         self._lock = threading.Lock()
         # The worker: one thread at a time runs a search, perft or bench. `_busy` is cleared just
@@ -299,9 +342,11 @@ class UciProtocol:
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
         self._settle()
-        self.board = chess.Board()
+        self.board = self._start_board()
         if self._searcher is not None and self._ready.is_set():
             self._searcher.clear()
+        if self._xq_searcher is not None:
+            self._xq_searcher.clear()
 
     def cmd_setoption(self, args: list[str]) -> None:
         if not args or args[0] != "name":
@@ -320,9 +365,14 @@ class UciProtocol:
         if option.name == "Hash" and self._searcher is not None:
             self._ready.wait()
             self._searcher.set_hash(int(value))
+        if option.name == "Hash" and self._xq_searcher is not None:
+            self._xq_searcher.set_hash(int(value))
+        if option.name == "UCI_Variant":
+            self.board = self._start_board()
 
     def cmd_position(self, args: list[str]) -> None:
-        board = parse_position(args)
+        board: chess.Board | XqBoard
+        board = parse_xq_position(args) if self._is_xiangqi() else parse_position(args)
         self._settle()
         self.board = board
 
@@ -409,10 +459,79 @@ class UciProtocol:
             raise UciError(f"engine kernels failed to load: {self._warm_error}")
         return True
 
+    # -- variants -----------------------------------------------------------------------
+    def _is_xiangqi(self) -> bool:
+        return self.values["UCI_Variant"] == "xiangqi"
+
+    def _start_board(self) -> chess.Board | XqBoard:
+        if self._is_xiangqi():
+            from engine.xq_position import XqBoard
+
+            return XqBoard()
+        return chess.Board()
+
+    def _get_xq_searcher(self) -> Searcher:
+        with self._lock:
+            if self._xq_searcher is None:
+                from engine.xq_searcher import XqSearcher
+
+                self._xq_searcher = XqSearcher(hash_mb=int(self.values["Hash"]))
+            return self._xq_searcher
+
+    def _xq_perft(self, board: XqBoard, depth: int) -> list[str]:
+        """As :meth:`_perft`, for xiangqi: the kernel counts up to PERFT_KERNEL_DEPTH plies at once."""
+        from engine.xq_position import move_name
+        from engine.xq_position import perft as xq_perft
+
+        halt = self._halt
+
+        def count(node: XqBoard, plies: int) -> int | None:
+            if plies <= PERFT_KERNEL_DEPTH:
+                return xq_perft(node, plies)
+            total = 0
+            for m in node.legal_moves():
+                if halt.is_set():
+                    return None
+                child = node.copy()
+                child.push(m)
+                sub = count(child, plies - 1)
+                if sub is None:
+                    return None
+                total += sub
+            return total
+
+        moves = board.legal_moves()
+        total = 0
+        for done, m in enumerate(moves):
+            if halt.is_set():
+                return [f"info string perft stopped after {done} of {len(moves)} moves"]
+            child = board.copy()
+            child.push(m)
+            sub = count(child, depth - 1)
+            if sub is None:
+                return [f"info string perft stopped after {done} of {len(moves)} moves"]
+            total += sub
+            self.send(f"{move_name(m)}: {sub}")
+        return ["", f"Nodes searched: {total}"]
+
+    def _xq_bench(self, depth: int) -> list[str]:
+        from engine.xq_searcher import XqSearcher
+        from engine.xq_uci import BENCH_FENS as XQ_FENS
+
+        nodes, elapsed = XqSearcher(hash_mb=16).bench(XQ_FENS, depth)
+        return [
+            f"info string bench: {len(XQ_FENS)} xiangqi positions at depth {depth}",
+            f"Total time (ms) : {int(elapsed * 1000)}",
+            f"Nodes searched  : {nodes}",
+            f"Nodes/second    : {int(nodes / max(elapsed, 1e-9))}",
+        ]
+
     def _bench(self, depth: int) -> list[str]:
         halt = self._halt
         if not self._wait_ready(halt):
             return ["info string bench stopped"]
+        if self._is_xiangqi():
+            return self._xq_bench(depth)
         from engine.searcher import Limits, Searcher
 
         searcher = self._job_searcher = Searcher(hash_mb=16)
@@ -437,7 +556,7 @@ class UciProtocol:
             f"Nodes/second    : {int(nodes / max(elapsed, 1e-9))}",
         ]
 
-    def _perft(self, board: chess.Board, depth: int) -> list[str]:
+    def _perft(self, board: chess.Board | XqBoard, depth: int) -> list[str]:
         """Leaf counts below each move, sent as each is known. Up to PERFT_KERNEL_DEPTH plies are
         counted by the kernel at once; above that, move by move, so `stop` ends it within one
         kernel call (a second or so)."""
@@ -446,6 +565,8 @@ class UciProtocol:
             return ["", "Nodes searched: 1"]
         if not self._wait_ready(halt):
             return ["info string perft stopped"]
+        if not isinstance(board, chess.Board):
+            return self._xq_perft(board, depth)
         from engine.position import legal_moves, perft
 
         def count(node: chess.Board, plies: int) -> int | None:
@@ -489,18 +610,25 @@ class UciProtocol:
         p = skill_params(skill)
         return Strength(max_depth=p.max_depth, max_nodes=p.max_nodes, margin=p.margin, temperature=p.temperature)
 
-    def _run_search(self, board: chess.Board, params: dict[str, int | bool]) -> list[str]:
-        best: chess.Move | None = None
-        ponder: chess.Move | None = None
+    def _run_search(self, board: chess.Board | XqBoard, params: dict[str, int | bool]) -> list[str]:
+        best: UciMove | None = None
+        ponder: UciMove | None = None
         try:
             self._wait_ready()
             from engine.book import Book
             from engine.searcher import Info, Limits
 
-            searcher = self._job_searcher = self._get_searcher()
+            searcher = self._job_searcher = (
+                self._get_searcher() if isinstance(board, chess.Board) else self._get_xq_searcher()
+            )
             infinite = bool(params.get("infinite") or params.get("ponder"))
             if self.values["OwnBook"] and not infinite and "depth" not in params and "nodes" not in params:
-                best = Book(rng=searcher.rng).pick(board)
+                if isinstance(board, chess.Board):
+                    best = Book(rng=searcher.rng).pick(board)
+                else:
+                    from engine.xq_book import pick as xq_book_pick
+
+                    best = xq_book_pick(board, searcher.rng)
                 if best is not None:
                     self.send(f"info string book move {best.uci()}")
             if best is None:
@@ -533,7 +661,11 @@ class UciProtocol:
         except Exception as exc:
             log.exception("search failed")
             self.send(f"info string error: search failed: {type(exc).__name__}: {exc}")
-            legal = list(board.legal_moves)
+            legal: list[UciMove] = list(board.legal_moves) if isinstance(board, chess.Board) else []
+            if not isinstance(board, chess.Board):
+                from engine.xq_position import XqMove
+
+                legal = [XqMove(m) for m in board.legal_moves()]
             best = legal[0] if legal else None
         if best is None:
             return ["bestmove (none)"]

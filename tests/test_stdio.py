@@ -125,7 +125,7 @@ def _timed_line(draw: st.DrawFn, t: float) -> str:
         return json.dumps({"t": t, "snapshot": draw(st.sampled_from(["ffff00000000ffff", "zz", "0"]))})
     if kind == "bad-square":
         return json.dumps({"t": t, "square": draw(st.text(max_size=3)), "occupied": 1})
-    return draw(st.text(alphabet=st.characters(blacklist_characters="\n\r{}\x85\u2028\u2029\x0b\x0c\x1c\x1d\x1e"), min_size=1, max_size=20))
+    return draw(st.text(alphabet=st.characters(codec="utf-8", blacklist_characters="\n\r{}\x85\u2028\u2029\x0b\x0c\x1c\x1d\x1e"), min_size=1, max_size=20))
 
 
 @st.composite

@@ -1,0 +1,311 @@
+"""Xiangqi figures: perft speed beside Fairy-Stockfish, search nodes/s, matches, level calibration.
+
+Run ``python -m bench xiangqi`` (``python -m bench.xiangqi --help`` for options). Every figure
+printed is measured in this run on this machine. Matches use a referee that applies the
+Asian rules through pyffish (engine/xq_judge.py): repetitions (perpetual check and chase),
+the 60-move rule and no legal move; an illegal move or a flag fall loses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ENGINE_CMD = [sys.executable, "-m", "engine"]
+FAIRY = shutil.which("fairy-stockfish") or (
+    "/usr/games/fairy-stockfish" if Path("/usr/games/fairy-stockfish").exists() else None
+)
+OVERHEAD_MS = 100
+START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+PERFT = (
+    ("start", START, 5, 133_312_995),
+    ("middlegame", "r1bakabr1/9/1cn3nc1/p1p1p1p1p/9/2P6/P3P1P1P/1CN1C1N2/9/R1BAKABR1 w - - 4 5", 4, None),
+    ("endgame", "3ak4/4a4/4b4/p3p3p/9/2P6/P3P3P/4B4/4A4/2BAK4 w - - 0 30", 5, None),
+)
+
+
+class Uci:
+    """A UCI engine subprocess spoken to line by line (xiangqi moves pass through ``convert``)."""
+
+    def __init__(self, cmd: list[str], options: dict[str, str], *, ffish_ranks: bool) -> None:
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.ffish_ranks = ffish_ranks  # Fairy-Stockfish numbers the ranks 1-10
+        self.send("uci")
+        self.wait("uciok")
+        self.send("setoption name UCI_Variant value xiangqi")
+        for name, value in options.items():
+            self.send(f"setoption name {name} value {value}")
+        self.send("isready")
+        self.wait("readyok")
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def wait(self, prefix: str) -> list[str]:
+        assert self.proc.stdout is not None
+        lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"engine exited waiting for {prefix!r}")
+            lines.append(line.strip())
+            if line.startswith(prefix):
+                return lines
+
+    def out(self, move: str) -> str:
+        from engine.xq_judge import to_ffish
+
+        return to_ffish(move) if self.ffish_ranks else move
+
+    def back(self, move: str) -> str:
+        from engine.xq_judge import from_ffish
+
+        return from_ffish(move) if self.ffish_ranks else move
+
+    def new_game(self) -> None:
+        self.send("ucinewgame")
+        self.send("isready")
+        self.wait("readyok")
+
+    def play(self, fen: str, moves: list[str], go: str) -> str:
+        tail = f" moves {' '.join(self.out(m) for m in moves)}" if moves else ""
+        self.send(f"position fen {fen}{tail}")
+        self.send(f"go {go}")
+        return self.back(self.wait("bestmove")[-1].split()[1])
+
+    def close(self) -> None:
+        try:
+            self.send("quit")
+            self.proc.wait(5)
+        except Exception:
+            self.proc.kill()
+
+
+def fairy_perft(fen: str, depth: int) -> tuple[int, float]:
+    """Fairy-Stockfish's count and the seconds from `go perft` to its answer."""
+    assert FAIRY is not None
+    eng = Uci([FAIRY], {}, ffish_ranks=True)
+    eng.send(f"position fen {fen}")
+    eng.send("isready")
+    eng.wait("readyok")
+    t = time.perf_counter()
+    eng.send(f"go perft {depth}")
+    line = eng.wait("Nodes searched")[-1]
+    elapsed = time.perf_counter() - t
+    eng.close()
+    return int(line.split(":")[1]), elapsed
+
+
+def bench_perft() -> None:
+    from engine.xq_position import XqBoard, perft
+
+    print("-- xiangqi perft, bulk counting (leaves/s, wall clock; both programs in this run)")
+    perft(XqBoard(), 3)
+    for name, fen, depth, known in PERFT:
+        board = XqBoard(fen)
+        t = time.perf_counter()
+        n = perft(board, depth)
+        ours = time.perf_counter() - t
+        check = "" if known is None else (" (correct)" if n == known else f" (WRONG, want {known:,})")
+        line = f"   {name} d{depth}: {n:,} leaves{check}; ours {ours:.2f} s = {n / ours / 1e6:.1f} M/s"
+        if FAIRY:
+            fn, fs = fairy_perft(fen, depth)
+            line += f"; Fairy-Stockfish {fs:.2f} s = {fn / fs / 1e6:.1f} M/s" + ("" if fn == n else f" (COUNT {fn:,})")
+        print(line, flush=True)
+    board = XqBoard()
+    t = time.perf_counter()
+    n = perft(board, 4, bulk=False)
+    print(f"   start d4, every leaf made: {n / (time.perf_counter() - t) / 1e6:.1f} M leaves/s", flush=True)
+
+
+def bench_search(depth: int) -> None:
+    from engine.xq_searcher import XqSearcher
+    from engine.xq_uci import BENCH_FENS
+
+    s = XqSearcher(hash_mb=16)
+    s.warm()
+    cpu = time.process_time()
+    nodes, elapsed = s.bench(BENCH_FENS, depth)
+    cpu = time.process_time() - cpu
+    print(f"-- xiangqi search: {len(BENCH_FENS)} positions at depth {depth}: {nodes:,} nodes in {elapsed:.2f} s = "
+          f"{nodes / elapsed:,.0f} nodes/s (CPU time {cpu:.2f} s = {nodes / max(cpu, 1e-9):,.0f} nodes/s)", flush=True)
+    if FAIRY:
+        total_n, total_t = 0, 0.0
+        eng = Uci([FAIRY], {"Hash": "16"}, ffish_ranks=True)
+        for fen in BENCH_FENS:
+            eng.new_game()
+            eng.send(f"position fen {fen}")
+            t = time.perf_counter()
+            eng.send(f"go depth {depth + 2}")
+            lines = eng.wait("bestmove")
+            total_t += time.perf_counter() - t
+            infos = [ln for ln in lines if " nodes " in ln]
+            if infos:
+                total_n += int(infos[-1].split(" nodes ")[1].split()[0])
+        eng.close()
+        print(f"   Fairy-Stockfish at depth {depth + 2}: {total_n:,} nodes in {total_t:.2f} s = "
+              f"{total_n / max(total_t, 1e-9):,.0f} nodes/s", flush=True)
+
+
+@dataclass
+class Score:
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    endings: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def add(self, s: float, ending: str) -> None:
+        self.endings[ending] += 1
+        if s == 1.0:
+            self.wins += 1
+        elif s == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+
+    def elo(self) -> tuple[float, float, float]:
+        n = self.games
+        p = (self.wins + 0.5 * self.draws) / n
+        var = (self.wins * (1 - p) ** 2 + self.draws * (0.5 - p) ** 2 + self.losses * p**2) / n
+        se = math.sqrt(var / n)
+
+        def to_elo(x: float) -> float:
+            x = min(max(x, 1e-3), 1 - 1e-3)
+            return -400 * math.log10(1 / x - 1)
+
+        return to_elo(p), to_elo(p - 1.96 * se), to_elo(p + 1.96 * se)
+
+    def line(self) -> str:
+        elo, lo, hi = self.elo()
+        pct = 100 * (self.wins + 0.5 * self.draws) / max(self.games, 1)
+        return (f"+{self.wins} ={self.draws} -{self.losses} ({pct:.1f}%) Elo {elo:+.0f} [{lo:+.0f}, {hi:+.0f}]; "
+                f"endings: {', '.join(f'{k} {v}' for k, v in self.endings.most_common())}")
+
+
+def play(red: Uci, black: Uci, opening: tuple[str, ...], base: float, inc: float) -> tuple[float, str]:
+    """One game from ``opening``: Red's score and how it ended, ruled by pyffish."""
+    from engine.xq_judge import Ending, legal_moves, ruling
+
+    moves = list(opening)
+    clocks = [base, base]
+    for eng in (red, black):
+        eng.new_game()
+    while True:
+        verdict = ruling(START, moves)
+        side = len(moves) % 2
+        if verdict.ending is not Ending.ONGOING:
+            how = ("repetition or 60 moves" if verdict.optional else "no legal move")
+            red_view = verdict.ending if side == 0 else {Ending.WIN: Ending.LOSS, Ending.LOSS: Ending.WIN}.get(
+                verdict.ending, verdict.ending)
+            return {Ending.WIN: 1.0, Ending.LOSS: 0.0}.get(red_view, 0.5), how
+        if len(moves) >= 400:
+            return 0.5, "400 plies"
+        mover = red if side == 0 else black
+        go = (f"wtime {int(clocks[0] * 1000)} btime {int(clocks[1] * 1000)} "
+              f"winc {int(inc * 1000)} binc {int(inc * 1000)}")
+        t = time.perf_counter()
+        move = mover.play(START, moves, go)
+        clocks[side] -= time.perf_counter() - t
+        if clocks[side] < 0:
+            return (0.0 if side == 0 else 1.0), "lost on time"
+        clocks[side] += inc
+        if move not in legal_moves(START, moves):
+            return (0.0 if side == 0 else 1.0), f"illegal move {move}"
+        moves.append(move)
+
+
+def match(name: str, ours_opts: dict[str, str], theirs_cmd: list[str], theirs_opts: dict[str, str], games: int,
+          base: float, inc: float, seed: int, *, theirs_ffish: bool) -> Score:
+    from engine.xq_book import openings
+
+    lines = [o.moves for o in openings()]
+    random.Random(seed).shuffle(lines)
+    ours = Uci(ENGINE_CMD, {"OwnBook": "false", "Move Overhead": str(OVERHEAD_MS), **ours_opts}, ffish_ranks=False)
+    theirs = Uci(theirs_cmd, theirs_opts, ffish_ranks=theirs_ffish)
+    score = Score()
+    try:
+        i = 0
+        while score.games < games:
+            opening = lines[(i // 2) % len(lines)]
+            ours_red = i % 2 == 0
+            red, black = (ours, theirs) if ours_red else (theirs, ours)
+            s, ending = play(red, black, opening, base, inc)
+            score.add(s if ours_red else 1.0 - s, ending)
+            i += 1
+            print(f"   ... {name}: game {score.games} ({'ours Red' if ours_red else 'ours Black'}, "
+                  f"{' '.join(opening[:2])}...): {s if ours_red else 1.0 - s:g} by {ending}; {score.line()}",
+                  flush=True)
+    finally:
+        ours.close()
+        theirs.close()
+    print(f"-- xiangqi match vs {name} ({base:g}+{inc:g} s, {score.games} games, colour-swapped openings): "
+          f"{score.line()}", flush=True)
+    return score
+
+
+def fairy_match(games: int, base: float, inc: float, seed: int, elo: int | None) -> None:
+    if FAIRY is None:
+        print("-- xiangqi match: skipped (fairy-stockfish not installed)")
+        return
+    opts = {"Move Overhead": str(OVERHEAD_MS)}
+    if elo is not None:
+        opts |= {"UCI_LimitStrength": "true", "UCI_Elo": str(elo)}
+    match(f"Fairy-Stockfish 11.1 {'UCI_Elo ' + str(elo) if elo else 'full strength'}", {}, [FAIRY], opts,
+          games, base, inc, seed, theirs_ffish=True)
+
+
+def calibrate(games: int, base: float, inc: float, seed: int) -> None:
+    """Each named level against the one below (our engine on both sides), and master vs Fairy-Stockfish."""
+    from engine.levels import LEVELS, NAMED_LEVELS
+
+    for low, high in itertools.pairwise(NAMED_LEVELS):
+        hi_opts = {"Skill Level": str(LEVELS[high].skill)}
+        lo_opts = {"Skill Level": str(LEVELS[low].skill), "OwnBook": "false", "Move Overhead": str(OVERHEAD_MS)}
+        match(f"our {low} (as {high})", hi_opts, ENGINE_CMD, lo_opts, games, base, inc, seed, theirs_ffish=False)
+    if FAIRY:
+        match("Fairy-Stockfish UCI_Elo 1350 (as master)", {"Skill Level": str(LEVELS["master"].skill)}, [FAIRY],
+              {"UCI_LimitStrength": "true", "UCI_Elo": "1350", "Move Overhead": str(OVERHEAD_MS)},
+              games, base, inc, seed, theirs_ffish=True)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.xiangqi", description=__doc__)
+    parser.add_argument("--skip", nargs="*", default=[], choices=["perft", "search", "match", "calibrate"])
+    parser.add_argument("--depth", type=int, default=8, help="search bench depth")
+    parser.add_argument("--games", type=int, default=0, help="match games vs Fairy-Stockfish (0: none)")
+    parser.add_argument("--elo", type=int, default=2000, help="Fairy-Stockfish UCI_Elo (0: full strength)")
+    parser.add_argument("--tc", default="10+0.1", help="base+increment in seconds")
+    parser.add_argument("--calibrate", type=int, default=0, help="games per level pairing (0: none)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    base, inc = (float(x) for x in args.tc.split("+"))
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    if "perft" not in args.skip:
+        bench_perft()
+    if "search" not in args.skip:
+        bench_search(args.depth)
+    if args.games and "match" not in args.skip:
+        fairy_match(args.games, base, inc, args.seed, args.elo or None)
+    if args.calibrate and "calibrate" not in args.skip:
+        calibrate(args.calibrate, base, inc, args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
