@@ -10,6 +10,7 @@ random pick among near-best moves) and ``UCI_Elo`` to a skill level; see docs/en
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +93,9 @@ def chinese_name(level: str) -> str | None:
     return next((zh for zh, en in CHINESE_NAMES.items() if en == level), None)
 
 
+_ELO_TEXT = re.compile(r"[0-9]{3,4}")
+
+
 def check_level(value: Any) -> str:
     """A level request as given by config, CLI or page, canonical; raises ValueError naming the rule.
 
@@ -103,9 +107,11 @@ def check_level(value: Any) -> str:
     if isinstance(value, str) and value in CHINESE_NAMES:
         return CHINESE_NAMES[value]
     text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-    if isinstance(text, str) and text.isdigit() and REQUEST_ELO_MIN <= int(text) <= REQUEST_ELO_MAX:
+    # ASCII digits only: str.isdigit() also takes "١٥٠٠" and "¹", which int() reads or refuses.
+    if isinstance(text, str) and _ELO_TEXT.fullmatch(text) and REQUEST_ELO_MIN <= int(text) <= REQUEST_ELO_MAX:
         return text
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:60] + "..."
     raise ValueError(
         f"must be one of {', '.join(NAMED_LEVELS)} ({', '.join(CHINESE_NAMES)}), practice1-practice5 "
-        f"or an Elo number from {REQUEST_ELO_MIN} to {REQUEST_ELO_MAX}, got {value!r}"
+        f"or an Elo number from {REQUEST_ELO_MIN} to {REQUEST_ELO_MAX}, got {shown}"
     )
