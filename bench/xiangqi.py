@@ -83,7 +83,11 @@ class Uci:
         tail = f" moves {' '.join(self.out(m) for m in moves)}" if moves else ""
         self.send(f"position fen {fen}{tail}")
         self.send(f"go {go}")
-        return self.back(self.wait("bestmove")[-1].split()[1])
+        lines = self.wait("bestmove")
+        for line in lines:
+            if line.startswith("info string error"):  # e.g. a refused move: keep the evidence
+                print(f"   !! {line} (position fen {fen} moves {' '.join(moves)})", file=sys.stderr, flush=True)
+        return self.back(lines[-1].split()[1])
 
     def close(self) -> None:
         try:
@@ -226,6 +230,7 @@ def play(red: Uci, black: Uci, opening: tuple[str, ...], base: float, inc: float
             return (0.0 if side == 0 else 1.0), "lost on time"
         clocks[side] += inc
         if move not in legal_moves(START, moves):
+            print(f"   !! illegal move {move} after {' '.join(moves)}", file=sys.stderr, flush=True)
             return (0.0 if side == 0 else 1.0), f"illegal move {move}"
         moves.append(move)
 
