@@ -667,11 +667,34 @@ class UciProtocol:
 
                 legal = [XqMove(m) for m in board.legal_moves()]
             best = legal[0] if legal else None
+        legal_names = _legal_names(board)
+        if best is not None and best.uci() not in legal_names:
+            # Never send an illegal move: a kernel bug is reported and the GUI still gets a legal one.
+            log.error("search returned %s, not legal in %s", best.uci(), board.fen())
+            self.send(f"info string error: search returned {best.uci()}, not legal here; playing a legal move")
+            best, ponder = (_first_legal(board), None)
         if best is None:
             return ["bestmove (none)"]
         if ponder is not None:
             return [f"bestmove {best.uci()} ponder {ponder.uci()}"]
         return [f"bestmove {best.uci()}"]
+
+
+def _legal_names(board: chess.Board | XqBoard) -> set[str]:
+    if isinstance(board, chess.Board):
+        return {m.uci() for m in board.legal_moves}
+    from engine.xq_position import move_name
+
+    return {move_name(m) for m in board.legal_moves()}
+
+
+def _first_legal(board: chess.Board | XqBoard) -> UciMove | None:
+    if isinstance(board, chess.Board):
+        return next(iter(board.legal_moves), None)
+    from engine.xq_position import XqMove
+
+    moves = board.legal_moves()
+    return XqMove(moves[0]) if moves else None
 
 
 def _warm() -> int:
