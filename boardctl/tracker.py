@@ -266,10 +266,6 @@ class _Turn:
     which_since: float = 0.0
 
 
-#: A turn with nothing to show on the LEDs.
-_QUIET_TURN = _Turn()
-
-
 class Tracker:
     """Turns occupancy events into moves under FIDE Article 4 (or casually). See the module docstring."""
 
@@ -1191,11 +1187,9 @@ class Tracker:
         lifted_own = diff & ~occ & board.occupied_co[board.turn]
         if not lifted_own:
             return None  # nothing of the mover's has left its square
-        if diff == lifted_own and chess.popcount(diff) == 1:  # one piece in the hand: quick answer
-            square = chess.lsb(diff)
-            if self._first_lift(square) is None:
-                return None
-            return True if square == self._turn.touched or self._has_legal_move_from(square) else None
+        if diff == lifted_own and diff & (diff - 1) == 0:
+            # One piece in the hand: a move being made (with or without a legal move, it waits).
+            return True if self._first_lift(chess.lsb(diff)) is not None else None
         for move, after in self._legal_after(lifted_own, diff | board.castling_rights):
             changed = (board.occupied ^ after) | chess.BB_SQUARES[move.to_square]
             if not diff & ~changed and self._first_lift(move.from_square) is not None:
@@ -1250,7 +1244,8 @@ class Tracker:
         turn = self._turn
         if (
             self._restore is None and not self._mismatch_shown and self._offer is None and self._promotion is None
-            and turn == _QUIET_TURN and not self._show_legal_moves
+            and not self._show_legal_moves and not turn.which and turn.touched is None and turn.victim is None
+            and turn.expected is None and turn.hint is None
         ):
             return ()  # the usual case: nothing to show
         lit: dict[chess.Square, Code] = {}
