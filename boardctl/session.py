@@ -668,7 +668,7 @@ class Session:
             "start_fen": self.record.fen,
             "occupancy": f"{rotate(self.tracker.occupancy) if self.flipped else self.tracker.occupancy:016x}",
             "pending": None if self.pending is None else self.pending.uci(),
-            "moves": list(self.record.moves),
+            "moves": [move.uci() for move in self.tracker.moves],
             "leds": [intent.to_json() for intent in self.leds()],
             "result": self.record.result,
             "termination": self.record.termination or None,

@@ -290,6 +290,7 @@ class Tracker:
         self.illegal_counts: dict[chess.Color, int] = {chess.WHITE: 0, chess.BLACK: 0}
         self._now = 0.0
         self._log: list[_Change] = []
+        self._lifted = 0  # squares with a lift in the log (a superset: brushes are not taken out)
         self._blinks: list[_Change] = []
         self._movable: dict[chess.Square, bool] = {}  # squares with a legal move, in this position
         self._last_change = float("-inf")
@@ -488,9 +489,15 @@ class Tracker:
                     return
                 break
         self._log.append(_Change(ev.t, ev.square, ev.occupied))
+        if not ev.occupied:
+            self._lifted |= bit
         board = self._board
-        if self._promotion is None and not self._finished and board.occupied_co[not board.turn] & ~self._occ:
-            self._reply_started(ev.t, out, hidden=False)
+        theirs = board.occupied_co[not board.turn]
+        if (
+            (ev.occupied or theirs & bit) and theirs & ~self._occ
+            and self._promotion is None and not self._finished
+        ):
+            self._reply_started(ev.t, out, hidden=False)  # the other side lifting, or a touchdown after it
 
     def _on_button(self, ev: ButtonPressed, out: list[Output]) -> None:
         button = ev.button
@@ -649,8 +656,10 @@ class Tracker:
         if self._turn.which or self._refused is not None:
             return False
         occ = self._occ
-        eligible = self._set_aside(occ)
         own_lifted = board.occupied_co[board.turn] & ~occ
+        if (not hidden or own_lifted & (own_lifted - 1) == 0) and not board.occupied_co[not board.turn] & ~occ:
+            return False  # nothing of the other side's is off, nor (settled) two of the mover's
+        eligible = self._set_aside(occ)
         if not eligible and (not hidden or chess.popcount(own_lifted) < 2):
             return False
         mover_lift = self._mover_lift_t()
@@ -734,6 +743,9 @@ class Tracker:
         if not self._judge_move(t, move, out, final=True):
             return False
         self._log.extend(reply)  # the other side's lifts open the reply
+        for change in reply:
+            if not change.occupied:
+                self._lifted |= chess.BB_SQUARES[change.square]
         self._settled_done = False
         self._last_change = max(c.t for c in reply)
         return True
@@ -814,8 +826,8 @@ class Tracker:
         board = self._board
         own = board.occupied_co[board.turn]
         theirs = board.occupied_co[not board.turn]
-        if turn.touched is not None and not any(not c.occupied and theirs & chess.BB_SQUARES[c.square] for c in self._log):
-            return  # nothing new to find: the own piece is known, and no opponent's piece was lifted
+        if not self._lifted & (theirs & ~exclude if turn.touched is not None else board.occupied):
+            return  # nothing new to find: no piece (no opponent's piece, once the own one is known) lifted
         seen = 0
         touched, touched_t = turn.touched, turn.touched_t
         victim, victim_t = turn.victim, turn.victim_t
@@ -984,6 +996,7 @@ class Tracker:
         self._close_promotion(out)
         self._occ &= ~to_bit
         self._log.append(last)
+        self._lifted |= to_bit
         self._last_change = last.t
 
     def _close_promotion(self, out: list[Output]) -> None:
@@ -1010,6 +1023,7 @@ class Tracker:
     def _reset_window(self) -> None:
         """A new position to judge from: forget the log and what was shown about the old one."""
         self._log.clear()
+        self._lifted = 0
         self._blinks.clear()
         self._movable.clear()
         self._offer = None
@@ -1173,11 +1187,9 @@ class Tracker:
         lifted_own = diff & ~occ & board.occupied_co[board.turn]
         if not lifted_own:
             return None  # nothing of the mover's has left its square
-        if diff == lifted_own and chess.popcount(diff) == 1:  # one piece in the hand: quick answer
-            square = chess.lsb(diff)
-            if self._first_lift(square) is None:
-                return None
-            return True if square == self._turn.touched or self._has_legal_move_from(square) else None
+        if diff == lifted_own and diff & (diff - 1) == 0:
+            # One piece in the hand: a move being made (with or without a legal move, it waits).
+            return True if self._first_lift(chess.lsb(diff)) is not None else None
         for move, after in self._legal_after(lifted_own, diff | board.castling_rights):
             changed = (board.occupied ^ after) | chess.BB_SQUARES[move.to_square]
             if not diff & ~changed and self._first_lift(move.from_square) is not None:
@@ -1230,6 +1242,12 @@ class Tracker:
     def _leds(self) -> tuple[LedIntent, ...]:
         board = self._board
         turn = self._turn
+        if (
+            self._restore is None and not self._mismatch_shown and self._offer is None and self._promotion is None
+            and not self._show_legal_moves and not turn.which and turn.touched is None and turn.victim is None
+            and turn.expected is None and turn.hint is None
+        ):
+            return ()  # the usual case: nothing to show
         lit: dict[chess.Square, Code] = {}
         diff = self._occ ^ board.occupied
         restore = self._restore
