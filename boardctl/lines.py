@@ -9,6 +9,9 @@ the rest of that line, up to its newline, is skipped.
 
 from __future__ import annotations
 
+import asyncio
+import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -103,3 +106,34 @@ def iter_lines(stream: BinaryIO, *, limit: int = MAX_LINE_BYTES) -> Iterator[Lin
             break
         yield from splitter.feed(chunk)
     yield from splitter.end()
+
+
+def read_lines(fd: int, loop: asyncio.AbstractEventLoop, *, name: str) -> asyncio.Queue[Line | None]:
+    """Lines from file descriptor ``fd`` (None at EOF), read by a daemon thread with ``os.read``:
+    a read blocked on stdin must not keep the process alive after SIGTERM (as an executor thread
+    would), nor hold a buffered reader's lock at exit. Lines are capped as :class:`LineSplitter` caps them."""
+    queue: asyncio.Queue[Line | None] = asyncio.Queue()
+
+    def put(item: Line | None) -> bool:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+        except RuntimeError:  # the loop has closed
+            return False
+        return True
+
+    def pump() -> None:
+        splitter = LineSplitter()
+        while True:
+            try:
+                chunk = os.read(fd, CHUNK)
+            except OSError:
+                chunk = b""
+            lines = splitter.feed(chunk) if chunk else [*splitter.end(), None]
+            for line in lines:
+                if not put(line):
+                    return
+            if not chunk:
+                return
+
+    threading.Thread(target=pump, name=name, daemon=True).start()
+    return queue

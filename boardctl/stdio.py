@@ -19,16 +19,14 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import sys
-import threading
 import time
 from typing import Any, TextIO
 
 from boardctl.daemon import ActionError, Daemon
 from boardctl.errors import EventFormatError
 from boardctl.events import decode_line, event_from_json
-from boardctl.lines import CHUNK, Line, LineSplitter, Overlong, is_blank
+from boardctl.lines import Overlong, is_blank, read_lines
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +61,7 @@ async def run_stdio(
     timed: bool | None = None
     ticker: asyncio.Task[None] | None = None
     stopper = loop.create_task(stop.wait())
-    lines = _read_lines(stdin_fd, loop)
+    lines = read_lines(stdin_fd, loop, name="stdin-reader")
     status = 0
     try:
         while not stop.is_set():
@@ -127,37 +125,6 @@ async def run_stdio(
             await printer
         daemon.unsubscribe(queue)
     return status
-
-
-def _read_lines(fd: int, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[Line | None]:
-    """Lines from file descriptor ``fd`` (None at EOF), read by a daemon thread with ``os.read``:
-    a read blocked on stdin must not keep the process alive after SIGTERM (as an executor thread
-    would), nor hold a buffered reader's lock at exit. Lines are capped (:mod:`boardctl.lines`)."""
-    queue: asyncio.Queue[Line | None] = asyncio.Queue()
-
-    def put(item: Line | None) -> bool:
-        try:
-            loop.call_soon_threadsafe(queue.put_nowait, item)
-        except RuntimeError:  # the loop has closed
-            return False
-        return True
-
-    def pump() -> None:
-        splitter = LineSplitter()
-        while True:
-            try:
-                chunk = os.read(fd, CHUNK)
-            except OSError:
-                chunk = b""
-            lines = splitter.feed(chunk) if chunk else [*splitter.end(), None]
-            for line in lines:
-                if not put(line):
-                    return
-            if not chunk:
-                return
-
-    threading.Thread(target=pump, name="stdin-reader", daemon=True).start()
-    return queue
 
 
 def _start(daemon: Daemon, first: Any, timed: bool) -> None:

@@ -24,7 +24,6 @@ import contextlib
 import logging
 import os
 import re
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -33,6 +32,7 @@ import chess
 
 from boardctl.errors import BoardctlError
 from boardctl.events import Button
+from boardctl.lines import Overlong, read_lines
 
 log = logging.getLogger(__name__)
 
@@ -594,40 +594,6 @@ def reads_input(fd: int = 0) -> bool:
     return os.isatty(fd) or stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
 
 
-def _read_lines(fd: int, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[str | None]:
-    """Lines typed on ``fd`` (None at end of input), read by a daemon thread so that a read blocked
-    on the terminal never keeps the process alive after a stop."""
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-
-    def put(item: str | None) -> bool:
-        try:
-            loop.call_soon_threadsafe(queue.put_nowait, item)
-        except RuntimeError:  # the loop has closed
-            return False
-        return True
-
-    def pump() -> None:
-        pending = b""
-        while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                if pending:
-                    put(pending.decode("utf-8", "replace"))
-                put(None)
-                return
-            pending += chunk
-            *complete, pending = pending.split(b"\n")
-            for line in complete:
-                if not put(line.decode("utf-8", "replace")):
-                    return
-
-    threading.Thread(target=pump, name="terminal-reader", daemon=True).start()
-    return queue
-
-
 class TerminalView:
     """The terminal face of ``boardctl play|record|demo --board sim``; see the module doc."""
 
@@ -729,7 +695,7 @@ class TerminalView:
         loop = asyncio.get_running_loop()
         queue = self.daemon.subscribe()
         redraw = loop.create_task(self._redraw(queue))
-        lines = _read_lines(stdin_fd, loop)
+        lines = read_lines(stdin_fd, loop, name="terminal-reader")
         self.draw(self.daemon.state(), first=True)
         stopper = loop.create_task(stop.wait())
         try:
@@ -739,7 +705,11 @@ class TerminalView:
                 if reading not in done:
                     reading.cancel()
                     break
-                text = reading.result()
+                item = reading.result()
+                if isinstance(item, Overlong):
+                    self.write(f"That line is longer than {item.limit} bytes; it was ignored.\n")
+                    continue
+                text = None if item is None else item.decode("utf-8", "replace")
                 if text is None or not await self.apply(text):
                     # A piece set down just before the end (a script piped in) settles and counts first.
                     remaining = QUIET_AFTER_INPUT - (self._clock() - self._last_input)
