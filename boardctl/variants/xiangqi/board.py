@@ -903,7 +903,7 @@ class XiangqiBoard:
 
     def has_insufficient_material(self, color: Color) -> bool:
         """Whether ``color`` has nothing that can cross the river (only general, advisors and
-        elephants). Informative only: the rulings come from :meth:`outcome`."""
+        elephants), as pyffish's ``has_insufficient_material`` says for xiangqi."""
         off = 0 if color else BLACK_BIT
         return not any(
             p and (p < BLACK_BIT) == color and p - off in (HORSE, ROOK, CANNON, PAWN)
@@ -918,7 +918,9 @@ class XiangqiBoard:
     def outcome(self, *, claim_draw: bool = False) -> Outcome | None:
         """How the game has ended, or None.
 
-        ``checkmate``/``stalemate``: no legal move, the side to move loses. ``perpetual_check``,
+        ``checkmate``/``stalemate``: no legal move, the side to move loses.
+        ``insufficient_material``: neither side has a piece that can cross the river (a draw
+        by the Chinese rules; pyffish agrees, see ``has_insufficient_material``). ``perpetual_check``,
         ``perpetual_chase`` (the offender loses), ``repetition`` (a draw) and ``sixty_moves``
         (a draw) are the Asian rules as pyffish rules them; they apply by themselves, so
         ``claim_draw`` changes nothing (it is accepted for python-chess compatibility).
@@ -926,6 +928,12 @@ class XiangqiBoard:
         del claim_draw
         if not self.has_legal_moves():
             return Outcome("checkmate" if self.is_check() else "stalemate", not self.turn)
+        if (
+            self.occupied.bit_count() <= 10
+            and self.has_insufficient_material(RED)
+            and self.has_insufficient_material(BLACK)
+        ):
+            return Outcome("insufficient_material", None)
         if not self.needs_judge():
             return None
         from boardctl.variants.xiangqi.judge import optional_end

@@ -106,3 +106,26 @@ def test_a_capture_resets_the_count() -> None:
     board.push_uci("i1a1")  # takes the rook: the count starts again
     assert board.halfmove_clock == 0 and board.outcome() is None
     assert judge.optional_end("3k5/9/9/9/r8/9/9/9/r7R/4K4 w - - 119 70", ["i1a1"]) is None
+
+
+BARE = [
+    ("3k5/4a4/9/9/9/9/9/9/4A4/4K4 w - - 0 1", True),
+    ("2bak4/4a4/4b4/9/9/9/9/3AB4/4A4/2B1K4 b - - 0 1", True),
+    ("3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1", True),
+    ("3k5/9/9/9/9/p8/9/9/9/4K4 w - - 0 1", False),  # a pawn can still attack
+    ("3k5/4a4/9/9/9/9/9/9/4A4/4K1R2 w - - 0 1", False),
+    ("3k5/9/9/9/9/9/9/9/4n4/4K4 w - - 0 1", False),
+]
+
+
+@pytest.mark.parametrize(("fen", "bare"), BARE)
+def test_no_attacking_piece_on_either_side_is_a_draw(fen: str, bare: bool) -> None:
+    board = XiangqiBoard(fen)
+    theirs = judge.ffish().has_insufficient_material(judge.VARIANT, fen, [])
+    assert (board.has_insufficient_material(True), board.has_insufficient_material(False)) == tuple(theirs)
+    outcome = board.outcome()
+    if bare:
+        assert outcome is not None and outcome.termination == "insufficient_material"
+        assert outcome.winner is None and outcome.result() == "1/2-1/2"
+    else:
+        assert outcome is None
