@@ -890,6 +890,14 @@ class XiangqiBoard:
 
     # ---- game end ----------------------------------------------------------------------
 
+    def is_valid(self) -> bool:
+        """Whether the position would be accepted as a set-up (see :meth:`set_fen`)."""
+        try:
+            type(self)(self.fen())
+        except PositionError:
+            return False
+        return True
+
     def is_checkmate(self) -> bool:
         return self.is_check() and not self.has_legal_moves()
 

@@ -122,7 +122,9 @@ BARE = [
 def test_no_attacking_piece_on_either_side_is_a_draw(fen: str, bare: bool) -> None:
     board = XiangqiBoard(fen)
     theirs = judge.ffish().has_insufficient_material(judge.VARIANT, fen, [])
-    assert (board.has_insufficient_material(True), board.has_insufficient_material(False)) == tuple(theirs)
+    assert (board.has_insufficient_material(True), board.has_insufficient_material(False)) == tuple(
+        theirs
+    )
     outcome = board.outcome()
     if bare:
         assert outcome is not None and outcome.termination == "insufficient_material"
