@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import shutil
 import subprocess
 import sys
 
@@ -95,6 +96,41 @@ def test_legal_moves_match_pyffish_on_1000_random_positions() -> None:
             assert in_check == bool(sf.gives_check(FF_VARIANT, fen, [])), fen
         captures += any(board.is_capture(m) for m in board.generate_legal_moves())
     assert len(POSITIONS) == 1000 and checks >= 20 and captures >= 300  # the sample is varied
+
+
+FAIRY = shutil.which("fairy-stockfish") or shutil.which("/usr/games/fairy-stockfish")
+
+# (fen, depth): middle games at depth 3, endgames at depth 4
+FAIRY_PERFT = [
+    ("r1bakabr1/9/1cn3nc1/p1p1p1p1p/9/2P6/P3P1P1P/1CN1C1N2/9/R1BAKABR1 w - - 4 5", 3),
+    ("r2akab1r/9/1cn1b1n2/p1p1p1p1p/9/2P3c2/P3P1P1P/1CN1C1N2/9/R1BAKABR1 w - - 6 7", 3),
+    ("2bakab2/9/2n1c1n2/p3p1p1p/2r6/2P1P4/P5P1P/2N1C4/4A4/2BAK1BR1 w - - 0 15", 3),
+    ("r3kab2/4a4/2n1b1c2/p1p1C3p/6p2/2P3P2/P3P3P/2N1B1N2/4A4/R2AK1B1c w - - 0 20", 3),
+    (MIDDLE_AND_END[0], 3),
+    (MIDDLE_AND_END[7], 3),
+    ("4ka3/4a4/9/9/4N4/9/9/9/4A4/3AK4 w - - 0 40", 4),
+    ("3k5/9/9/9/4R4/9/9/9/9/4K4 w - - 0 50", 4),
+    ("4k4/4a4/4c4/9/9/9/9/4C4/4A4/4K4 w - - 0 60", 4),
+    ("2bak4/4a4/4b4/4N4/9/9/9/9/3pA4/4K4 b - - 0 70", 4),
+]
+
+
+def fairy_perft(fen: str, depth: int) -> int:
+    """Fairy-Stockfish's ``go perft`` (Debian's 11.1, installed by make test)."""
+    assert FAIRY is not None
+    script = f"uci\nsetoption name UCI_Variant value xiangqi\nposition fen {fen}\ngo perft {depth}\nquit\n"
+    out = subprocess.run(
+        [FAIRY], input=script, capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    return int(next(ln for ln in out.splitlines() if ln.startswith("Nodes searched")).split(":")[1])
+
+
+@pytest.mark.skipif(
+    FAIRY is None, reason="fairy-stockfish not installed (apt-get install fairy-stockfish)"
+)
+@pytest.mark.parametrize(("fen", "depth"), FAIRY_PERFT)
+def test_perft_matches_fairy_stockfish(fen: str, depth: int) -> None:
+    assert perft(XiangqiBoard(fen), depth) == fairy_perft(fen, depth)
 
 
 def test_fen_after_moves_matches_pyffish() -> None:
