@@ -217,8 +217,14 @@ def test_bad_fen_is_refused_naming_the_fault(fen: str, fault: str) -> None:
     assert isinstance(info.value, ValueError) and isinstance(info.value, BoardctlError)
 
 
-@given(st.text(max_size=120))
-@settings(max_examples=300, deadline=None)
+@pytest.mark.fuzz
+@given(
+    st.text(max_size=120)
+    | st.lists(
+        st.sampled_from([*"kabnrcpKABNRCP123456789/ wrb-0", " - - 0 1", "9/"]), max_size=60
+    ).map("".join)
+)
+@settings(deadline=None)
 def test_any_text_as_fen_is_a_board_or_one_value_error(text: str) -> None:
     try:
         board = XiangqiBoard(text)

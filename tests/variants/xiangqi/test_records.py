@@ -149,8 +149,44 @@ def test_unreadable_files(tmp_path: Path) -> None:
         read_record(fake)
 
 
-@given(st.text(max_size=300))
-@settings(max_examples=200, deadline=None)
+PGN_TOKENS = [
+    '[Game "Chinese Chess"]',
+    '[FEN "3k5/9/9/9/9/9/9/9/4R4/4K4 w"]',
+    '[Red "a\\"b"]',
+    "[Bad",
+    '"',
+    "]",
+    "1.",
+    "1...",
+    "2. ",
+    "H2-E2",
+    "h9g7",
+    "C2.5",
+    "炮二平五",
+    "马8进7",
+    "马８进７",
+    "R+.3",
+    "33.4",
+    "{",
+    "}",
+    "{ note }",
+    "(",
+    ")",
+    ";x\n",
+    "$4",
+    "!?",
+    "1-0",
+    "0-1",
+    "*",
+    "1/2-1/2",
+    "\n",
+    " ",
+]
+
+
+@pytest.mark.fuzz
+@given(st.text(max_size=300) | st.lists(st.sampled_from(PGN_TOKENS), max_size=40).map(" ".join))
+@settings(deadline=None)
 def test_any_text_is_a_record_or_one_game_file_error(text: str) -> None:
     try:
         record = read_pgn(text, source="fuzz.pgn")
