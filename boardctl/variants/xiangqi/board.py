@@ -403,7 +403,7 @@ class XiangqiBoard:
             rank = RANKS - 1 - i
             file = 0
             for ch in row:
-                if ch.isdigit():
+                if ch in "123456789":
                     file += int(ch)
                     continue
                 kind = _FEN_LETTERS.get(ch.lower())

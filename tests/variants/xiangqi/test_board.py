@@ -205,6 +205,8 @@ BAD_FENS = [
         "Red pawn cannot stand on a1",
     ),
     ("4k4/9/9/9/9/9/9/9/9/4K4 w", "generals face"),
+    ("4k4/9/9/9/9/9/9/9/9/3K05 w", "'0' in rank 0"),
+    ("4k4/9/9/9/9/9/9/9/9/3K\u0665 w", "in rank 0 is not a piece letter"),
     ("4k4/9/9/9/9/9/9/9/3r5/3K5 b", "Red is not to move but is in check"),
 ]
 
