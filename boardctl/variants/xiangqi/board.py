@@ -120,6 +120,11 @@ class XiangqiMove:
     def __bool__(self) -> bool:
         return True
 
+    @property
+    def promotion(self) -> int | None:
+        """Always None: xiangqi has no promotion (kept for code written for python-chess)."""
+        return None
+
     @classmethod
     def from_uci(cls, uci: str) -> XiangqiMove:
         """``h2e2`` -> the move; ValueError (IllegalMoveError) says what is malformed."""
@@ -259,6 +264,17 @@ ELEPHANT_MOVES = (_elephant_moves(BLACK), _elephant_moves(RED))
 PAWN_ATTACKS = tuple(
     tuple(tuple(f for f in range(POINTS) if s in PAWN_MOVES[c][f]) for s in range(POINTS))
     for c in (0, 1)
+)
+#: The file and rank through each point (itself excluded) and its diagonal neighbours.
+LINES = tuple(XIANGQI_9X10.mask(x for ray in RAYS[s] for x in ray) for s in range(POINTS))
+DIAGONALS = tuple(
+    XIANGQI_9X10.mask(
+        _sq(s % FILES + df, s // FILES + dr)
+        for df in (-1, 1)
+        for dr in (-1, 1)
+        if _on(s % FILES + df, s // FILES + dr)
+    )
+    for s in range(POINTS)
 )
 #: Points each piece may legally stand on (a set-up FEN is checked against them).
 PLACES: dict[tuple[int, Color], int] = {}
@@ -618,7 +634,10 @@ class XiangqiBoard:
             if b[f] == horse and not b[leg]:
                 return True
         pawn = PAWN | off
-        return any(b[f] == pawn for f in PAWN_ATTACKS[by][square])
+        for f in PAWN_ATTACKS[by][square]:  # noqa: SIM110 (a plain loop: the hottest path)
+            if b[f] == pawn:
+                return True
+        return False
 
     def is_check(self) -> bool:
         return self._attacked(self._kings[self.turn], not self.turn)
@@ -725,13 +744,25 @@ class XiangqiBoard:
         self, from_mask: int = ALL, to_mask: int = ALL
     ) -> Iterator[XiangqiMove]:
         """The legal moves of the side to move from points of ``from_mask`` to points of
-        ``to_mask`` (both bitboards, bit ``rank * 9 + file``)."""
+        ``to_mask`` (both bitboards, bit ``rank * 9 + file``).
+
+        A move is tried on the board only if it could expose the general: when the general
+        is in check or moves, when the piece leaves the general's file or rank or a point
+        diagonally next to it (a horse's leg), or lands on its file or rank (a cannon screen).
+        """
         b = self._b
         safe = self._leaves_king_safe
+        king = self._kings[self.turn]
+        if king < 0 or self._attacked(king, not self.turn):
+            risky_from = risky_to = ALL
+        else:
+            risky_from, risky_to = LINES[king] | DIAGONALS[king], LINES[king]
         for f in _bits(self.occupied_co[self.turn] & from_mask):
             base = f * POINTS
-            for t in self._targets(f, b[f]):
-                if to_mask >> t & 1 and safe(f, t):
+            p = b[f]
+            test_all = p & 7 == KING or risky_from >> f & 1
+            for t in self._targets(f, p):
+                if to_mask >> t & 1 and (not (test_all or risky_to >> t & 1) or safe(f, t)):
                     yield MOVES[base + t]
 
     def generate_legal_captures(
@@ -756,6 +787,10 @@ class XiangqiBoard:
         return self.is_pseudo_legal(move) and self._leaves_king_safe(
             move.from_square, move.to_square
         )
+
+    def occupied_after(self, move: Move) -> int:
+        """The occupancy once ``move`` is played: its from-point empties, its to-point fills."""
+        return (self.occupied & ~(1 << move.from_square)) | (1 << move.to_square)
 
     def is_capture(self, move: Move) -> bool:
         return bool(self._b[move.to_square])

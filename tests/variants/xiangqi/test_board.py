@@ -405,3 +405,14 @@ def test_is_valid() -> None:
     board.push_uci("h7e7")
     board.push_uci("e2e6")  # check: legal, and the position is still a valid set-up
     assert board.is_valid()
+
+
+def test_occupied_after_and_no_promotion() -> None:
+    for fen, _ in POSITIONS[::50]:
+        board = XiangqiBoard(fen)
+        for move in board.generate_legal_moves():
+            after = board.occupied_after(move)
+            assert move.promotion is None
+            board.push(move)
+            assert board.occupied == after
+            board.pop()
