@@ -179,7 +179,7 @@ def test_wxf_matches_pyffish_and_every_form_reads_back() -> None:
     sf = ffish()
     compared = 0
     tandems = [XiangqiBoard(fen) for fen in {e[0] for e in EXAMPLES}]
-    for board in _random_boards(21, 40) + tandems:
+    for board in _random_boards(21, 25) + tandems:
         fen = board.fen()
         for move in board.generate_legal_moves():
             text = wxf(board, move)
@@ -194,7 +194,7 @@ def test_wxf_matches_pyffish_and_every_form_reads_back() -> None:
             )
             assert text == theirs.replace("=", "."), (fen, move.uci())
             compared += 1
-    assert compared > 700
+    assert compared > 500
 
 
 def test_chinese_matches_cchess() -> None:
