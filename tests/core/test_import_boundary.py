@@ -27,7 +27,6 @@ NOT_YET_MOVED: frozenset[str] = frozenset(
         "selftest.py",
         "session.py",
         "storage.py",
-        "terminal.py",
         "tracker.py",
         "web/describe.py",
         "web/protocol.py",
