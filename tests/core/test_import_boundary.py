@@ -21,7 +21,6 @@ NOT_YET_MOVED: frozenset[str] = frozenset(
         "replay.py",
         "session.py",
         "storage.py",
-        "terminal.py",
         "tracker.py",
         "web/describe.py",
         "web/protocol.py",
