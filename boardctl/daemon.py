@@ -18,18 +18,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import chess
-
 from boardctl import config as config_mod
 from boardctl import events
+from boardctl.actions import Action, ButtonAction, NewGameAction, SquareAction
 from boardctl.actions import ActionError as ActionError  # re-exported: callers catch it here
 from boardctl.config import Config
+from boardctl.core.geometry import CHESS_8X8, Geometry, Square
+from boardctl.core.rules import Variant
 from boardctl.engine_client import EngineClient
 from boardctl.errors import EngineError
-from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, format_event
-from boardctl.positions import board_from_fen
+from boardctl.events import ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.session import EngineRequest, Session
 from boardctl.storage import EventLog, GameRecord, GameStore, StorageError
+from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +43,16 @@ TICK_INTERVAL = 0.05
 #: While saving fails, how often to try again besides on every move (seconds).
 STORAGE_RETRY_INTERVAL = 5.0
 
-#: Where the ``storage`` warning shows on the board: the four corners.
-STORAGE_SQUARES = (chess.A1, chess.H1, chess.A8, chess.H8)
+
+
+def corner_squares(geometry: Geometry) -> tuple[Square, ...]:
+    """Where the ``storage`` warning shows on the board: the four corners (a1 h1 a8 h8 in chess)."""
+    files, points = geometry.files, geometry.points
+    return (0, files - 1, points - files, points - 1)
+
+
+#: The corners of the chess board, where the ``storage`` warning shows.
+STORAGE_SQUARES = corner_squares(CHESS_8X8)
 
 
 class Daemon:
@@ -93,6 +102,12 @@ class Daemon:
         self.web_url: str | None = None
         self._publish(None)
 
+    @property
+    def variant(self) -> Variant:
+        """The game being played: the session's (chess until the session says otherwise)."""
+        variant = getattr(self.session, "variant", None)
+        return variant if isinstance(variant, Variant) else get_variant("chess")
+
     # -- the web's view ---------------------------------------------------------------------------
 
     @property
@@ -117,53 +132,40 @@ class Daemon:
     def now(self) -> float:
         return self.session.t if self.virtual_time else self._clock()
 
-    async def submit(self, action: dict[str, Any]) -> None:
-        """An action from the web page: ``event`` (virtual board only), ``button`` or ``new-game``."""
-        if not isinstance(action, dict) or len(action) != 1:
-            raise ActionError("action: expected exactly one of event, button, new-game")
-        ((kind, value),) = action.items()
-        if kind == "event":
+    async def submit(self, action: Action | Any) -> None:
+        """An action from the web page, checked by :func:`boardctl.web.protocol.validate_action`:
+        ``SquareAction`` (virtual board only), ``ButtonAction`` or ``NewGameAction``. Raw JSON is
+        checked by that same function first; ActionError says what is wrong."""
+        if not isinstance(action, SquareAction | ButtonAction | NewGameAction):
+            from boardctl.web.protocol import validate_action
+
+            try:
+                action = validate_action(action, variant=self.variant)
+            except ValueError as exc:
+                raise ActionError(str(exc)) from None
+        if isinstance(action, SquareAction):
             if not self.virtual_board:
                 raise ActionError("event: only the simulated board takes events from the web")
-            if not isinstance(value, dict) or set(value) != {"square", "occupied"}:
-                raise ActionError('event: expected {"square": "e2", "occupied": true|false}')
-            square, occupied = value["square"], value["occupied"]
-            if square not in chess.SQUARE_NAMES or not isinstance(occupied, bool):
-                raise ActionError(f"event: bad square {square!r} or occupied {occupied!r}")
-            self.inject(SquareChanged(self.now(), chess.parse_square(square), occupied), reason=Code.WEB)
-        elif kind == "button":
-            try:
-                button = Button(value)
-            except ValueError:
-                raise ActionError(f"button: unknown button {value!r}") from None
-            self.handle(ButtonPressed(self.now(), button), reason=Code.WEB)
-        elif kind == "new-game":
-            await self.new_game(value or {})
+            self.inject(SquareChanged(self.now(), action.square, action.occupied), reason=Code.WEB)
+        elif isinstance(action, ButtonAction):
+            self.handle(ButtonPressed(self.now(), action.button), reason=Code.WEB)
         else:
-            raise ActionError(f"action: unknown kind {kind!r} (one of event, button, new-game)")
+            await self.new_game(action)
 
-    async def new_game(self, params: dict[str, Any]) -> None:
-        unknown = set(params) - {"color", "level", "time-control", "fen", "note"}
-        if unknown:
-            raise ActionError(f"new-game: unknown field(s) {', '.join(sorted(unknown))}")
+    async def new_game(self, action: NewGameAction) -> None:
+        """Start a new game with the checked settings of ``action`` (None keeps the current one)."""
         settings = self.session.settings
-        try:
-            if params.get("color"):
-                settings = replace(settings, color=config_mod.KEY_BY_NAME["game.color"].check(params["color"]))
-            if params.get("level"):
-                settings = replace(settings, level=config_mod.check_level(params["level"]))
-            if "time-control" in params and params["time-control"] is not None:
-                settings = replace(settings, time_control=config_mod.check_time_control(params["time-control"]))
-            fen = params.get("fen") or None
-            if fen is not None:
-                fen = board_from_fen(str(fen), where="fen").fen()
-        except ValueError as exc:
-            raise ActionError(f"new-game: {exc}") from None
+        if action.color:
+            settings = replace(settings, color=action.color)
+        if action.level:
+            settings = replace(settings, level=action.level)
+        if action.time_control is not None:
+            settings = replace(settings, time_control=action.time_control)
         if self.engine is not None and settings.level != self.engine.level:
             await self.engine.set_level(settings.level)
-        self.session.new_game(self.now(), fen=fen, settings=settings)
-        if isinstance(params.get("note"), str):  # e.g. only the final position of an uploaded PGN is kept
-            self.session.warning = params["note"]
+        self.session.new_game(self.now(), fen=action.fen, settings=settings)
+        if action.note:  # e.g. only the final position of an uploaded PGN is kept
+            self.session.warning = action.note
         self._after(Code.NEW_GAME)
 
     # -- the loop ---------------------------------------------------------------------------------
@@ -308,7 +310,7 @@ class Daemon:
     def _storage_leds(self) -> list[events.LedIntent]:
         if self.storage_error is None:
             return []
-        return [events.LedIntent(square, Code.STORAGE) for square in STORAGE_SQUARES]
+        return [events.LedIntent(square, Code.STORAGE) for square in corner_squares(self.variant.geometry)]
 
     def _is_worth_saving(self, record: GameRecord) -> bool:
         """Not before the board has said anything: a board that never answered (a serial port

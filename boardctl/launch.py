@@ -18,8 +18,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import chess
-
 from boardctl import config as config_mod
 from boardctl.config import Config
 from boardctl.daemon import Daemon, _start_web
@@ -30,6 +28,7 @@ from boardctl.positions import board_from_fen
 from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
 from boardctl.storage import GameRecord, GameStore
+from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +167,7 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
                 settings = replace(settings, level=record.level)
     elif args.new:
         abandon_unfinished(store, mode)
-    fen = board_from_fen(args.fen, where="--fen").fen() if args.fen else chess.STARTING_FEN
+    fen = board_from_fen(args.fen, where="--fen").fen() if args.fen else get_variant("chess").starting_fen
     return Session(settings, record=record, fen=fen)
 
 
