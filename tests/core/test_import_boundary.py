@@ -12,7 +12,6 @@ ALLOWED = PACKAGE / "variants" / "chess"
 NOT_YET_MOVED: frozenset[str] = frozenset(
     {
         "clock.py",
-        "daemon.py",
         "engine_client.py",
         "events.py",
         "gestures.py",
@@ -23,7 +22,6 @@ NOT_YET_MOVED: frozenset[str] = frozenset(
         "storage.py",
         "tracker.py",
         "web/describe.py",
-        "web/protocol.py",
         "web/server.py",
     }
 )
