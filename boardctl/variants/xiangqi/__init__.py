@@ -22,11 +22,12 @@
   - ``export(moves, start_fen, notation, *, tags, result) -> str``: a PGN document in the
     Chinese-chess convention (``[Game "Chinese Chess"]`` first, then ``Red``, ``Black``,
     ``Result`` with ``1-0`` = Red won, ``FEN`` for a set-up, ``Format "ICCS"``...).
+  - the :class:`~boardctl.core.rules.Variant` hooks: ``write_game`` (a ``GameText``, with
+    comments and clocks), ``read_game`` (lenient: faults listed, moves up to the first bad
+    one) and ``read_headers``.
 """
 
 from __future__ import annotations
-
-from typing import cast
 
 from boardctl.core.geometry import XIANGQI_9X10
 from boardctl.core.rules import GameBoard, Variant
@@ -41,7 +42,15 @@ from boardctl.variants.xiangqi.board import (
     perft,
 )
 from boardctl.variants.xiangqi.notation import chinese, iccs, parse_move, wxf
-from boardctl.variants.xiangqi.records import Record, export, position_after, read_record
+from boardctl.variants.xiangqi.records import (
+    Record,
+    export,
+    position_after,
+    read_game,
+    read_headers,
+    read_record,
+    write_game,
+)
 
 __all__ = [
     "BLACK",
@@ -55,6 +64,7 @@ __all__ = [
     "XiangqiMove",
     "chinese",
     "export",
+    "faults",
     "iccs",
     "parse_move",
     "perft",
@@ -65,9 +75,29 @@ __all__ = [
 
 
 def _board(fen: str) -> GameBoard:
-    # The core interface grew the tracker's hooks after XiangqiBoard was written; until it has
-    # them all (issue 13, next step), mypy cannot see it as a GameBoard.
-    return cast(GameBoard, XiangqiBoard(fen))
+    return XiangqiBoard(fen)
+
+
+def _adopt(board: GameBoard) -> GameBoard:
+    """A XiangqiBoard of ``board``'s game (its copy, or rebuilt from its root and moves)."""
+    if isinstance(board, XiangqiBoard):
+        return board.copy()
+    own = XiangqiBoard(board.root().fen())
+    for move in board.move_stack:
+        own.push_uci(move.uci())
+    return own
+
+
+def faults(board: GameBoard) -> list[str]:
+    """What is wrong with ``board``'s position as a set-up, in words (empty when it is fine).
+
+    A XiangqiBoard refuses such a FEN already, so this finds faults only in positions reached
+    by pushing unchecked moves (or in another game's board)."""
+    try:
+        XiangqiBoard(board.fen())
+    except ValueError as exc:
+        return [str(exc).split(": ", 1)[-1]]
+    return []
 
 
 VARIANT = Variant(
@@ -76,4 +106,9 @@ VARIANT = Variant(
     starting_fen=STARTING_FEN,
     color_names=("red", "black"),
     board_factory=_board,
+    adopt=_adopt,
+    faults=faults,
+    write_pgn=write_game,
+    read_pgn=read_game,
+    read_pgn_headers=read_headers,
 )

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from boardctl.core.geometry import XIANGQI_9X10, Square
-from boardctl.core.rules import Color, Move, Outcome
+from boardctl.core.rules import Color, Move, Outcome, PlainMoves
 from boardctl.errors import BoardctlError, PositionError
 
 FILES = 9
@@ -43,7 +43,8 @@ STARTING_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - 
 KING, ADVISOR, ELEPHANT, HORSE, ROOK, CANNON, PAWN = 1, 2, 3, 4, 5, 6, 7
 PIECE_TYPES = (KING, ADVISOR, ELEPHANT, HORSE, ROOK, CANNON, PAWN)
 PIECE_SYMBOLS = "?kabnrcp"  # by type; Red upper-case, as in the FEN
-PIECE_NAMES = ("", "king", "advisor", "elephant", "horse", "rook", "cannon", "pawn")
+#: The pieces' English names (WXF's, with general, chariot and soldier as most books write).
+PIECE_NAMES = ("", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier")
 BLACK_BIT = 8
 #: How many of each piece a side may have.
 MAX_COUNT = {KING: 1, ADVISOR: 2, ELEPHANT: 2, HORSE: 2, ROOK: 2, CANNON: 2, PAWN: 5}
@@ -354,8 +355,12 @@ class LegalMoveGenerator:
         return f"<LegalMoveGenerator ({', '.join(m.uci() for m in self)})>"
 
 
-class XiangqiBoard:
-    """A xiangqi position and the moves that led to it (implements ``core.rules.GameBoard``)."""
+class XiangqiBoard(PlainMoves):
+    """A xiangqi position and the moves that led to it (implements ``core.rules.GameBoard``).
+
+    Every xiangqi move is one piece from one point to another, so the tracker's hooks for
+    castling, en passant and promotion are :class:`~boardctl.core.rules.PlainMoves`' answers.
+    """
 
     geometry = XIANGQI_9X10
     uci_variant = "xiangqi"
@@ -583,6 +588,11 @@ class XiangqiBoard:
         p = self._b[square]
         return Piece(p & 7, p < BLACK_BIT) if p else None
 
+    def piece_name(self, square: Square) -> str | None:
+        """``general``, ``advisor``, ``elephant``, ``horse``, ``chariot``, ``cannon``, ``soldier``."""
+        p = self._b[square]
+        return PIECE_NAMES[p & 7] if p else None
+
     def piece_type_at(self, square: Square) -> int | None:
         p = self._b[square]
         return p & 7 if p else None
@@ -788,10 +798,6 @@ class XiangqiBoard:
             move.from_square, move.to_square
         )
 
-    def occupied_after(self, move: Move) -> int:
-        """The occupancy once ``move`` is played: its from-point empties, its to-point fills."""
-        return (self.occupied & ~(1 << move.from_square)) | (1 << move.to_square)
-
     def is_capture(self, move: Move) -> bool:
         return bool(self._b[move.to_square])
 
@@ -910,6 +916,7 @@ class XiangqiBoard:
         return text
 
     def variation_san(self, moves: Iterable[Move]) -> str:
+        """Moves from this position in WXF, numbered (``1. C2.5 H8+7``)."""
         board = self.copy(stack=False)
         out: list[str] = []
         for move in moves:

@@ -27,10 +27,11 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TextIO
 
+from boardctl.core.rules import GameText, ReadGame
 from boardctl.errors import GameFileError
 from boardctl.variants.xiangqi.board import STARTING_FEN, IllegalMoveError, XiangqiBoard
 from boardctl.variants.xiangqi.notation import NOTATIONS, parse_move, write
@@ -64,11 +65,16 @@ def write_pgn(
     notation: str = "iccs",
     tags: Mapping[str, str] | None = None,
     result: str = "*",
+    comments: Mapping[int, str] | None = None,
+    clocks: Sequence[float | None] = (),
+    final: str = "",
 ) -> str:
     """A PGN document of the game ``moves`` (coordinates) from ``start_fen`` in ``notation``.
 
     ``tags`` may carry ``Red``, ``Black``, ``Event``, ``Date``... (``Game``, ``Result``,
-    ``FEN`` and ``Format`` are set here). IllegalMoveError names the first illegal move.
+    ``FEN`` and ``Format`` are set here). ``comments[ply]`` follows move ``ply`` (0: before
+    the first), ``clocks[ply - 1]`` (seconds left) is written ``[%clk h:mm:ss]`` and ``final``
+    after the last move. IllegalMoveError names the first illegal move.
     """
     if result not in RESULTS:
         raise ValueError(f"a PGN result is one of {', '.join(RESULTS)}, got {result!r:.20}")
@@ -90,7 +96,19 @@ def write_pgn(
         header["FEN"] = board.fen()
     header["Format"] = FORMATS[notation]
     lines = [_tag(k, v) for k, v in header.items()] + [_tag(k, v) for k, v in given.items()]
+    notes = dict(comments or {})
     tokens: list[str] = []
+    after_comment = False
+
+    def comment(*parts: str) -> None:
+        nonlocal after_comment
+        text = " ".join(p for p in parts if p).replace("}", ")").strip()
+        if text:
+            tokens.append("{" + text + "}")
+            after_comment = True
+
+    comment(notes.get(0, ""))
+    moves = list(moves)
     for i, uci in enumerate(moves):
         try:
             move = board.parse_uci(uci)
@@ -98,10 +116,19 @@ def write_pgn(
             raise IllegalMoveError(f"move {i + 1}: {exc}") from None
         if board.turn:
             tokens.append(f"{board.fullmove_number}.")
-        elif not tokens:
+        elif not tokens or after_comment or tokens[-1].startswith("{"):
             tokens.append(f"{board.fullmove_number}...")
+        after_comment = False
         tokens.append(write(board, move, notation))
         board.push(move)
+        clock = clocks[i] if i < len(clocks) else None
+        comment(
+            _clock(clock) if clock is not None else "",
+            notes.get(i + 1, ""),
+            final if i == len(moves) - 1 else "",
+        )
+    if not moves:
+        comment(final)
     tokens.append(result)
     text, line = [], ""
     for token in tokens:
@@ -112,6 +139,25 @@ def write_pgn(
             line = f"{line} {token}" if line else token
     text.append(line)
     return "\n".join(lines) + "\n\n" + "\n".join(text) + "\n"
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, round(seconds))
+    return f"[%clk {whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}]"
+
+
+def write_game(game: GameText) -> str:
+    """``Variant.write_pgn``: a game as storage and replay hand it over, in ICCS."""
+    result = game.headers.get("Result", "*")
+    return write_pgn(
+        game.moves,
+        start_fen=game.fen,
+        tags=game.headers,
+        result=result if result in RESULTS else "*",
+        comments=game.comments,
+        clocks=game.clocks,
+        final=game.final,
+    )
 
 
 def export(
@@ -158,6 +204,21 @@ def _decode(data: bytes, source: str) -> str:
 
 def read_pgn(text: str, *, source: str = "<pgn>") -> Record:
     """The first game of a PGN document; GameFileError names ``source`` and the line at fault."""
+    tags, start_fen, moves, _ = _parse(text, source, lenient=False)
+    return Record(start_fen, moves, tags)
+
+
+def _parse(
+    text: str, source: str, *, lenient: bool
+) -> tuple[dict[str, str], str, tuple[str, ...], list[str]]:
+    """Tags, start FEN, moves and (when ``lenient``) the faults met, which otherwise raise."""
+    errors: list[str] = []
+
+    def fail(message: str) -> None:
+        if not lenient:
+            raise GameFileError(message)
+        errors.append(message)
+
     if len(text) > MAX_BYTES:
         raise GameFileError(
             f"{source}: {len(text)} characters, more than a record may hold ({MAX_BYTES})"
@@ -169,7 +230,7 @@ def read_pgn(text: str, *, source: str = "<pgn>") -> Record:
     depth = 0
     line = 1
     pos = 0
-    seen_moves = False
+    seen_moves = stopped = False
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None:  # pragma: no cover - the word pattern takes any other character
@@ -182,14 +243,15 @@ def read_pgn(text: str, *, source: str = "<pgn>") -> Record:
             continue
         if kind == "comment":
             if not value.endswith("}"):
-                raise GameFileError(f"{where}: a comment opened with '{{' is never closed")
+                fail(f"{where}: a comment opened with '{{' is never closed")
             continue
         if kind == "tag":
             if seen_moves:
                 break  # the next game starts: only the first is read
             parsed = _TAG.match(value)
             if parsed is None:
-                raise GameFileError(f'{where}: a tag is [Name "value"], got {value[:60]!r}')
+                fail(f'{where}: a tag is [Name "value"], got {value[:60]!r}')
+                continue
             name, raw = parsed.groups()
             tags[name] = re.sub(r"\\(.)", r"\1", raw)
             continue
@@ -198,40 +260,76 @@ def read_pgn(text: str, *, source: str = "<pgn>") -> Record:
             continue
         if kind == "close":
             if depth == 0:
-                raise GameFileError(f"{where}: ')' closes no variation")
-            depth -= 1
+                fail(f"{where}: ')' closes no variation")
+            else:
+                depth -= 1
             continue
         if depth:
             continue  # inside a variation
-        if kind == "result":
-            if board is None and not seen_moves:
-                board = _start(tags, source, where)
-                start_fen = board.fen()
-            seen_moves = True
-            break
-        # a move
         seen_moves = True
         if board is None:
-            board = _start(tags, source, where)
+            board = _start(tags, source, where, fail)
             start_fen = board.fen()
+        if kind == "result":
+            break
+        if stopped:
+            continue
         word = _SUFFIX.sub("", value)
         try:
             move = parse_move(board, word)
         except IllegalMoveError as exc:
-            raise GameFileError(f"{where}: move {len(moves) + 1}: {exc}") from None
+            fail(f"{where}: move {len(moves) + 1}: {exc}")
+            stopped = True  # the rest of the line cannot be followed
+            continue
         board.push(move)
         moves.append(move.uci())
     if depth:
-        raise GameFileError(f"{source}:{line}: a variation opened with '(' is never closed")
+        fail(f"{source}:{line}: a variation opened with '(' is never closed")
     if board is None:
         if not tags:
             raise GameFileError(f"{source}: no game in it (no tags, no moves)")
-        board = _start(tags, source, f"{source}:{line}")
+        board = _start(tags, source, f"{source}:{line}", fail)
         start_fen = board.fen()
-    return Record(start_fen, tuple(moves), tags)
+    return tags, start_fen, tuple(moves), errors
 
 
-def _start(tags: Mapping[str, str], source: str, where: str) -> XiangqiBoard:
+def read_game(handle: TextIO) -> ReadGame | None:
+    """``Variant.read_pgn``: the first game of an open PGN file, read leniently (what cannot be
+    followed is listed in ``errors``; the moves stop at the first bad one); None if it holds
+    no game. Reads the rest of the file."""
+    source = str(getattr(handle, "name", "<pgn>"))
+    text = handle.read(MAX_BYTES + 1)
+    try:
+        tags, fen, moves, errors = _parse(text, source, lenient=True)
+    except GameFileError as exc:
+        if "no game in it" in str(exc):
+            return None
+        return ReadGame(headers={}, fen=STARTING_FEN, moves=(), errors=(str(exc),))
+    return ReadGame(headers=tags, fen=fen, moves=moves, errors=tuple(errors))
+
+
+def read_headers(handle: TextIO) -> dict[str, str] | None:
+    """``Variant.read_pgn_headers``: the tags of the first game of an open PGN file (the moves
+    are not checked), None if it has none."""
+    tags: dict[str, str] = {}
+    for raw in handle.read(MAX_BYTES + 1).splitlines():
+        text = raw.strip()
+        if not text or text.startswith("%"):
+            if tags and not text:
+                break
+            continue
+        parsed = _TAG.match(text)
+        if parsed is None:
+            if text.startswith("["):
+                continue
+            break
+        tags[parsed.group(1)] = re.sub(r"\\(.)", r"\1", parsed.group(2))
+    return tags or None
+
+
+def _start(
+    tags: Mapping[str, str], source: str, where: str, fail: Callable[[str], None]
+) -> XiangqiBoard:
     game = tags.get("Game", "Chinese Chess")
     if game.strip().lower() not in ("chinese chess", "xiangqi", "chinesechess", "象棋", "中国象棋"):
         raise GameFileError(f"{where}: the record is a game of {game[:40]!r}, not Chinese chess")
@@ -239,7 +337,8 @@ def _start(tags: Mapping[str, str], source: str, where: str) -> XiangqiBoard:
     try:
         return XiangqiBoard(fen) if fen else XiangqiBoard()
     except ValueError as exc:
-        raise GameFileError(f"{source}: FEN tag: {exc}") from None
+        fail(f"{source}: FEN tag: {exc}")
+        return XiangqiBoard()
 
 
 # ---- reading XQF ---------------------------------------------------------------------------
@@ -335,8 +434,11 @@ __all__ = [
     "Record",
     "export",
     "position_after",
+    "read_game",
+    "read_headers",
     "read_pgn",
     "read_record",
     "read_xqf",
+    "write_game",
     "write_pgn",
 ]

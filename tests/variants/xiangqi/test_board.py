@@ -182,10 +182,10 @@ BAD_FENS = [
     ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - x 1", "halfmove clock"),
     ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 -1", "move number"),
     ("rnba1abnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", "Black has no general"),
-    ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBKKABNR w", "2 kings"),
+    ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBKKABNR w", "2 generals"),
     (
         "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBA1ABNK w",
-        "Red king cannot stand on i0",
+        "Red general cannot stand on i0",
     ),
     (
         "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKBANR w",
@@ -197,12 +197,12 @@ BAD_FENS = [
     ),
     (
         "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/PPP1P1P1P/1C5C1/9/RNBAKABNR w",
-        "Red pawn cannot stand on b3",
+        "Red soldier cannot stand on b3",
     ),
-    ("rnbakabnr/9/1c5c1/p1p1p1p1p/P8/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", "Red has 6 pawns"),
+    ("rnbakabnr/9/1c5c1/p1p1p1p1p/P8/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", "Red has 6 soldiers"),
     (
         "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/P8/RNBAKABNR w",
-        "Red pawn cannot stand on a1",
+        "Red soldier cannot stand on a1",
     ),
     ("4k4/9/9/9/9/9/9/9/9/4K4 w", "generals face"),
     ("4k4/9/9/9/9/9/9/9/9/3K05 w", "'0' in rank 0"),
@@ -246,8 +246,8 @@ BAD_UCI = [
     ("h2h7", "cannon cannot go from h2 to h7"),
     ("b0d1", "horse cannot go"),
     ("c0c2", "elephant cannot go"),
-    ("e0e2", "king cannot go"),
-    ("a3b3", "pawn cannot go"),
+    ("e0e2", "general cannot go"),
+    ("a3b3", "soldier cannot go"),
     ("d0e2", "advisor cannot go"),
 ]
 
@@ -416,3 +416,27 @@ def test_occupied_after_and_no_promotion() -> None:
             board.push(move)
             assert board.occupied == after
             board.pop()
+
+
+def test_piece_names_and_the_plain_move_hooks() -> None:
+    board = XiangqiBoard()
+    names = [
+        board.piece_name(XIANGQI_9X10.parse(p))
+        for p in ("e0", "d0", "c0", "b0", "a0", "b2", "a3", "e5")
+    ]
+    assert names == [
+        "general",
+        "advisor",
+        "elephant",
+        "horse",
+        "chariot",
+        "cannon",
+        "soldier",
+        None,
+    ]
+    move = board.parse_uci("h2h9")  # the cannon takes the horse
+    assert board.capture_square(move) == XIANGQI_9X10.parse("h9")
+    assert board.move_mask(move) == (1 << move.from_square) | (1 << move.to_square)
+    assert board.landing_square(move) == move.to_square and board.choices() == ()
+    assert board.claimable_draw() is None and board.notation_marks_mate is False
+    assert board.capture_square(board.parse_uci("h2e2")) is None

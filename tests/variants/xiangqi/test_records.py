@@ -3,6 +3,7 @@ the format description, read alike by cchess and by boardctl."""
 
 from __future__ import annotations
 
+import io
 import random
 from pathlib import Path
 
@@ -292,3 +293,75 @@ def _write(tmp_path: Path, data: bytes) -> Path:
     path = tmp_path / "ok.xqf"
     path.write_bytes(data)
     return path
+
+
+# ---- the Variant hooks (storage, replay and the page use them) ------------------------------
+
+
+def test_write_game_from_a_game_text_reads_back() -> None:
+    from boardctl.core.rules import GameText
+    from boardctl.variants.xiangqi import VARIANT
+
+    assert VARIANT.write_pgn is not None and VARIANT.read_pgn is not None
+    moves = ("h2e2", "h9g7", "h0g2", "i9h9")
+    text = GameText(
+        fen=STARTING_FEN,
+        moves=moves,
+        headers={
+            "Event": "Casual game",
+            "Site": "boardctl",
+            "Red": "you",
+            "Black": "boardctl 初级",
+            "Result": "0-1",
+            "Termination": "perpetual check",
+        },
+        comments={0: "set up", 2: "black touch-move: h9 then b9"},
+        clocks=(299.6, 298.0, None, 3725.0),
+        final="Red lost by perpetual check",
+    )
+    pgn = VARIANT.write_pgn(text)
+    assert pgn.splitlines()[0] == '[Game "Chinese Chess"]'
+    assert pgn.splitlines()[1:5] == [
+        '[Red "you"]',
+        '[Black "boardctl 初级"]',
+        '[Result "0-1"]',
+        '[Format "ICCS"]',
+    ]
+    assert "{set up} 1. H2-E2 {[%clk 0:05:00]} 1... H9-G7" in pgn
+    assert "{[%clk 0:04:58] black touch-move: h9 then b9} 2. H0-G2" in pgn
+    assert pgn.rstrip().endswith("I9-H9\n{[%clk 1:02:05] Red lost by perpetual check} 0-1")
+    game = VARIANT.read_pgn(io.StringIO(pgn))
+    assert game is not None and game.moves == moves and game.fen == STARTING_FEN and not game.errors
+    assert game.headers["Termination"] == "perpetual check"
+    assert VARIANT.read_pgn_headers is not None
+    assert VARIANT.read_pgn_headers(io.StringIO(pgn)) == game.headers
+
+
+def test_read_game_is_lenient() -> None:
+    from boardctl.variants.xiangqi import VARIANT
+
+    assert VARIANT.read_pgn is not None
+    bad = '[Game "Chinese Chess"]\n[Red "x"\n\n1. H2-E2 H9-G7 2. H2-E2 H0-G2 *\n'
+    game = VARIANT.read_pgn(io.StringIO(bad))
+    assert game is not None and game.moves == ("h2e2", "h9g7")
+    assert len(game.errors) == 2 and "a tag is" in game.errors[0] and "move 3" in game.errors[1]
+    assert VARIANT.read_pgn(io.StringIO("\n\n")) is None
+    setup = VARIANT.read_pgn(io.StringIO('[Game "Chinese Chess"]\n[FEN "9/9 w"]\n\n*\n'))
+    assert setup is not None and setup.fen == STARTING_FEN and "FEN tag" in setup.errors[0]
+
+
+def test_adopt_and_faults() -> None:
+    from boardctl.variants.xiangqi import VARIANT
+
+    board = XiangqiBoard()
+    board.push_uci("h2e2")
+    own = VARIANT.adopt(board)
+    assert (
+        own is not board
+        and own.fen() == board.fen()
+        and [m.uci() for m in own.move_stack] == ["h2e2"]
+    )
+    assert VARIANT.faults(board) == []
+    broken = XiangqiBoard("4k4/9/9/9/9/9/9/9/9/3K5 w")
+    broken.push(broken.parse_uci("d0d1").__class__.from_uci("d0e0"))  # unchecked: the generals face
+    assert VARIANT.faults(broken) and "generals face" in VARIANT.faults(broken)[0]
