@@ -193,13 +193,22 @@ _TAG = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
 _SUFFIX = re.compile(r"[!?]+$")
 
 
+def _at(source: str, line: int) -> str:
+    """Where in a record: ``book.pgn:3``, or ``line 3`` when the record has no name."""
+    return f"{source}:{line}" if source else f"line {line}"
+
+
+def _in(source: str) -> str:
+    return f"{source}: " if source else ""
+
+
 def _decode(data: bytes, source: str) -> str:
     for codec in ("utf-8-sig", "gb18030"):
         try:
             return data.decode(codec)
         except UnicodeDecodeError:
             continue
-    raise GameFileError(f"{source}: not text in UTF-8 or GB18030")
+    raise GameFileError(f"{_in(source)}not text in UTF-8 or GB18030")
 
 
 def read_pgn(text: str, *, source: str = "<pgn>") -> Record:
@@ -221,7 +230,7 @@ def _parse(
 
     if len(text) > MAX_BYTES:
         raise GameFileError(
-            f"{source}: {len(text)} characters, more than a record may hold ({MAX_BYTES})"
+            f"{_in(source)}{len(text)} characters, more than a record may hold ({MAX_BYTES})"
         )
     tags: dict[str, str] = {}
     board: XiangqiBoard | None = None
@@ -234,9 +243,9 @@ def _parse(
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None:  # pragma: no cover - the word pattern takes any other character
-            raise GameFileError(f"{source}:{line}: cannot read {text[pos : pos + 20]!r}")
+            raise GameFileError(f"{_at(source, line)}: cannot read {text[pos : pos + 20]!r}")
         kind, value = m.lastgroup, m.group()
-        where = f"{source}:{line}"
+        where = _at(source, line)
         line += value.count("\n")
         pos = m.end()
         if kind in ("space", "rest", "nag", "number"):
@@ -284,11 +293,11 @@ def _parse(
         board.push(move)
         moves.append(move.uci())
     if depth:
-        fail(f"{source}:{line}: a variation opened with '(' is never closed")
+        fail(f"{_at(source, line)}: a variation opened with '(' is never closed")
     if board is None:
         if not tags:
-            raise GameFileError(f"{source}: no game in it (no tags, no moves)")
-        board = _start(tags, source, f"{source}:{line}", fail)
+            raise GameFileError(f"{_in(source)}no game in it (no tags, no moves)")
+        board = _start(tags, source, _at(source, line), fail)
         start_fen = board.fen()
     return tags, start_fen, tuple(moves), errors
 
@@ -337,32 +346,33 @@ def _start(
     try:
         return XiangqiBoard(fen) if fen else XiangqiBoard()
     except ValueError as exc:
-        fail(f"{source}: FEN tag: {exc}")
+        fail(f"{_in(source)}FEN tag: {exc}")
         return XiangqiBoard()
 
 
 # ---- reading XQF ---------------------------------------------------------------------------
 
 
-def read_xqf(path: str | Path) -> Record:
-    """An XQF record's main line, read through cchess; GameFileError names the file and fault."""
-    source = str(path)
+def read_xqf(path: str | Path, *, source: str | None = None) -> Record:
+    """An XQF record's main line, read through cchess; GameFileError names the file (or
+    ``source``, which may be empty) and the fault."""
+    source = str(path) if source is None else source
     try:
         import cchess
     except ImportError as exc:  # pragma: no cover - a pinned dependency
-        raise GameFileError(f"{source}: reading XQF needs the cchess package ({exc})") from None
+        raise GameFileError(f"{_in(source)}reading XQF needs the cchess package ({exc})") from None
     sink = io.StringIO()
     try:
         with contextlib.redirect_stdout(sink):  # cchess prints its warnings
-            game: Any = cchess.read_from_xqf(source)
+            game: Any = cchess.read_from_xqf(str(path))
     except OSError as exc:
-        raise GameFileError(f"{source}: cannot read: {exc.strerror or exc}") from None
+        raise GameFileError(f"{_in(source)}cannot read: {exc.strerror or exc}") from None
     except Exception as exc:
         raise GameFileError(
-            f"{source}: not a readable XQF record ({type(exc).__name__}: {exc})"
+            f"{_in(source)}not a readable XQF record ({type(exc).__name__}: {exc})"
         ) from None
     if game is None:
-        raise GameFileError(f"{source}: not an XQF record (no 'XQ' magic)")
+        raise GameFileError(f"{_in(source)}not an XQF record (no 'XQ' magic)")
     try:
         setup = str(game.init_board.to_fen())
         lines = game.dump_iccs_moves()
@@ -370,18 +380,18 @@ def read_xqf(path: str | Path) -> Record:
         info = {str(k): str(v) for k, v in game.info.items()}
     except Exception as exc:
         raise GameFileError(
-            f"{source}: not a readable XQF record ({type(exc).__name__}: {exc})"
+            f"{_in(source)}not a readable XQF record ({type(exc).__name__}: {exc})"
         ) from None
     try:
         board = XiangqiBoard(setup)
     except ValueError as exc:
-        raise GameFileError(f"{source}: the set-up is not a xiangqi position: {exc}") from None
+        raise GameFileError(f"{_in(source)}the set-up is not a xiangqi position: {exc}") from None
     start_fen = board.fen()
     for i, uci in enumerate(main):
         try:
             board.push_uci(uci)
         except IllegalMoveError as exc:
-            raise GameFileError(f"{source}: move {i + 1}: {exc}") from None
+            raise GameFileError(f"{_in(source)}move {i + 1}: {exc}") from None
     tags = {"Game": "Chinese Chess"}
     for ours, theirs in (
         ("Red", "red"),

@@ -1,0 +1,79 @@
+"""Reading a xiangqi record someone hands us (the page's upload, ``boardctl games open``): the
+reader :mod:`boardctl.records` looks up for xiangqi.
+
+One game, its main line only, within a ply limit; PGN text (UTF-8 or GB18030, any notation) or
+XQF bytes (read through cchess). Every fault is one :class:`~boardctl.records.RecordError`
+saying what is wrong (the PGN line where there is one), without the file's name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+
+from boardctl.errors import GameFileError
+from boardctl.records import ReadGame, RecordError, SeveralGames
+from boardctl.variants.xiangqi.board import STARTING_FEN
+from boardctl.variants.xiangqi.records import MAX_BYTES, Record, _decode, _parse, read_xqf
+
+#: How many tags of a record are kept, and how long a name or value may be.
+MAX_TAGS, MAX_NAME, MAX_VALUE = 100, 60, 200
+
+_TAG_LINE = re.compile(r"^\s*\[\s*[A-Za-z0-9_]+\s+\"")
+_MOVE_LINE = re.compile(r"\S")
+
+
+def read_record(data: str | bytes, *, max_plies: int) -> ReadGame:
+    """The one game of a xiangqi record: refuses illegal moves, empty input, a file of several
+    games, a game with neither moves nor a set-up, and more than ``max_plies`` moves."""
+    if len(data) > MAX_BYTES:
+        raise RecordError(f"larger than a record may be ({MAX_BYTES} bytes)")
+    try:
+        if isinstance(data, bytes) and data[:2] == b"XQ":
+            record = _read_xqf_bytes(data)
+            has_fen = record.start_fen != STARTING_FEN
+        else:
+            text = _decode(data, "") if isinstance(data, bytes) else data
+            tags, fen, moves, _ = _parse(text, "", lenient=False)
+            record = Record(fen, moves, tags)
+            has_fen = "FEN" in tags
+            more = _games_in(text) - 1
+            if more > 0:
+                raise SeveralGames(more + 1)
+    except GameFileError as exc:
+        raise RecordError(str(exc)) from None
+    if len(record.moves) > max_plies:
+        raise RecordError(f"more than {max_plies} moves (plies) in the main line")
+    if not has_fen and not record.moves:
+        raise RecordError("the game has no moves and no FEN tag")
+    headers = {k[:MAX_NAME]: v[:MAX_VALUE] for k, v in list(record.tags.items())[:MAX_TAGS]}
+    return ReadGame(fen=record.start_fen, moves=record.moves, headers=headers, has_fen=has_fen)
+
+
+def _read_xqf_bytes(data: bytes) -> Record:
+    """cchess reads XQF from a file only: the bytes go through a private temporary file."""
+    fd, path = tempfile.mkstemp(suffix=".xqf")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return read_xqf(path, source="")
+    finally:
+        os.unlink(path)
+
+
+def _games_in(text: str) -> int:
+    """How many games a PGN text holds: each block of tags (or movetext without tags before
+    it) that follows movetext starts one."""
+    games = 0
+    in_tags = in_moves = False
+    for line in text.splitlines():
+        if _TAG_LINE.match(line):
+            if not in_tags:
+                games += 1
+            in_tags, in_moves = True, False
+        elif _MOVE_LINE.search(line):
+            if not in_tags and not in_moves:
+                games += 1
+            in_tags, in_moves = False, True
+    return games
