@@ -232,6 +232,7 @@ def _parse(
         raise GameFileError(
             f"{_in(source)}{len(text)} characters, more than a record may hold ({MAX_BYTES})"
         )
+    text = text.lstrip("\ufeff")  # a byte-order mark read as text
     tags: dict[str, str] = {}
     board: XiangqiBoard | None = None
     start_fen = STARTING_FEN
@@ -321,7 +322,7 @@ def read_headers(handle: TextIO) -> dict[str, str] | None:
     """``Variant.read_pgn_headers``: the tags of the first game of an open PGN file (the moves
     are not checked), None if it has none."""
     tags: dict[str, str] = {}
-    for raw in handle.read(MAX_BYTES + 1).splitlines():
+    for raw in handle.read(MAX_BYTES + 1).lstrip("\ufeff").splitlines():
         text = raw.strip()
         if not text or text.startswith("%"):
             if tags and not text:

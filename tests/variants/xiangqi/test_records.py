@@ -335,6 +335,9 @@ def test_write_game_from_a_game_text_reads_back() -> None:
     assert game.headers["Termination"] == "perpetual check"
     assert VARIANT.read_pgn_headers is not None
     assert VARIANT.read_pgn_headers(io.StringIO(pgn)) == game.headers
+    with_bom = VARIANT.read_pgn(io.StringIO("\ufeff" + pgn))
+    assert with_bom is not None and with_bom.moves == moves
+    assert VARIANT.read_pgn_headers(io.StringIO("\ufeff" + pgn)) == game.headers
 
 
 def test_read_game_is_lenient() -> None:
