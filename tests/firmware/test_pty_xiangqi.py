@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import time
 import tty
 from collections.abc import Iterator
 
@@ -85,3 +86,56 @@ def test_a_xiangqi_board_is_refused_for_a_chess_game(xq_pico: tuple[Pico, str], 
         assert q.drain() == []  # nothing from a board of another size reaches the tracker
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors and all("needs 8x8" in m or "23-digit snapshots" in m for m in errors)
+
+
+def test_selftest_over_serial_checks_all_90_switches_and_leds(xq_pico: tuple[Pico, str], wiring: Wiring) -> None:
+    """``boardctl selftest --board serial --variant xiangqi`` against the real firmware: a person
+    sees the lit WS2812, places and lifts a disc there; a dead switch and a dead LED are found."""
+    from boardctl.selftest import SelfTest
+
+    pico, path = xq_pico
+    dead_switch, dead_led = G.parse("h9"), G.parse("c3")
+    wiring.closed = 0  # the discs cleared away before the test (and the firmware has seen it)
+    _until(lambda: pico.device.matrix.snapshot_hex() == "0" * 23)
+
+    def lit(expect: int) -> int:
+        """What is lit once the frame asked for has had time to arrive (the dead LED never lights)."""
+        strip = pico.device.strip
+        deadline = time.monotonic() + 0.5
+        seen = 0
+        while time.monotonic() < deadline:
+            seen = G.mask(s for s in range(90) if s != dead_led and strip.pixels.shown[strip.index(s)] != (0, 0, 0))
+            if seen == 1 << expect:
+                break
+            time.sleep(0.005)
+        return seen
+
+    def prompt(text: str) -> None:
+        if text.startswith("all LEDs are off"):
+            wiring.pressed.add(PINS.BUTTONS["hint"])  # none lit: HINT
+            time.sleep(0.08)
+            wiring.pressed.discard(PINS.BUTTONS["hint"])
+            return
+        if "place" not in text and "lift" not in text:
+            return
+        square = G.parse(text.split(":")[0])
+        seen = lit(square)
+        if seen == 0:
+            wiring.pressed.add(PINS.BUTTONS["hint"])  # "the point is not lit"
+            time.sleep(0.08)
+            wiring.pressed.discard(PINS.BUTTONS["hint"])
+        else:
+            assert seen == 1 << square, text
+        if square == dead_switch:
+            return
+        if "place" in text:
+            wiring.closed |= 1 << square
+        else:
+            wiring.closed &= ~(1 << square)
+
+    with SerialBoard(path, reconnect_delay=0.05, geometry=XIANGQI_9X10) as board:
+        report = SelfTest(board, timeout=0.6, dark_timeout=2.0, prompt=prompt).run()
+    assert report.tested == list(range(90))
+    assert report.dead_switches == [dead_switch] and report.dead_leds == [dead_led]
+    assert report.stuck_switches == [] and report.stuck_leds == [] and report.crossed == {}
+    assert "points tested: 90" in report.format()
