@@ -7,8 +7,10 @@ import io
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from boardctl.core.geometry import CHESS_8X8, XIANGQI_9X10
+from boardctl.core.geometry import CHESS_8X8, XIANGQI_9X10, Geometry
 from boardctl.errors import ConfigError
 from boardctl.events import Button, ButtonPressed, Code, LedIntent, Snapshot, SquareChanged
 from boardctl.hw import EventQueue, open_board
@@ -145,3 +147,38 @@ def test_chess_setups_and_render_are_unchanged(clock: FakeClock) -> None:
     lines = board.render().splitlines()
     assert lines[0] == "8  o  o  o  o  o  o  o  o " and lines[-1] == "   a  b  c  d  e  f  g  h"
     assert len(lines) == 9  # no river on a chess board
+
+
+def _placement(geometry: Geometry, occupancy: int, letters: str, draw: st.DataObject) -> str:
+    rows = []
+    for rank in range(geometry.ranks - 1, -1, -1):
+        row, run = "", 0
+        for file in range(geometry.files):
+            if occupancy >> geometry.square(file, rank) & 1:
+                row += (str(run) if run else "") + draw.draw(st.sampled_from(letters))
+                run = 0
+            else:
+                run += 1
+        rows.append(row + (str(run) if run else ""))
+    return "/".join(rows)
+
+
+@pytest.mark.parametrize(("geometry", "letters"), [(G, "rnbakcpRNBAKCPheHE"), (CHESS_8X8, "pnbrqkPNBRQK")])
+@settings(deadline=None, max_examples=80)
+@given(data=st.data())
+def test_any_placement_reads_back_its_points(geometry: Geometry, letters: str, data: st.DataObject) -> None:
+    occupancy = data.draw(st.integers(0, geometry.all_mask))
+    placement = _placement(geometry, occupancy, letters, data)
+    assert occupancy_from_placement(placement, geometry) == occupancy
+    assert occupancy_for_setup(placement + " w - - 0 1", expected=-1, geometry=geometry) == occupancy
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.text(max_size=120))
+def test_any_setup_text_is_a_board_or_one_clear_config_error(text: str) -> None:
+    try:
+        occupancy = occupancy_for_setup(text, expected=0, geometry=G)
+    except ConfigError as exc:
+        assert str(exc).startswith("sim-setup: ") and "\n" not in str(exc)
+    else:
+        assert 0 <= occupancy <= G.all_mask
