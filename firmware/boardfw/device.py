@@ -11,7 +11,15 @@ the board the same way, so a fault in one (say the buzzer) leaves scanning runni
 
 from boardfw import VERSION
 from boardfw import protocol as p
-from boardfw.leds import MAX_NOTE_MS, MAX_NOTES, PWM_MAX_HZ, PWM_MIN_HZ, parse_lamp, square_name
+from boardfw.leds import (
+    MAX_NOTE_MS,
+    MAX_NOTES,
+    PWM_MAX_HZ,
+    PWM_MIN_HZ,
+    default_first_rank,
+    parse_lamp,
+    square_name,
+)
 
 try:
     from random import getrandbits
@@ -46,11 +54,11 @@ def parse_notes(args):
 
 class Device:
     """The board's points come from ``matrix`` (``files`` x ``ranks``); ``first_rank`` is the number
-    of the first rank's name (1 in chess, 0 in xiangqi). ``size`` (``<ranks>x<files>``) is what
+    of the first rank's name (1 in chess, 0 in xiangqi; by default 0 on a 9 x 10 board, else 1). ``size`` (``<ranks>x<files>``) is what
     ``HELLO`` and ``VERSION`` say; every size on the wire follows the board."""
 
     def __init__(self, matrix, write, strip=None, buttons=None, tune=None, ticks_diff=None, size=None, first_seq=None,
-                 first_rank=1):
+                 first_rank=None):
         self.matrix = matrix
         self.write = write
         self.strip = strip
@@ -59,7 +67,7 @@ class Device:
         self.ticks_diff = ticks_diff or (lambda a, b: a - b)
         self.files = matrix.files
         self.ranks = matrix.ranks
-        self.first_rank = first_rank
+        self.first_rank = default_first_rank(self.files, self.ranks) if first_rank is None else first_rank
         self.max_lamps = matrix.points
         self.size = size if size is not None else str(self.ranks) + "x" + str(self.files)
         # Each boot starts counting at a random number, so that a line from before a reset is not

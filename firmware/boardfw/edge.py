@@ -32,7 +32,7 @@ def build(write):
     # The board's size and naming (pins.py of a pin map from before boardfw-3 has none: its matrix).
     files = getattr(pins, "FILES", len(pins.COLUMNS))
     ranks = getattr(pins, "RANKS", len(pins.ROWS))
-    first_rank = getattr(pins, "FIRST_RANK", 1)
+    first_rank = getattr(pins, "FIRST_RANK", None)  # None: 0 on a 9 x 10 board, else 1
     rows = [Pin(n, Pin.OUT, value=1) for n in pins.ROWS]
     columns = [Pin(n, Pin.IN, Pin.PULL_UP) for n in pins.COLUMNS]
     buttons = {name: Pin(n, Pin.IN, Pin.PULL_UP) for name, n in pins.BUTTONS.items()}

@@ -12,8 +12,16 @@ DIGITS = "0123456789"
 STEP_MS = 62  # 16 steps a second, matching boardctl.hw.leds.STEP
 
 
-def square_index(name, files=8, ranks=8, first_rank=1):
-    """'e2' -> 12 (chess); 'e0' -> 4 with files=9, ranks=10, first_rank=0; or raise ValueError."""
+def default_first_rank(files, ranks):
+    """How the first rank is numbered when the pin map does not say: 0 on a 9 x 10 (xiangqi)
+    board, whose ranks are 0-9 as the engine names them; 1 otherwise (chess: ranks 1-8)."""
+    return 0 if (files, ranks) == (9, 10) else 1
+
+
+def square_index(name, files=8, ranks=8, first_rank=None):
+    """'e2' -> 12 (chess); 'e0' -> 4 with files=9, ranks=10 (first rank 0); or raise ValueError."""
+    if first_rank is None:
+        first_rank = default_first_rank(files, ranks)
     if not 2 <= len(name) <= 3:
         raise ValueError(name)
     file = SQUARES.find(name[0])
@@ -34,7 +42,7 @@ def square_name(sq, files=8, first_rank=1):
     return SQUARES[sq % files] + str(sq // files + first_rank)
 
 
-def parse_lamp(arg, files=8, ranks=8, first_rank=1):
+def parse_lamp(arg, files=8, ranks=8, first_rank=None):
     """'e2:ffff:0050ff' -> (12, 0xffff, (0, 80, 255)), or raise ValueError."""
     parts = arg.split(":")
     if len(parts) != 3 or not is_hex(parts[1], 4, 4) or not is_hex(parts[2], 6, 6):

@@ -588,3 +588,20 @@ def test_a_smaller_matrix_covers_the_board_from_the_first_point():
     m.prime()
     assert int(m.snapshot_hex(), 16) == xq_bb("a0", "b0", "c0", "a1", "b1", "c1")
     raises(ValueError, Matrix, rows, cols, 25, None, 2, 10)  # 3 columns on a 2-file board
+
+
+def test_a_10_by_9_matrix_names_its_points_the_xiangqi_way_by_default():
+    w = WIRING
+    w.pins.clear()
+    w.rows, w.columns, w.files = XQ_ROWS, XQ_COLUMNS, 9
+    w.closed = xq_bb("e0")
+    w.pressed = set()
+    out = []
+    matrix = Matrix([Pin(n, Pin.OUT, value=1) for n in XQ_ROWS], [Pin(n, Pin.IN, Pin.PULL_UP) for n in XQ_COLUMNS])
+    dev = Device(matrix, out.append, first_seq=0)  # no sizes given: all from the matrix
+    dev.boot(0)
+    w.closed = xq_bb("e0", "i9")
+    dev.poll(1)
+    dev.poll(30)
+    assert decode(out) == [(0, "HELLO", [VERSION, "10x9"]), (1, "S", [f"{xq_bb('e0'):023x}", "boot"]), (2, "C", ["i9", "1"])]
+    assert square_index("e0", 9, 10) == 4 and parse_lamp("i9:ffff:000000", 9, 10)[0] == 89
