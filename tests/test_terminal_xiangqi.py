@@ -352,3 +352,11 @@ def test_help_speaks_of_points_and_a_refused_move_says_why() -> None:
     asyncio.run(view.apply("a0a3"))  # onto Red's own soldier
     assert "A3 is occupied: take that piece off first (type a3)" in out.getvalue()
     assert daemon.board.done == []
+
+
+def test_clocks_are_red_and_black() -> None:
+    text = render(state(mode="play", human="red", clock={"red": 61.0, "black": 12.5, "running": "red"}))
+    red = next(line for line in text.splitlines() if line.startswith(" Red"))
+    black = next(line for line in text.splitlines() if line.startswith(" Black"))
+    assert "1:01 ⏱" in red and "to move" in red
+    assert "0:12.5" in black and "⏱" not in black

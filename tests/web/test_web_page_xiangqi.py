@@ -268,9 +268,14 @@ def test_skins_and_colours_are_chosen_and_remembered(browser: Any, artifacts: Pa
 
 
 def test_levels_show_their_chinese_names_and_sides_are_red_and_black(browser: Any) -> None:
-    with xiangqi_page(browser, xq_state(mode="play", human="red", level="advanced")) as (page, daemon):
+    clock = {"red": 300.0, "black": 245.0, "running": "black"}
+    with xiangqi_page(browser, xq_state(mode="play", human="red", level="advanced", clock=clock)) as (page, daemon):
         assert "高级 advanced" in page.locator("#game-info").inner_text()
         assert "red (you)" in page.locator("#clock-bottom .name").inner_text()
+        assert page.locator("#clock-bottom .time").inner_text() == "5:00"
+        assert page.locator("#clock-top .name").inner_text() == "black"
+        assert page.locator("#clock-top").get_attribute("class").split().count("running") == 1
+        assert page.locator("#clock-top .time").inner_text() in ("4:05", "4:04")
         page.locator("#new-game summary").click()
         choices = page.locator("#level-choices button")
         assert choices.all_inner_texts() == ["初级 beginner", "中级 intermediate", "高级 advanced", "大师 master"]

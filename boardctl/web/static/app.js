@@ -447,11 +447,14 @@ function renderClocks(state) {
     box.querySelector(".name").textContent = color === humanColor(state) ? `${color} (you)` : color;
     box.dataset.color = color;
     if (!clock) { box.querySelector(".time").textContent = ""; box.classList.remove("running", "low"); continue; }
-    let left = clock[color];
-    if (clock.running === color && left !== undefined) left -= (performance.now() - app.stateReceivedAt) / 1000;
+    // Xiangqi's clocks are "red"/"black"; a daemon that names Red's clock "white" is read alike.
+    const key = color in clock || color !== "red" ? color : "white";
+    const running = clock.running === key;
+    let left = clock[key];
+    if (running && left !== undefined) left -= (performance.now() - app.stateReceivedAt) / 1000;
     box.querySelector(".time").textContent = formatClock(left);
-    box.classList.toggle("running", clock.running === color);
-    box.classList.toggle("low", clock.running === color && left < 20);
+    box.classList.toggle("running", running);
+    box.classList.toggle("low", running && left < 20);
   }
 }
 
