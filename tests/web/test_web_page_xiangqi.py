@@ -356,3 +356,17 @@ def test_a_past_xiangqi_game_opens_in_the_viewer(browser: Any) -> None:
         assert page.locator("#viewer-title").inner_text().startswith("Human – boardctl")
         centre = center(page, "e0", "#viewer-board")
         assert centre[1] > center(page, "e9", "#viewer-board")[1]
+
+
+def test_moves_sound_as_move_capture_and_check(browser: Any) -> None:
+    after_cannon = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+    after_horse = "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2"
+    took = "rnbakab1r/9/1c4nc1/p1p1C1p1p/9/9/P1P1P1P1P/1C7/9/RNBAKABNR b - - 0 2"
+    with xiangqi_page(browser) as (page, daemon):
+        page.evaluate("() => { window.boardctl.sounds = []; }")
+        daemon.publish(xq_state(after_cannon, start_fen=XQ_START, moves=["h2e2"]))
+        daemon.publish(xq_state(after_horse, start_fen=XQ_START, moves=["h2e2", "h9g7"]))
+        daemon.publish(xq_state(took, start_fen=XQ_START, moves=["h2e2", "h9g7", "e2e6"]))
+        daemon.publish(xq_state(took.replace(" b ", " w "), start_fen=XQ_START, moves=["h2e2", "h9g7", "e2e6", "a9a8"],
+                                check="e0"))
+        assert page.evaluate("() => window.boardctl.sounds") == ["move", "move", "capture", "check"]

@@ -638,7 +638,15 @@ function soundsFor(prev, state) {
   if (!prev || prev.game !== state.game) return; // the first line, or another game: no sound
   const before = (prev.moves || []).length, after = (state.moves || []).length;
   if (!isOver(prev) && isOver(state)) playSound("end");
-  else if (after === before + 1) playSound(moveSoundKind((state.san || [])[after - 1]));
+  else if (after === before + 1) {
+    const geo = stateGeometry(state);
+    if (geo.name === "chess") playSound(moveSoundKind((state.san || [])[after - 1]));
+    else {
+      // Xiangqi's moves are coordinates: a check is the state's, a capture one piece fewer.
+      const count = (fen) => Object.keys(parseFenPlacement(fen, geo)).length;
+      playSound(state.check ? "check" : count(state.fen) < count(prev.fen) ? "capture" : "move");
+    }
+  }
   else if (state.pending && state.pending !== prev.pending) playSound("engine");
   else if (state.warning && state.warning !== prev.warning && /illegal|touch-move/.test(state.warning)) playSound("illegal");
 }
