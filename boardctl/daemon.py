@@ -9,30 +9,28 @@ subscriber (stdio printer, web page). SIGTERM ends the loop with the game saved.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import importlib
 import logging
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import chess
-
 from boardctl import config as config_mod
 from boardctl import events
+from boardctl.actions import Action, ButtonAction, NewGameAction, SquareAction
+from boardctl.actions import ActionError as ActionError  # re-exported: callers catch it here
 from boardctl.config import Config
-from boardctl.engine_client import EngineClient, resolve_command
-from boardctl.errors import BoardctlError, ConfigError, EngineError
-from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, format_event
-from boardctl.games import abandon_unfinished, resume_notice
-from boardctl.positions import board_from_fen
-from boardctl.session import EngineRequest, Session, Settings
+from boardctl.core.geometry import CHESS_8X8, Geometry, Square
+from boardctl.core.rules import Variant
+from boardctl.engine_client import EngineClient
+from boardctl.errors import EngineError
+from boardctl.events import ButtonPressed, Code, Event, SquareChanged, format_event
+from boardctl.session import EngineRequest, Session
 from boardctl.storage import EventLog, GameRecord, GameStore, StorageError
+from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
@@ -45,28 +43,16 @@ TICK_INTERVAL = 0.05
 #: While saving fails, how often to try again besides on every move (seconds).
 STORAGE_RETRY_INTERVAL = 5.0
 
-#: Where the ``storage`` warning shows on the board: the four corners.
-STORAGE_SQUARES = (chess.A1, chess.H1, chess.A8, chess.H8)
 
 
-class ActionError(BoardctlError, ValueError):
-    """A web (or other) action the daemon cannot carry out; the message says why."""
+def corner_squares(geometry: Geometry) -> tuple[Square, ...]:
+    """Where the ``storage`` warning shows on the board: the four corners (a1 h1 a8 h8 in chess)."""
+    files, points = geometry.files, geometry.points
+    return (0, files - 1, points - files, points - 1)
 
 
-def settings_from_config(mode: str, cfg: Config) -> Settings:
-    return Settings(
-        mode="play" if mode == "play" else "record",
-        color=cfg.game_color,
-        level=cfg.engine_level,
-        orientation=cfg.board_orientation,
-        time_control=cfg.game_time_control,
-        policy=cfg.game_policy,
-        arbiter=cfg.game_arbiter,
-        takeback=cfg.game_takeback,
-        settle=cfg.board_settle,
-        legal_moves=cfg.game_legal_moves,
-        blunder_warning=cfg.game_blunder_warning,
-    )
+#: The corners of the chess board, where the ``storage`` warning shows.
+STORAGE_SQUARES = corner_squares(CHESS_8X8)
 
 
 class Daemon:
@@ -82,10 +68,13 @@ class Daemon:
         virtual_board: bool = False,
         virtual_time: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        direct: bool = False,
     ) -> None:
         """``board``: a ``boardctl.hw`` board (LEDs, buzzer, events) or None (stdio);
-        ``virtual_board``: accept square events from the web; ``virtual_time``: time moves only with
-        the input (stdio ``t``), so no timer ticks and engine replies take no time."""
+        ``virtual_board``: accept square events from the web; ``virtual_time``: time is the
+        session's, moved only by the events fed (so engine replies take no time); otherwise
+        ``clock`` tells it (``boardctl.stdio.InputClock`` lets the first input line decide);
+        ``direct``: the board delivers on the loop's thread (the stdio sim), see :meth:`feed`."""
         self.session = session
         self.store = store
         self.engine = engine
@@ -108,10 +97,16 @@ class Daemon:
         self._closed = False
         self._board_seen = False  # any event from the board (or the page's virtual board) yet
         #: True when the board calls ``feed`` on the loop's thread (stdio), False when it queues.
-        self.direct = False
+        self.direct = direct
         #: The page's address once the web server listens (None: no page).
         self.web_url: str | None = None
         self._publish(None)
+
+    @property
+    def variant(self) -> Variant:
+        """The game being played: the session's (chess until the session says otherwise)."""
+        variant = getattr(self.session, "variant", None)
+        return variant if isinstance(variant, Variant) else get_variant("chess")
 
     # -- the web's view ---------------------------------------------------------------------------
 
@@ -137,53 +132,40 @@ class Daemon:
     def now(self) -> float:
         return self.session.t if self.virtual_time else self._clock()
 
-    async def submit(self, action: dict[str, Any]) -> None:
-        """An action from the web page: ``event`` (virtual board only), ``button`` or ``new-game``."""
-        if not isinstance(action, dict) or len(action) != 1:
-            raise ActionError("action: expected exactly one of event, button, new-game")
-        ((kind, value),) = action.items()
-        if kind == "event":
+    async def submit(self, action: Action | Any) -> None:
+        """An action from the web page, checked by :func:`boardctl.web.protocol.validate_action`:
+        ``SquareAction`` (virtual board only), ``ButtonAction`` or ``NewGameAction``. Raw JSON is
+        checked by that same function first; ActionError says what is wrong."""
+        if not isinstance(action, SquareAction | ButtonAction | NewGameAction):
+            from boardctl.web.protocol import validate_action
+
+            try:
+                action = validate_action(action, variant=self.variant)
+            except ValueError as exc:
+                raise ActionError(str(exc)) from None
+        if isinstance(action, SquareAction):
             if not self.virtual_board:
                 raise ActionError("event: only the simulated board takes events from the web")
-            if not isinstance(value, dict) or set(value) != {"square", "occupied"}:
-                raise ActionError('event: expected {"square": "e2", "occupied": true|false}')
-            square, occupied = value["square"], value["occupied"]
-            if square not in chess.SQUARE_NAMES or not isinstance(occupied, bool):
-                raise ActionError(f"event: bad square {square!r} or occupied {occupied!r}")
-            self.inject(SquareChanged(self.now(), chess.parse_square(square), occupied), reason=Code.WEB)
-        elif kind == "button":
-            try:
-                button = Button(value)
-            except ValueError:
-                raise ActionError(f"button: unknown button {value!r}") from None
-            self.handle(ButtonPressed(self.now(), button), reason=Code.WEB)
-        elif kind == "new-game":
-            await self.new_game(value or {})
+            self.inject(SquareChanged(self.now(), action.square, action.occupied), reason=Code.WEB)
+        elif isinstance(action, ButtonAction):
+            self.handle(ButtonPressed(self.now(), action.button), reason=Code.WEB)
         else:
-            raise ActionError(f"action: unknown kind {kind!r} (one of event, button, new-game)")
+            await self.new_game(action)
 
-    async def new_game(self, params: dict[str, Any]) -> None:
-        unknown = set(params) - {"color", "level", "time-control", "fen", "note"}
-        if unknown:
-            raise ActionError(f"new-game: unknown field(s) {', '.join(sorted(unknown))}")
+    async def new_game(self, action: NewGameAction) -> None:
+        """Start a new game with the checked settings of ``action`` (None keeps the current one)."""
         settings = self.session.settings
-        try:
-            if params.get("color"):
-                settings = replace(settings, color=config_mod.KEY_BY_NAME["game.color"].check(params["color"]))
-            if params.get("level"):
-                settings = replace(settings, level=config_mod.check_level(params["level"]))
-            if "time-control" in params and params["time-control"] is not None:
-                settings = replace(settings, time_control=config_mod.check_time_control(params["time-control"]))
-            fen = params.get("fen") or None
-            if fen is not None:
-                fen = board_from_fen(str(fen), where="fen").fen()
-        except ValueError as exc:
-            raise ActionError(f"new-game: {exc}") from None
+        if action.color:
+            settings = replace(settings, color=action.color)
+        if action.level:
+            settings = replace(settings, level=action.level)
+        if action.time_control is not None:
+            settings = replace(settings, time_control=action.time_control)
         if self.engine is not None and settings.level != self.engine.level:
             await self.engine.set_level(settings.level)
-        self.session.new_game(self.now(), fen=fen, settings=settings)
-        if isinstance(params.get("note"), str):  # e.g. only the final position of an uploaded PGN is kept
-            self.session.warning = params["note"]
+        self.session.new_game(self.now(), fen=action.fen, settings=settings)
+        if action.note:  # e.g. only the final position of an uploaded PGN is kept
+            self.session.warning = action.note
         self._after(Code.NEW_GAME)
 
     # -- the loop ---------------------------------------------------------------------------------
@@ -328,7 +310,7 @@ class Daemon:
     def _storage_leds(self) -> list[events.LedIntent]:
         if self.storage_error is None:
             return []
-        return [events.LedIntent(square, Code.STORAGE) for square in STORAGE_SQUARES]
+        return [events.LedIntent(square, Code.STORAGE) for square in corner_squares(self.variant.geometry)]
 
     def _is_worth_saving(self, record: GameRecord) -> bool:
         """Not before the board has said anything: a board that never answered (a serial port
@@ -375,7 +357,7 @@ class Daemon:
         queue: asyncio.Queue[Event] = asyncio.Queue()
         self.board.start(asyncio_callback(loop, queue))
         self.tick()
-        ticker = loop.create_task(self._ticker())
+        ticker = loop.create_task(self.run_ticker())
         getter: asyncio.Task[Event] | None = None
         stopper = loop.create_task(stop.wait())
         try:
@@ -393,7 +375,8 @@ class Daemon:
                 if task is not None:
                     task.cancel()
 
-    async def _ticker(self) -> None:
+    async def run_ticker(self) -> None:
+        """Advance time every :data:`TICK_INTERVAL` (settle windows, clock flags) until cancelled."""
         while True:
             await asyncio.sleep(TICK_INTERVAL)
             try:
@@ -431,135 +414,7 @@ class Daemon:
             )
 
 
-# -- building it from the command line ------------------------------------------------------------
-
-
-def add_arguments(parser: argparse.ArgumentParser, *, mode: str) -> None:
-    """The options of ``play``/``record``/``demo``; ``None`` defaults let the config files speak.
-
-    Options that set a config key take their sentence and default from ``config.KEYS``.
-    """
-    from boardctl.cli import config_help
-
-    g = parser.add_argument_group("board")
-    g.add_argument("--board", choices=["sim", "gpio", "serial"], help=config_help(
-        "board.backend", help="board hardware: sim (no hardware), gpio (the Pi scans the switches) "
-        "or serial (a Pico does)", default="sim" if mode != "demo" else "sim (the demo's board)"))
-    g.add_argument("--serial-url", metavar="URL", help=config_help(
-        "board.serial_url", help="serial: the port of the board's microcontroller (a pyserial URL)"))
-    g.add_argument("--serial-wait", action=argparse.BooleanOptionalAction, default=None,
-                   help=config_help("board.serial_wait"))
-    g.add_argument("--orientation", choices=["auto", "normal", "flipped"], help=config_help(
-        "board.orientation", help="which way round the board stands: normal (White on ranks 1-2 of its wiring), "
-        "flipped (turned round), or auto (from White's first move)"))
-    g.add_argument("--settle", type=float, metavar="SECONDS", help=config_help("board.settle"))
-    g.add_argument("--debounce", type=float, metavar="SECONDS", help=config_help("board.debounce"))
-    g.add_argument("--pinout", metavar="FILE", help=config_help("board.pinout"))
-    g.add_argument("--stdio", action="store_true",
-                   help="Sim only: read events as JSON lines on stdin and write state lines on stdout "
-                   "(docs/events.md). Default: off.")
-    g.add_argument("--sim-setup", default="expected", metavar="expected|start|empty|FEN",
-                   help="Where the sim board's pieces stand at start. Default: expected (where the game has them).")
-    g.add_argument("--no-terminal", dest="terminal", action="store_false",
-                   help="Sim without --stdio: do not show the board in this terminal nor read moves from it. "
-                   "Default: shown when the input is a terminal or a pipe.")
-    g.add_argument("--pieces", choices=["unicode", "letters"], help=config_help("terminal.pieces"))
-    if mode in ("play", "demo"):
-        e = parser.add_argument_group("engine")
-        e.add_argument("--engine", metavar="COMMAND", help=config_help("engine.path"))
-        e.add_argument("--level", metavar="LEVEL", help=config_help(
-            "engine.level", help="engine strength: beginner, intermediate, advanced, master, "
-            "practice1 to practice5, or an Elo number from 400 to 3200"))
-        e.add_argument("--movetime", type=float, metavar="SECONDS", help=config_help(
-            "engine.movetime", default="1.0" if mode != "demo" else "0.5 in the demo"))
-        e.add_argument("--color", choices=["white", "black", "random"], help=config_help("game.color"))
-    gm = parser.add_argument_group("game")
-    gm.add_argument("--time-control", metavar="MIN+INC", help=config_help(
-        "game.time_control", help="chess clock as minutes+increment seconds, e.g. 15+10", default="none, no clock"))
-    gm.add_argument("--policy", choices=["fide", "casual"], help=config_help(
-        "game.policy", help="touch-move rules: fide enforces them, casual lets any piece be touched"))
-    gm.add_argument("--arbiter", action=argparse.BooleanOptionalAction, default=None, help=config_help("game.arbiter"))
-    gm.add_argument("--takeback", choices=["apply", "offer", "off"], help=config_help(
-        "game.takeback", help="a move reversed by hand is taken back (apply), needs the takeback button (offer), "
-        "or counts as a mismatch (off)"))
-    gm.add_argument("--legal-moves", action=argparse.BooleanOptionalAction, default=None,
-                    help=config_help("game.legal_moves"))
-    gm.add_argument("--blunder-warning", action=argparse.BooleanOptionalAction, default=None,
-                    help=config_help("game.blunder_warning"))
-    gm.add_argument("--fen", help="Start a new game from this position (FEN). Default: the standard start, "
-                    "or the unfinished game.")
-    gm.add_argument("--new", action="store_true",
-                    help="Start a new game even if one is unfinished; the unfinished one is marked abandoned "
-                    "(as the page's New game does). Default: resume it.")
-    s = parser.add_argument_group("files and web")
-    s.add_argument("--games-dir", metavar="DIR", help=config_help("storage.games_dir", default=(
-        "$XDG_DATA_HOME/boardctl/games" if mode != "demo" else "$XDG_DATA_HOME/boardctl/demo-games")))
-    s.add_argument("--config", type=Path, metavar="FILE",
-                   help="Read settings from this file instead of the user file. Default: ~/.config/boardctl/config.toml.")
-    s.add_argument("--no-web", dest="web", action="store_const", const=False, default=None,
-                   help="Do not serve the web page. Default: served (config web.enabled).")
-    s.add_argument("--host", help=config_help("web.host", help="address the web page listens on; "
-                                              "anything but 127.0.0.1/localhost is LAN mode and needs the PIN"))
-    s.add_argument("--port", type=int, help=config_help(
-        "web.port", help="port of the web page (0: any free port)",
-        default="8080" if mode != "demo" else "8080, or any free port if 8080 is taken"))
-
-
-def config_from_args(args: argparse.Namespace) -> Config:
-    cli = {
-        "board.backend": args.board,
-        "board.serial_url": args.serial_url,
-        "board.serial_wait": args.serial_wait,
-        "board.orientation": args.orientation,
-        "board.settle": args.settle,
-        "board.debounce": args.debounce,
-        "board.pinout": args.pinout,
-        "engine.path": getattr(args, "engine", None),
-        "engine.level": getattr(args, "level", None),
-        "engine.movetime": getattr(args, "movetime", None),
-        "game.color": getattr(args, "color", None),
-        "game.time_control": args.time_control,
-        "game.policy": args.policy,
-        "game.arbiter": args.arbiter,
-        "game.takeback": args.takeback,
-        "game.legal_moves": args.legal_moves,
-        "game.blunder_warning": args.blunder_warning,
-        "storage.games_dir": args.games_dir,
-        "web.enabled": args.web,
-        "web.host": args.host,
-        "web.port": args.port,
-        "terminal.pieces": args.pieces,
-    }
-    files = None
-    if args.config is not None:
-        if not args.config.exists():
-            raise ConfigError(f"--config: no such file {args.config}")
-        files = [config_mod.SYSTEM_FILE, args.config]
-    return config_mod.load(cli, files=files)
-
-
-def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameStore, *, engine_name: str,
-                 announce: int = logging.WARNING) -> Session:
-    """A new game, or the newest unfinished one of ``mode``, announced in the log at level
-    ``announce`` (INFO when the terminal view shows the announcement itself)."""
-    settings = replace(settings_from_config(mode, cfg), engine_name=engine_name)
-    record: GameRecord | None = None
-    if not args.new and not args.fen:
-        record = store.unfinished(mode)
-        if record is not None:
-            log.log(announce, "%s", resume_notice(record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
-            if record.level:
-                settings = replace(settings, level=record.level)
-    elif args.new:
-        abandon_unfinished(store, mode)
-    fen = board_from_fen(args.fen, where="--fen").fen() if args.fen else chess.STARTING_FEN
-    return Session(settings, record=record, fen=fen)
-
-
-def _preload_web(cfg: Config) -> None:
-    if cfg.web_enabled:
-        with contextlib.suppress(ImportError):
-            importlib.import_module("boardctl.web.server")
+# -- the web page ---------------------------------------------------------------------------------
 
 
 async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False) -> Any:
@@ -582,120 +437,3 @@ async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False) 
     await server.start()
     daemon.web_url = server.url
     return server
-
-
-async def serve(mode: str, args: argparse.Namespace) -> int:
-    """Build everything from ``args`` and the config files, run until EOF/SIGTERM/SIGINT, save, clean up."""
-    from boardctl.hw import open_board
-    from boardctl.hw.sim import occupancy_for_setup
-
-    cfg = config_from_args(args)
-    if args.fen:
-        board_from_fen(args.fen, where="--fen")  # refused before anything starts
-    if args.stdio and cfg.board_backend != "sim":
-        raise ConfigError("--stdio: only with the sim board (--board sim)")
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    async with contextlib.AsyncExitStack() as stack:
-        # A stop (Ctrl-C, SIGTERM) while starting ends quietly too, with nothing half-saved.
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-            stack.callback(loop.remove_signal_handler, sig)
-        if cfg.board_backend == "serial" and not cfg.board_serial_wait:
-            # A wrong port: one clear line and exit status 1, before any game is opened or saved.
-            from boardctl.hw.seriallink import wait_for_device
-
-            await asyncio.to_thread(wait_for_device, cfg.board_serial_url)
-        store = GameStore(cfg.games_dir)
-        storage_problem: OSError | None = None
-        try:
-            store.check()
-            store.repair()
-        except OSError as exc:  # the daemon says it at once, plays on in memory and keeps retrying
-            storage_problem = exc
-        engine: EngineClient | None = None
-        if mode == "play":
-            command = resolve_command(cfg.engine_path)
-            engine = EngineClient(command, level=cfg.engine_level, movetime=cfg.engine_movetime)
-            stack.push_async_callback(engine.close)
-            # The engine starts in its own process while this one imports the web server.
-            await asyncio.gather(engine.start(), asyncio.to_thread(_preload_web, cfg))
-        if stop.is_set():
-            return 0
-        view_wanted = _wants_view(cfg, args)
-        session = open_session(mode, cfg, args, store, engine_name=engine.name if engine else "",
-                               announce=logging.INFO if view_wanted else logging.WARNING)
-        if engine is not None and session.settings.level != engine.level:
-            await engine.set_level(session.settings.level)  # a resumed game keeps its level
-        board = open_board(
-            cfg.board_backend,
-            url=cfg.board_serial_url,
-            pinout=cfg.board_pinout or None,
-            debounce=cfg.board_debounce,
-            occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy()),
-        )
-        stack.callback(board.close)
-        daemon = Daemon(session, store=store, engine=engine, board=board, virtual_board=cfg.board_backend == "sim")
-        stack.push_async_callback(daemon.close)
-        if storage_problem is not None:
-            daemon.storage_failed(storage_problem)
-        web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
-        if args.stdio:
-            if web is not None:
-                stack.push_async_callback(web.close)
-                log.warning("Open %s in a browser", web.url)
-            from boardctl.stdio import run_stdio
-
-            return await run_stdio(daemon, stop)
-        view = _terminal_view(daemon, cfg) if view_wanted else None
-        notes: list[str] = []
-        if session.resumed:
-            notes.append(resume_notice(session.record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
-        if web is not None:
-            stack.push_async_callback(web.close)
-            if view is not None:
-                notes.append(f"Open {web.url} in a browser")
-            else:
-                log.warning("Open %s in a browser", web.url)
-            if getattr(args, "open_browser", False):
-                from boardctl.web.browser import open_page
-
-                open_page(web.url)
-        if getattr(args, "show_games_dir", False):
-            notes.append(f"Games are saved in {store.root} (boardctl games list --demo lists them)")
-        if view is not None:
-            view.notes = tuple(notes)
-            task = loop.create_task(view.run(stop))
-            stack.push_async_callback(_finish_view, view, task, daemon)
-        await daemon.run_board(stop)
-    return 0
-
-
-def _wants_view(cfg: Config, args: argparse.Namespace) -> bool:
-    """The sim's face in this terminal (boardctl.terminal), unless --stdio, --no-terminal, or there
-    is no input to read (stdin is /dev/null, as under a service manager or in a test)."""
-    from boardctl.terminal import reads_input
-
-    return cfg.board_backend == "sim" and not args.stdio and getattr(args, "terminal", False) and reads_input(0)
-
-
-def _terminal_view(daemon: Daemon, cfg: Config) -> Any:
-    import sys
-
-    from boardctl.terminal import TerminalView
-
-    return TerminalView(daemon, out=sys.stdout, style=cfg.terminal_pieces)
-
-
-async def _finish_view(view: Any, task: asyncio.Task[None], daemon: Daemon) -> None:
-    """After the game is saved: stop reading, and say where the game is."""
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    await daemon.close()
-    path = daemon.store.path(daemon.session.record.id, ".pgn")
-    view.write(f"\nGame saved: {path}\n" if path.exists() else "\n")
-
-
-def run_command(mode: str, args: argparse.Namespace) -> int:
-    return asyncio.run(serve(mode, args))

@@ -16,7 +16,7 @@ import contextlib
 import errno
 import socket
 
-from boardctl import daemon
+from boardctl import launch
 from boardctl.games import demo_games_dir
 
 #: The documented default port of the page (``web.port``).
@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     from boardctl.cli import describe
 
     parser = sub.add_parser("demo", help="play the engine on the simulated board", description=describe(__doc__))
-    daemon.add_arguments(parser, mode="demo")
+    launch.add_arguments(parser, mode="demo")
 
 
 def is_port_free(host: str, port: int) -> bool:
@@ -56,4 +56,4 @@ def run(args: argparse.Namespace) -> int:
         args.port = DEFAULT_PORT if is_port_free(host, DEFAULT_PORT) else 0
     args.open_browser = True
     args.show_games_dir = True
-    return daemon.run_command("play", args)
+    return launch.run_command("play", args)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from boardctl import daemon
+from boardctl import launch
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from boardctl.cli import describe
 
     parser = sub.add_parser("play", help="play against the engine", description=describe(__doc__))
-    daemon.add_arguments(parser, mode="play")
+    launch.add_arguments(parser, mode="play")
 
 
 def run(args: argparse.Namespace) -> int:
-    return daemon.run_command("play", args)
+    return launch.run_command("play", args)

@@ -11,6 +11,9 @@ settled move, a fallen flag; ``new-game``, ``web`` for a web page's action, ``en
 Every line has ``"input"``,
 the number of input lines handled so far. A malformed input line is answered by a state line with
 an ``"error"`` key. At the end of input the game is saved and the exit status is 0.
+
+The time base lives in an :class:`InputClock` that the daemon and the sim board are built with;
+:func:`run_stdio` fixes its mode from the first line, and the daemon's own fields stay its own.
 """
 
 from __future__ import annotations
@@ -21,14 +24,51 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
-from boardctl.daemon import ActionError, Daemon
+from boardctl.actions import ActionError
+from boardctl.daemon import Daemon
 from boardctl.errors import EventFormatError
 from boardctl.events import decode_line, event_from_json
 from boardctl.lines import Overlong, is_blank, read_lines
 
 log = logging.getLogger(__name__)
+
+
+class InputClock:
+    """The time of a stdio run: the input's own ``t`` (virtual) or the monotonic clock counted from
+    the start (real), decided once by the first input line (:meth:`decide`)."""
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        self._origin = monotonic()
+        self._virtual: bool | None = None
+        self._t = 0.0
+
+    @property
+    def is_virtual(self) -> bool:
+        return bool(self._virtual)
+
+    @property
+    def is_decided(self) -> bool:
+        return self._virtual is not None
+
+    def decide(self, *, virtual: bool, t: float = 0.0) -> None:
+        """Fix the time base (once); a virtual clock starts at ``t``, the first line's time."""
+        if self._virtual is not None:
+            raise RuntimeError("the time base of a stdio run is decided once")
+        self._virtual = virtual
+        self._t = t
+
+    def advance(self, t: float) -> None:
+        """Virtual time: the latest ``t`` read (it never goes back)."""
+        self._t = max(self._t, t)
+
+    def now(self) -> float:
+        if self._virtual:
+            return self._t
+        return self._monotonic() - self._origin
 
 
 class MixedTimeError(EventFormatError):
@@ -47,17 +87,20 @@ async def run_stdio(
     daemon: Daemon,
     stop: asyncio.Event,
     *,
+    clock: InputClock,
     stdin_fd: int = 0,
     stdout: TextIO | None = None,
 ) -> int:
-    """Run ``daemon`` (whose board is the sim) from JSON lines until EOF or ``stop``; returns the exit status."""
+    """Run ``daemon`` from JSON lines until EOF or ``stop``; returns the exit status.
+
+    ``daemon`` and its sim board were built with ``clock.now`` as their clock and deliver
+    directly (``Daemon(direct=True)``); the board is started here, once the time base is known.
+    """
     out = stdout if stdout is not None else sys.stdout
     loop = asyncio.get_running_loop()
     queue = daemon.subscribe()
     counter = [0]
     printer = loop.create_task(_printer(queue, out, counter))
-    origin = time.monotonic()
-    daemon._clock = lambda: time.monotonic() - origin  # real-time stamps count from the start
     timed: bool | None = None
     ticker: asyncio.Task[None] | None = None
     stopper = loop.create_task(stop.wait())
@@ -91,9 +134,9 @@ async def run_stdio(
             line_timed = isinstance(obj, dict) and "t" in obj
             if timed is None:
                 timed = line_timed
-                _start(daemon, obj, timed)
+                _start(daemon, clock, obj, timed)
                 if not timed:
-                    ticker = loop.create_task(daemon._ticker())
+                    ticker = loop.create_task(daemon.run_ticker())
             elif line_timed != timed and isinstance(obj, dict):
                 raise MixedTimeError(
                     f"{where}: every line must carry 't' or none may "
@@ -107,7 +150,9 @@ async def run_stdio(
                 log.warning("%s", exc)
                 daemon.flush(error=str(exc))
             else:
-                with contextlib.suppress(ActionError):
+                if timed:
+                    clock.advance(event.t)
+                with contextlib.suppress(ActionError):  # an impossible event: answered in its line
                     daemon.inject(event)
                 if timed:
                     await daemon.idle()
@@ -127,17 +172,15 @@ async def run_stdio(
     return status
 
 
-def _start(daemon: Daemon, first: Any, timed: bool) -> None:
+def _start(daemon: Daemon, clock: InputClock, first: Any, timed: bool) -> None:
     """Start the sim board once the time base is known: its opening snapshot is stamped with the
     first line's time (virtual) or now (real)."""
-    daemon.virtual_time = timed
-    daemon.direct = True
+    t = 0.0
     if timed:
         with contextlib.suppress(EventFormatError):
-            daemon.session.t = max(daemon.session.t, event_from_json(first).t)
-    board = daemon.board
-    if board is not None:
-        board._clock = daemon.now
-        board.start(daemon.feed)
+            t = max(daemon.session.t, event_from_json(first).t)
+    clock.decide(virtual=timed, t=t)
+    if daemon.board is not None:
+        daemon.board.start(daemon.feed)
     if not timed:
         daemon.tick()

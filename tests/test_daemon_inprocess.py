@@ -11,6 +11,7 @@ import chess
 import pytest
 from test_daemon_support import STOCKFISH, move_events, needs_engine
 
+from boardctl.actions import ButtonAction, NewGameAction, SquareAction
 from boardctl.daemon import SUBSCRIBER_BACKLOG, ActionError, Daemon
 from boardctl.engine_client import EngineClient
 from boardctl.events import Button, ButtonPressed, SquareChanged, Tick
@@ -78,7 +79,7 @@ def test_web_contract_subscribe_state_submit(tmp_path: Path) -> None:
         refused = [queue.get_nowait() for _ in range(queue.qsize())]
         assert [x.get("error", "")[:10] for x in refused] == ["impossible"]  # the sim's own refusal, in line
         daemon.unsubscribe(queue)
-        await daemon.submit({"button": "resign"})
+        await daemon.submit(ButtonAction(Button.RESIGN))  # typed, as the web server hands it on
         assert queue.empty() and daemon.state()["result"] == "1-0"
         await daemon.submit({"new-game": {"time-control": "3+2", "fen": "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"}})
         state = daemon.state()
@@ -156,7 +157,25 @@ def test_a_pgn_new_game_says_only_its_final_position_is_kept(tmp_path: Path) -> 
         action = validate_action({"new-game": {"pgn": "1. e4 e5 2. Nf3 *"}})
         await daemon.submit(action)
         line = daemon.state()
-        assert line["start_fen"] == action["new-game"]["fen"] and line["moves"] == []
+        assert isinstance(action, NewGameAction)
+        assert line["start_fen"] == action.fen and line["moves"] == []
         assert "without those moves" in line["warning"]
+
+    asyncio.run(scenario())
+
+
+def test_typed_actions_are_carried_out_without_a_second_check(tmp_path: Path) -> None:
+    """The page's actions arrive checked (boardctl.web.protocol); the daemon refuses only what the
+    moment forbids: a virtual-board event when a real board is attached."""
+
+    async def scenario() -> None:
+        session = Session(Settings(mode="record"))
+        daemon = Daemon(session, store=GameStore(tmp_path), board=None, virtual_board=False)
+        with pytest.raises(ActionError, match="only the simulated board"):
+            await daemon.submit(SquareAction(chess.E2, False))
+        await daemon.submit(NewGameAction(time_control="5+3", level="master"))
+        assert daemon.session.settings.time_control == "5+3" and daemon.session.settings.level == "master"
+        assert daemon.state()["clock"]["white"] == 300.0
+        await daemon.close()
 
     asyncio.run(scenario())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import io
 import json
@@ -22,7 +23,7 @@ from test_daemon_support import STOCKFISH, Daemon
 from boardctl.daemon import Daemon as DaemonLoop
 from boardctl.hw.sim import SimBoard
 from boardctl.session import Session, Settings
-from boardctl.stdio import run_stdio
+from boardctl.stdio import InputClock, run_stdio
 from boardctl.storage import GameStore
 
 
@@ -146,13 +147,15 @@ def test_any_script_gets_exactly_one_line_per_input_line(lines: list[str]) -> No
 
         async def scenario() -> int:
             session = Session(Settings(mode="record"))
-            board = SimBoard(session.physical_occupancy())
-            daemon = DaemonLoop(session, store=GameStore(Path(tmp)), board=board, virtual_board=True)
+            clock = InputClock()
+            board = SimBoard(session.physical_occupancy(), clock=clock.now)
+            daemon = DaemonLoop(session, store=GameStore(Path(tmp)), board=board, virtual_board=True,
+                                clock=clock.now, direct=True)
             read, write = os.pipe()
             os.write(write, "".join(line + "\n" for line in lines).encode())
             os.close(write)
             try:
-                return await run_stdio(daemon, asyncio.Event(), stdin_fd=read, stdout=out)
+                return await run_stdio(daemon, asyncio.Event(), clock=clock, stdin_fd=read, stdout=out)
             finally:
                 os.close(read)
                 await daemon.close()
@@ -164,3 +167,48 @@ def test_any_script_gets_exactly_one_line_per_input_line(lines: list[str]) -> No
     for answer in answers:
         assert answer["result"] in ("*", "1-0", "0-1", "1/2-1/2")
         chess.Board(answer["fen"])
+
+
+def _module_tree(name: str) -> ast.Module:
+    path = Path(__file__).resolve().parents[1] / "boardctl" / f"{name}.py"
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_the_flow_runs_one_way_launch_stdio_daemon() -> None:
+    """launch builds the daemon and hands it to stdio; the daemon knows neither of them."""
+    assert not _imported(_module_tree("daemon")) & {"boardctl.stdio", "boardctl.launch"}
+    assert "boardctl.launch" not in _imported(_module_tree("stdio"))
+
+
+def test_stdio_writes_no_private_field_of_another_object() -> None:
+    for node in ast.walk(_module_tree("stdio")):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr.startswith("_"):
+                assert isinstance(target.value, ast.Name) and target.value.id == "self", ast.unparse(target)
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            assert isinstance(node.value, ast.Name) and node.value.id == "self", ast.unparse(node)
+
+
+def test_input_clock_is_decided_once() -> None:
+    now = [100.0]
+    clock = InputClock(lambda: now[0])
+    now[0] = 102.5
+    assert clock.now() == 2.5 and not clock.is_decided  # real time from the start until told
+    clock.decide(virtual=True, t=4.0)
+    clock.advance(3.0)  # never back
+    assert clock.is_virtual and clock.now() == 4.0
+    clock.advance(7.5)
+    assert clock.now() == 7.5
+    with pytest.raises(RuntimeError):
+        clock.decide(virtual=False)

@@ -8,9 +8,11 @@ A WebSocket message from the page is one JSON object::
 ``{"reply": 7, "error": "..."}``; ``pin`` is needed only when the server is in LAN mode.
 ``POST /api/action`` takes the bare action as its body and the PIN in ``X-Boardctl-Pin``.
 
-Actions are exactly the daemon's (see ``boardctl.daemon``):
+An action is checked here, once, into a typed value of :mod:`boardctl.actions` that the daemon
+carries out without checking it again; the JSON forms are:
 
-- ``{"event": {"square": "e2", "occupied": false}}``: a virtual-board lift or place;
+- ``{"event": {"square": "e2", "occupied": false}}``: a virtual-board lift or place (a square of
+  the game being played: ``e0`` in xiangqi);
 - ``{"button": "hint"}``: any :class:`boardctl.events.Button` value;
 - ``{"new-game": {"color": "white", "level": "beginner", "time-control": "15+10", "fen": "..."}}``,
   every field optional; ``"pgn"`` instead of ``"fen"`` sets up the position a PGN ends in
@@ -24,17 +26,19 @@ Every check names the field it rejects, so the page can show the message as it i
 
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import dataclass
 from typing import Any
 
-import chess
-import chess.pgn
-
+from boardctl.actions import Action, ButtonAction, NewGameAction, SquareAction
+from boardctl.config import check_level, check_time_control
+from boardctl.core.rules import Variant
 from boardctl.errors import BoardctlError
 from boardctl.events import Button
 from boardctl.jsonlimits import JsonInputError, loads, short_repr
+from boardctl.positions import board_from_fen
+from boardctl.records import MAX_PLIES, RecordError, SeveralGames, read_record
+from boardctl.variants import get_variant
 
 #: Largest message accepted from a browser (a PGN upload is the big one).
 MAX_MESSAGE_BYTES = 64 * 1024
@@ -42,12 +46,11 @@ MAX_MESSAGE_BYTES = 64 * 1024
 MAX_PGN_BYTES = 32 * 1024
 #: Most main-line moves (plies) read from an uploaded PGN; the longest real games have about 550.
 #: Variations are skipped unread, so their size costs only the tokenizer's pass.
-MAX_PGN_PLIES = 1000
+MAX_PGN_PLIES = MAX_PLIES
 
+#: The sides a chess game may be started with (a variant's own names otherwise, see :func:`colors`).
 COLORS = ("white", "black", "random")
 NEW_GAME_KEYS = frozenset({"color", "level", "time-control", "fen", "pgn"})
-_LEVEL_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$|^[0-9]{3,4}$")
-_TIME_CONTROL_RE = re.compile(r"^[0-9]{1,4}(\.[0-9]+)?\+[0-9]{1,3}$")
 _PIN_RE = re.compile(r"^[0-9]{4,12}$")
 
 
@@ -69,7 +72,7 @@ class PinError(BoardctlError, PermissionError):
 class ClientMessage:
     """One validated WebSocket message: the action for the daemon, plus the envelope."""
 
-    action: dict[str, Any]
+    action: Action
     id: int | None = None
     pin: str | None = None
 
@@ -78,84 +81,40 @@ def _type_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def validate_fen(fen: Any, *, field: str = "fen") -> str:
-    """A FEN that python-chess accepts and that describes a legal position."""
+def _variant(variant: Variant | None) -> Variant:
+    return variant if variant is not None else get_variant("chess")
+
+
+def colors(variant: Variant | None = None) -> tuple[str, ...]:
+    """The sides a new game may give the human: the game's two names, or ``random``."""
+    return (*_variant(variant).color_names, "random")
+
+
+def validate_fen(fen: Any, *, field: str = "fen", variant: Variant | None = None) -> str:
+    """A FEN of ``variant`` (chess by default) that describes a position a game can start from."""
     if not isinstance(fen, str) or not fen.strip():
         raise WebInputError(f"{field}: expected a FEN string, got {_type_name(fen)}")
     if len(fen) > 100:
         raise WebInputError(f"{field}: too long for a FEN ({len(fen)} characters)")
+    game = _variant(variant)
     try:
-        board = chess.Board(fen.strip())
+        if game.name == "chess":
+            return board_from_fen(fen, where=field).fen()  # the one check of a set-up (boardctl.positions)
+        return game.board(fen.strip()).fen()
+    except BoardctlError as exc:
+        raise WebInputError(str(exc)) from None
     except ValueError as exc:
         raise WebInputError(f"{field}: not a valid FEN ({exc})") from None
-    status = board.status()
-    if status != chess.STATUS_VALID:
-        problems = [flag.name.lower().replace("_", " ") for flag in chess.Status if flag and flag in status and flag.name]
-        raise WebInputError(f"{field}: impossible position ({', '.join(problems)})")
-    return board.fen()
 
 
-class _EndBoard(chess.pgn.BaseVisitor["chess.Board | None"]):
-    """The main line's last position (None when the game has none, e.g. a bad FEN tag), counting
-    plies (over :data:`MAX_PGN_PLIES` stops the read) and keeping the first error instead of
-    raising it; variations are skipped unread."""
-
-    def __init__(self) -> None:
-        self.begin_game()
-
-    def begin_game(self) -> None:
-        self.board: chess.Board | None = None
-        self.skip_variation_depth = 0
-        self.plies = 0
-        self.has_fen = False
-        self.white = self.black = "?"
-        self.errors: list[Exception] = []
-
-    def visit_header(self, tagname: str, tagvalue: str) -> None:
-        super().visit_header(tagname, tagvalue)
-        if tagname == "FEN":
-            self.has_fen = True
-        elif tagname == "White":
-            self.white = tagvalue[:60]
-        elif tagname == "Black":
-            self.black = tagvalue[:60]
-
-    def begin_variation(self) -> chess.pgn.SkipType:
-        self.skip_variation_depth += 1
-        return chess.pgn.SKIP
-
-    def end_variation(self) -> None:
-        self.skip_variation_depth = max(self.skip_variation_depth - 1, 0)
-
-    def visit_board(self, board: chess.Board) -> None:
-        if not self.skip_variation_depth:
-            self.board = board
-
-    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
-        if not self.skip_variation_depth:
-            self.plies += 1
-            if self.plies > MAX_PGN_PLIES:
-                raise _TooLong
-
-    def handle_error(self, error: Exception) -> None:
-        self.errors.append(error)
-
-    def result(self) -> chess.Board | None:
-        return self.board
-
-
-class _TooLong(Exception):
-    pass
-
-
-def fen_from_pgn(text: Any, *, field: str = "pgn") -> str:
+def fen_from_pgn(text: Any, *, field: str = "pgn", variant: Variant | None = None) -> str:
     """The position a PGN's main line ends in; rejects illegal moves, empty input, a file of several
     games (which one would be meant is not for us to guess), and input over :data:`MAX_PGN_BYTES`
     or :data:`MAX_PGN_PLIES`. Costs at most some tens of milliseconds."""
-    return read_pgn_upload(text, field=field)[0]
+    return read_pgn_upload(text, field=field, variant=variant)[0]
 
 
-def read_pgn_upload(text: Any, *, field: str = "pgn") -> tuple[str, str]:
+def read_pgn_upload(text: Any, *, field: str = "pgn", variant: Variant | None = None) -> tuple[str, str]:
     """``(fen, note)``: the position an uploaded game ends in, and the note that says so (the new game
     starts there; the moves that led to it are not part of it)."""
     if not isinstance(text, str) or not text.strip():
@@ -163,46 +122,33 @@ def read_pgn_upload(text: Any, *, field: str = "pgn") -> tuple[str, str]:
     size = len(text.encode("utf-8", errors="replace"))
     if size > MAX_PGN_BYTES:
         raise WebInputError(f"{field}: {size} bytes, larger than the {MAX_PGN_BYTES} bytes accepted")
-    made: list[_EndBoard] = []
-
-    def visitor() -> _EndBoard:
-        made.append(_EndBoard())
-        return made[-1]
-
-    stream = io.StringIO(text)
+    game = _variant(variant)
     try:
-        board = chess.pgn.read_game(stream, Visitor=visitor)
-        more = 0
-        while more < 1000 and chess.pgn.read_game(stream, Visitor=chess.pgn.SkipVisitor) is not None:
-            more += 1
-    except _TooLong:
-        raise WebInputError(f"{field}: more than {MAX_PGN_PLIES} moves (plies) in the main line") from None
-    except (ValueError, RecursionError) as exc:
-        raise WebInputError(f"{field}: not a readable PGN ({exc})") from None
-    except Exception as exc:  # python-chess's reader trips on some garbage ("e5 ) !!": IndexError)
-        raise WebInputError(f"{field}: not a readable PGN ({type(exc).__name__})") from None
-    if made and made[-1].errors:
-        raise WebInputError(f"{field}: {made[-1].errors[0]}")
-    if board is None or not made:
-        raise WebInputError(f"{field}: no game found")
-    if more:
-        raise WebInputError(f"{field}: the file holds {more + 1} games; upload a file with the one game to set up")
-    end = made[-1]
-    if end.errors:
-        raise WebInputError(f"{field}: {end.errors[0]}")
-    if not end.has_fen and not board.move_stack:
-        raise WebInputError(f"{field}: the game has no moves and no FEN tag")
-    fen = validate_fen(board.fen(), field=field)
-    plies = len(board.move_stack)
-    players = f" ({end.white} - {end.black})" if (end.white, end.black) != ("?", "?") else ""
+        record = read_record(game, text, max_plies=MAX_PGN_PLIES)
+        end = record.board_after(game)
+    except SeveralGames as exc:
+        raise WebInputError(
+            f"{field}: the file holds {exc.count} games; upload a file with the one game to set up"
+        ) from None
+    except RecordError as exc:
+        raise WebInputError(f"{field}: {exc}") from None
+    fen = validate_fen(end.fen(), field=field, variant=game)
+    plies = len(record.moves)
+    white, black = (record.headers.get(tag, "?")[:60] for tag in (_first_tag(game), "Black"))
+    players = f" ({white} - {black})" if (white, black) != ("?", "?") else ""
     note = (f"the uploaded game{players} is set up as it stands after "
             f"{plies} half-move{'s' if plies != 1 else ''}; the new game starts there, without those moves")
     return fen, note
 
 
-def _validate_new_game(params: Any) -> dict[str, Any]:
+def _first_tag(variant: Variant) -> str:
+    """The tag naming the side that moves first: ``White``, or ``Red`` in xiangqi."""
+    return variant.color_names[0].capitalize()
+
+
+def _validate_new_game(params: Any, variant: Variant) -> NewGameAction:
     if params is None:
-        return {}
+        return NewGameAction()
     if not isinstance(params, dict):
         raise WebInputError(f"new-game: expected an object, got {_type_name(params)}")
     unknown = set(params) - NEW_GAME_KEYS
@@ -211,43 +157,40 @@ def _validate_new_game(params: Any) -> dict[str, Any]:
             f"new-game: unknown field(s) {', '.join(sorted(map(str, unknown)))} "
             f"(allowed: {', '.join(sorted(NEW_GAME_KEYS))})"
         )
-    out: dict[str, Any] = {}
     color = params.get("color")
-    if color is not None:
-        if color not in COLORS:
-            raise WebInputError(f"new-game.color: expected one of {', '.join(COLORS)}, got {short_repr(color)}")
-        out["color"] = color
+    sides = colors(variant)
+    if color is not None and color not in sides:
+        raise WebInputError(f"new-game.color: expected one of {', '.join(sides)}, got {short_repr(color)}")
     level = params.get("level")
-    if level is not None and level != "":
+    if level == "":
+        level = None  # the current level
+    elif level is not None:
         if isinstance(level, bool) or not isinstance(level, str | int):
             raise WebInputError(f"new-game.level: expected a level name or an Elo number, got {_type_name(level)}")
-        text = str(level).strip().lower()
-        if not _LEVEL_RE.match(text):
-            raise WebInputError(
-                f"new-game.level: {short_repr(level)} is neither a level name (e.g. 'beginner', 'practice3') "
-                "nor an Elo number (e.g. 1500)"
-            )
-        out["level"] = text
+        try:  # the one level rule (engine/levels.py), after trimming what a hand may add
+            level = check_level(level.strip().lower() if isinstance(level, str) else level)
+        except ValueError as exc:
+            raise WebInputError(f"new-game.level: {exc}") from None
     tc = params.get("time-control")
-    if tc == "":
-        out["time-control"] = ""  # explicitly no clock
-    elif tc is not None:
-        if not isinstance(tc, str) or not _TIME_CONTROL_RE.match(tc.strip()):
-            raise WebInputError(
-                f"new-game.time-control: expected minutes+increment seconds such as '15+10' (or empty for no clock), got {short_repr(tc)}"
-            )
-        out["time-control"] = tc.strip()
+    if tc is not None:
+        try:
+            tc = check_time_control(tc.strip() if isinstance(tc, str) else tc)
+        except ValueError as exc:
+            raise WebInputError(f"new-game.time-control: {exc}") from None
     if params.get("fen") not in (None, "") and params.get("pgn") not in (None, ""):
         raise WebInputError("new-game: give either fen or pgn, not both")
+    fen = note = None
     if params.get("fen") not in (None, ""):
-        out["fen"] = validate_fen(params["fen"], field="new-game.fen")
+        fen = validate_fen(params["fen"], field="new-game.fen", variant=variant)
     elif params.get("pgn") not in (None, ""):
-        out["fen"], out["note"] = read_pgn_upload(params["pgn"], field="new-game.pgn")
-    return out
+        fen, note = read_pgn_upload(params["pgn"], field="new-game.pgn", variant=variant)
+    return NewGameAction(color=color, level=level, time_control=tc, fen=fen, note=note)
 
 
-def validate_action(action: Any) -> dict[str, Any]:
-    """Check one action's shape and values; returns the normalised action for ``daemon.submit``."""
+def validate_action(action: Any, *, variant: Variant | None = None) -> Action:
+    """Check one action's shape and values for the game ``variant`` plays (chess by default);
+    returns the typed action for ``daemon.submit``, which checks nothing again."""
+    game = _variant(variant)
     if not isinstance(action, dict):
         raise WebInputError(f"action: expected an object, got {_type_name(action)}")
     if len(action) != 1:
@@ -259,20 +202,35 @@ def validate_action(action: Any) -> dict[str, Any]:
         if not isinstance(value, dict) or set(value) != {"square", "occupied"}:
             raise WebInputError('event: expected {"square": "e2", "occupied": true|false}')
         square, occupied = value["square"], value["occupied"]
-        if not isinstance(square, str) or square not in chess.SQUARE_NAMES:
-            raise WebInputError(f"event.square: expected a square name like 'e4', got {short_repr(square)}")
+        if not game.geometry.is_name(square):
+            example = f"e{game.geometry.first_rank + 3}"  # e4 in chess, e3 in xiangqi
+            raise WebInputError(f"event.square: expected a square name like {example!r}, got {short_repr(square)}")
         if not isinstance(occupied, bool):
             raise WebInputError(f"event.occupied: expected true or false, got {short_repr(occupied)}")
-        return {"event": {"square": square, "occupied": occupied}}
+        return SquareAction(game.geometry.parse(square), occupied)
     if kind == "button":
         try:
-            return {"button": str(Button(value))}
+            return ButtonAction(Button(value))
         except (ValueError, TypeError):
             names = ", ".join(b.value for b in Button)
             raise WebInputError(f"button: unknown button {short_repr(value)} (one of {names})") from None
     if kind == "new-game":
-        return {"new-game": _validate_new_game(value)}
+        return _validate_new_game(value, game)
     raise WebInputError(f"action: unknown kind {short_repr(kind)} (one of event, button, new-game)")
+
+
+def action_to_json(action: Action, *, variant: Variant | None = None) -> dict[str, Any]:
+    """The JSON form of a checked action (what the page sends); ``validate_action`` reads it back."""
+    if isinstance(action, SquareAction):
+        return {"event": {"square": _variant(variant).geometry.square_name(action.square), "occupied": action.occupied}}
+    if isinstance(action, ButtonAction):
+        return {"button": action.button.value}
+    params: dict[str, Any] = {}
+    for key, value in (("color", action.color), ("level", action.level),
+                       ("time-control", action.time_control), ("fen", action.fen)):
+        if value is not None:
+            params[key] = value
+    return {"new-game": params}
 
 
 def decode_json(text: str | bytes, *, what: str) -> Any:
@@ -284,9 +242,9 @@ def decode_json(text: str | bytes, *, what: str) -> Any:
         raise WebInputError(f"{what}: {exc}") from None
 
 
-def parse_action(body: str | bytes) -> dict[str, Any]:
+def parse_action(body: str | bytes, *, variant: Variant | None = None) -> Action:
     """The body of ``POST /api/action``: one action, checked as :func:`validate_action` does."""
-    return validate_action(decode_json(body, what="action"))
+    return validate_action(decode_json(body, what="action"), variant=variant)
 
 
 def validate_pin_text(pin: Any, *, field: str = "pin") -> str:
@@ -341,11 +299,11 @@ def needs_worker(action: Any) -> bool:
     return isinstance(params, dict) and params.get("pgn") not in (None, "")
 
 
-def parse_client_message(text: str | bytes) -> ClientMessage:
+def parse_client_message(text: str | bytes, *, variant: Variant | None = None) -> ClientMessage:
     """Parse and validate one WebSocket message (see the module docstring)."""
     envelope = parse_envelope(text)
     try:
-        action = validate_action(envelope.action)
+        action = validate_action(envelope.action, variant=variant)
     except WebInputError as exc:
         raise WebInputError(str(exc), msg_id=envelope.id) from None
     return ClientMessage(action, envelope.id, envelope.pin)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import hmac
 import io
 import ipaddress
@@ -44,6 +45,7 @@ import chess
 import chess.pgn
 from aiohttp import WSMsgType, web
 
+from boardctl.actions import Action
 from boardctl.errors import BoardctlError, ConfigError
 from boardctl.web.describe import can_promote, check_square, describe_board, logical_occupancy
 from boardctl.web.protocol import (
@@ -89,7 +91,7 @@ class Daemon(Protocol):
 
     def state(self) -> dict[str, Any]: ...
 
-    async def submit(self, action: dict[str, Any]) -> None: ...
+    async def submit(self, action: Action) -> None: ...
 
 
 def is_loopback_host(host: str) -> bool:
@@ -410,7 +412,7 @@ class WebServer:
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self._annotator.annotate(self._daemon.state()))
 
-    async def _submit(self, action: dict[str, Any]) -> None:
+    async def _submit(self, action: Action) -> None:
         log.debug("web action %s", action)
         await self._daemon.submit(action)
 
@@ -430,13 +432,15 @@ class WebServer:
             return _error(400, str(exc))
         return web.json_response({"ok": True})
 
-    async def _validate(self, action: Any) -> dict[str, Any]:
-        """:func:`validate_action`, with a PGN upload parsed in a worker thread (one at a time),
-        so a big one never holds up the event loop."""
+    async def _validate(self, action: Any) -> Action:
+        """:func:`validate_action` for the daemon's game, with a PGN upload parsed in a worker
+        thread (one at a time), so a big one never holds up the event loop."""
+        variant = getattr(self._daemon, "variant", None)
+        check = validate_action if variant is None else functools.partial(validate_action, variant=variant)
         if not needs_worker(action):
-            return validate_action(action)
+            return check(action)
         async with self._parse_slot:
-            return await asyncio.get_running_loop().run_in_executor(None, validate_action, action)
+            return await asyncio.get_running_loop().run_in_executor(None, check, action)
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)

@@ -12,24 +12,16 @@ ALLOWED = PACKAGE / "variants" / "chess"
 NOT_YET_MOVED: frozenset[str] = frozenset(
     {
         "clock.py",
-        "daemon.py",
         "engine_client.py",
         "events.py",
         "gestures.py",
-        "hw/gpio.py",
-        "hw/leds.py",
-        "hw/mockwiring.py",
-        "hw/protocol.py",
-        "hw/sim.py",
         "openings.py",
         "positions.py",
         "replay.py",
-        "selftest.py",
         "session.py",
         "storage.py",
         "tracker.py",
         "web/describe.py",
-        "web/protocol.py",
         "web/server.py",
     }
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import chess
@@ -9,11 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from boardctl.actions import ButtonAction, NewGameAction, SquareAction
 from boardctl.errors import BoardctlError
 from boardctl.events import Button
 from boardctl.web.protocol import (
     MAX_MESSAGE_BYTES,
     WebInputError,
+    action_to_json,
     fen_from_pgn,
     parse_client_message,
     validate_action,
@@ -21,16 +24,22 @@ from boardctl.web.protocol import (
 )
 
 
+def replace_note(action: object) -> object:
+    """A PGN upload's note is not part of the action's JSON (the FEN it set up is)."""
+    return dataclasses.replace(action, note=None) if isinstance(action, NewGameAction) else action
+
+
 def test_square_event_round_trips() -> None:
     msg = parse_client_message('{"id": 3, "pin": "0042", "action": {"event": {"square": "e2", "occupied": false}}}')
     assert msg.id == 3
     assert msg.pin == "0042"
-    assert msg.action == {"event": {"square": "e2", "occupied": False}}
+    assert msg.action == SquareAction(chess.E2, False)
+    assert action_to_json(msg.action) == {"event": {"square": "e2", "occupied": False}}
 
 
 @pytest.mark.parametrize("button", list(Button))
 def test_every_board_button_is_accepted(button: Button) -> None:
-    assert validate_action({"button": button.value}) == {"button": button.value}
+    assert validate_action({"button": button.value}) == ButtonAction(button)
 
 
 @pytest.mark.parametrize(
@@ -69,16 +78,13 @@ def test_new_game_is_normalised() -> None:
     action = validate_action(
         {"new-game": {"color": "black", "level": 1500, "time-control": " 15+10 ", "fen": "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1"}}
     )
-    assert action == {
-        "new-game": {
-            "color": "black",
-            "level": "1500",
-            "time-control": "15+10",
-            "fen": "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1",
-        }
-    }
+    assert action == NewGameAction(color="black", level="1500", time_control="15+10",
+                                   fen="8/8/8/4k3/8/8/4P3/4K3 w - - 0 1")
     # An empty time control means "no clock" and is passed on; an empty level means "default".
-    assert validate_action({"new-game": {"time-control": "", "level": ""}}) == {"new-game": {"time-control": ""}}
+    assert validate_action({"new-game": {"time-control": "", "level": ""}}) == NewGameAction(time_control="")
+    # Level names go through the one level rule (engine/levels.py): case, spaces and Chinese names.
+    assert validate_action({"new-game": {"level": " Beginner "}}) == NewGameAction(level="beginner")
+    assert validate_action({"new-game": {"level": "大师"}}) == NewGameAction(level="master")
 
 
 def test_pgn_upload_sets_up_the_final_position() -> None:
@@ -87,7 +93,9 @@ def test_pgn_upload_sets_up_the_final_position() -> None:
     for san in ("e4", "e5", "Nf3", "Nc6"):
         board.push_san(san)
     assert fen == board.fen()
-    assert validate_action({"new-game": {"pgn": "1. d4 *"}})["new-game"]["fen"].startswith("rnbqkbnr/pppppppp/8/8/3P4/")
+    action = validate_action({"new-game": {"pgn": "1. d4 *"}})
+    assert isinstance(action, NewGameAction) and action.fen is not None
+    assert action.fen.startswith("rnbqkbnr/pppppppp/8/8/3P4/")
 
 
 def test_pgn_without_moves_or_fen_is_refused() -> None:
@@ -135,7 +143,7 @@ def test_arbitrary_text_is_rejected_cleanly_or_parsed(text: str | bytes) -> None
         msg = parse_client_message(text)
     except WebInputError:
         return
-    assert set(msg.action) <= {"event", "button", "new-game"}
+    assert isinstance(msg.action, SquareAction | ButtonAction | NewGameAction)
 
 
 @given(
@@ -162,7 +170,7 @@ def test_structured_garbage_never_escapes_as_another_error(obj: dict[str, object
         assert str(exc)
         return
     # Whatever passed is exactly one known action, re-validating to itself.
-    assert validate_action(msg.action) == msg.action
+    assert validate_action(action_to_json(msg.action)) == replace_note(msg.action)
 
 
 @pytest.mark.parametrize(("text", "games"), [
@@ -176,5 +184,45 @@ def test_pgn_upload_of_several_games_is_refused_with_the_count(text: str, games:
 
 def test_pgn_upload_says_only_the_final_position_is_kept() -> None:
     action = validate_action({"new-game": {"pgn": '[White "Ann"]\n[Black "Bob"]\n\n1. e4 e5 2. Nf3 *\n'}})
-    note = action["new-game"]["note"]
+    assert isinstance(action, NewGameAction) and action.note is not None
+    note = action.note
     assert "(Ann - Bob)" in note and "after 3 half-moves" in note and "without those moves" in note
+
+
+@pytest.mark.parametrize(
+    ("action", "needle"),
+    [
+        ({"new-game": {"level": "300"}}, "new-game.level: must be one of"),
+        ({"new-game": {"level": 3300}}, "from 400 to 3200"),
+        ({"new-game": {"level": "１５００"}}, "new-game.level"),  # full-width digits are not an Elo
+        ({"new-game": {"time-control": "0+5"}}, "new-game.time-control: needs a positive number of minutes"),
+        ({"new-game": {"color": "red"}}, "expected one of white, black, random"),
+    ],
+)
+def test_one_rule_for_levels_and_clocks_at_the_edge(action: dict[str, object], needle: str) -> None:
+    """What the daemon would refuse is refused here, with the rule's own words (it is not checked twice)."""
+    with pytest.raises(WebInputError, match=needle):
+        validate_action(action)
+
+
+def test_xiangqi_actions_use_its_points_and_sides() -> None:
+    from boardctl.variants import get_variant
+
+    xiangqi = get_variant("xiangqi") if _has_xiangqi() else None
+    if xiangqi is None:
+        pytest.skip("boardctl.variants.xiangqi is not on this branch yet")
+    assert validate_action({"event": {"square": "e0", "occupied": False}}, variant=xiangqi) == SquareAction(4, False)
+    assert validate_action({"event": {"square": "i9", "occupied": True}}, variant=xiangqi) == SquareAction(89, True)
+    with pytest.raises(WebInputError, match=r"event\.square"):
+        validate_action({"event": {"square": "e0", "occupied": False}})  # no e0 in chess
+    with pytest.raises(WebInputError, match=r"event\.square"):
+        validate_action({"event": {"square": "j1", "occupied": False}}, variant=xiangqi)
+    assert validate_action({"new-game": {"color": "red"}}, variant=xiangqi) == NewGameAction(color="red")
+    with pytest.raises(WebInputError, match="expected one of red, black, random"):
+        validate_action({"new-game": {"color": "white"}}, variant=xiangqi)
+
+
+def _has_xiangqi() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("boardctl.variants.xiangqi") is not None

@@ -18,7 +18,9 @@ import aiohttp
 import chess
 import pytest
 
+from boardctl.actions import Action
 from boardctl.errors import BoardctlError, ConfigError
+from boardctl.web.protocol import action_to_json
 from boardctl.web.server import (
     MAX_PIN_FAILURES,
     PIN_HEADER,
@@ -51,7 +53,8 @@ class RecordingDaemon:
     def state(self) -> dict[str, Any]:
         return self._state
 
-    async def submit(self, action: dict[str, Any]) -> None:
+    async def submit(self, typed: Action) -> None:
+        action = action_to_json(typed)  # recorded as the page sent it
         if action.get("button") == "claim":
             raise _Refused("claim: nothing to claim (no threefold repetition, no 50-move rule)")
         self.actions.append(action)
