@@ -71,6 +71,7 @@ def test_ninety_points_with_the_pieces_characters(browser: Any, artifacts: Path)
     with xiangqi_page(browser) as (page, _):
         names = page.eval_on_selector_all("#board [data-square]", "els => els.map(e => e.dataset.square)")
         assert len(names) == 90
+        assert page.locator("[data-square]").count() == 90  # the whole page: no other board's squares
         assert sorted(names) == sorted(XIANGQI_9X10.names)
         assert page.locator("#board .square").count() == 0  # points, not squares
         shown = pieces_on_page(page)
@@ -356,6 +357,8 @@ def test_a_past_xiangqi_game_opens_in_the_viewer(browser: Any) -> None:
         assert page.locator("#viewer-title").inner_text().startswith("Human – boardctl")
         centre = center(page, "e0", "#viewer-board")
         assert centre[1] > center(page, "e9", "#viewer-board")[1]
+        page.locator("#viewer-close").click()
+        assert page.locator("[data-square]").count() == 90
 
 
 def test_moves_sound_as_move_capture_and_check(browser: Any) -> None:

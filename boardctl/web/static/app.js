@@ -950,7 +950,8 @@ function showPly(ply) {
 app.showPly = showPly;
 
 function setupViewer() {
-  buildBoard($("#viewer-board"));
+  // The viewer's board is built when a game is opened and emptied when it closes, so the page's
+  // only squares (points) are the live board's while no past game is shown.
   const step = (d) => () => app.viewer && showPly(app.viewer.ply + d);
   $("#viewer-first").addEventListener("click", () => showPly(0));
   $("#viewer-prev").addEventListener("click", step(-1));
@@ -959,7 +960,12 @@ function setupViewer() {
   $("#viewer-slider").addEventListener("input", (ev) => showPly(Number(ev.target.value)));
   $("#viewer-flip").addEventListener("click", () => { if (app.viewer) { app.viewer.flipped = !app.viewer.flipped; showPly(app.viewer.ply); } });
   $("#viewer-close").addEventListener("click", () => $("#viewer").close());
-  $("#viewer").addEventListener("close", () => { app.viewer = null; });
+  $("#viewer").addEventListener("close", () => {
+    app.viewer = null;
+    const board = $("#viewer-board");
+    board.textContent = "";
+    board.cells = null;
+  });
   $("#viewer-moves").addEventListener("click", (ev) => {
     const span = ev.target.closest(".move[data-ply]");
     if (span) showPly(Number(span.dataset.ply));
