@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 from xiangqi_page import (
+    ORIGIN,
     STATIC,
     XQ_START,
+    FakeDaemon,
     center,
     drag,
     occupancy,
@@ -373,3 +375,17 @@ def test_moves_sound_as_move_capture_and_check(browser: Any) -> None:
         daemon.publish(xq_state(took.replace(" b ", " w "), start_fen=XQ_START, moves=["h2e2", "h9g7", "e2e6", "a9a8"],
                                 check="e0"))
         assert page.evaluate("() => window.boardctl.sounds") == ["move", "move", "capture", "check"]
+
+
+def test_the_board_is_xiangqis_before_the_first_state_when_the_server_says_so(browser: Any) -> None:
+    for variant, points in [("xiangqi", 90), (None, 64)]:
+        context = browser.new_context()
+        page = context.new_page()
+        daemon = FakeDaemon(page, state=None, variant=variant)  # no state line yet
+        page.route(f"{ORIGIN}/**", daemon._http)
+        page.route_web_socket(f"{ORIGIN.replace('http', 'ws')}/ws", daemon._socket)
+        page.goto(ORIGIN + "/")
+        page.wait_for_selector('#connection[data-connected="true"]')
+        assert page.locator("#board [data-square]").count() == points
+        assert page.locator("body").get_attribute("data-variant") == (variant or "chess")
+        context.close()

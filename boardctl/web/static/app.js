@@ -1101,6 +1101,11 @@ async function init() {
   try {
     const info = await (await fetch("/api/info")).json();
     app.pinRequired = Boolean(info.pin_required);
+    // A server that names its game in /api/info gets the right board before the first state line.
+    if (!app.state && info.variant && GEOMETRIES[info.variant]) {
+      applyVariant(GEOMETRIES[info.variant]);
+      buildBoard($("#board"), GEOMETRIES[info.variant]);
+    }
     showPinForm(app.pinRequired);
   } catch (err) {
     showError(`cannot reach the board: ${err.message}`);
