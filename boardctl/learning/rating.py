@@ -33,7 +33,7 @@ class RatingError(BoardctlError, ValueError):
 
 def expected_score(rating: float, opponent: float) -> float:
     """The Elo expectation of scoring against ``opponent``: 1 / (1 + 10^((opponent - rating)/400))."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))
 
 
 def k_factor(games_played: int) -> int:
