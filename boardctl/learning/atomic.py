@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -63,8 +64,8 @@ def write_json(path: Path, data: Any) -> None:
     write_atomically(path, json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def read_json(path: Path) -> Any | None:
-    """The JSON in ``path``, or None when there is no such file; StateFileError names the fault."""
+def read_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``, or None when there is no such file; StateFileError names the fault."""
     try:
         with path.open("rb") as f:
             raw = f.read(MAX_BYTES + 1)
@@ -75,9 +76,12 @@ def read_json(path: Path) -> Any | None:
     if len(raw) > MAX_BYTES:
         raise StateFileError(f"{path}: larger than {MAX_BYTES} bytes, not a state file")
     try:
-        return json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise StateFileError(f"{path}: not valid JSON: {str(exc)[:120]}") from None
+    if not isinstance(data, dict):
+        raise StateFileError(f"{path}: expected a JSON object, not {type(data).__name__}")
+    return data
 
 
 class FieldError(BoardctlError, ValueError):
@@ -99,3 +103,15 @@ def field(data: Any, key: str, kind: type | tuple[type, ...], *, where: str) -> 
             f"{where}.{key}: expected {'/'.join(k.__name__ for k in kinds)}, got {type(value).__name__}"
         )
     return value
+
+
+def number(data: Any, key: str, *, where: str) -> float:
+    """``data[key]`` as a finite float (a JSON int or float); FieldError otherwise."""
+    value = field(data, key, (int, float), where=where)
+    try:
+        result = float(value)
+    except OverflowError:
+        raise FieldError(f"{where}.{key}: too large") from None
+    if not math.isfinite(result):
+        raise FieldError(f"{where}.{key}: not a finite number")
+    return result

@@ -70,10 +70,10 @@ class RatedGame:
         game = cls(
             game_id=f(data, "game_id", str, where=where),
             opponent=f(data, "opponent", str, where=where),
-            opponent_rating=float(f(data, "opponent_rating", (int, float), where=where)),
-            score=float(f(data, "score", (int, float), where=where)),
-            before=float(f(data, "before", (int, float), where=where)),
-            after=float(f(data, "after", (int, float), where=where)),
+            opponent_rating=atomic.number(data, "opponent_rating", where=where),
+            score=atomic.number(data, "score", where=where),
+            before=atomic.number(data, "before", where=where),
+            after=atomic.number(data, "after", where=where),
             k=f(data, "k", int, where=where),
             when=f(data, "when", str, where=where),
         )
@@ -140,7 +140,7 @@ class RatingStore:
         try:
             if atomic.field(data, "version", int, where=where) != VERSION:
                 raise atomic.FieldError(f"{where}: version {data['version']} is not {VERSION}")
-            value = float(atomic.field(data, "rating", (int, float), where=where))
+            value = atomic.number(data, "rating", where=where)
             games = atomic.field(data, "history", list, where=where)
             history = tuple(RatedGame.from_json(g, where=f"{where}.history[{i}]") for i, g in enumerate(games))
             if not LOWEST <= value <= HIGHEST:

@@ -331,6 +331,8 @@ class Tournament:
                 f(item, "rating", int, where=at),
                 f(item, "is_user", bool, where=at),
             )
+            if not 0 <= player.rating <= 4000:
+                raise atomic.FieldError(f"{at}.rating: {player.rating} is outside 0..4000")
             if player.number != i + 1:
                 raise atomic.FieldError(f"{at}.number: expected {i + 1}")
             players.append(player)

@@ -55,7 +55,7 @@ def test_runs_are_counted_and_saved(tmp_path: Path) -> None:
     ("content", "fragment"),
     [
         ("{", "not valid JSON"),
-        ("[]", "expected an object"),
+        ("[]", "expected a JSON object, not list"),
         ('{"version": 2, "lessons": {}}', "version 2"),
         ('{"version": 1}', "missing 'lessons'"),
         ('{"version": 1, "lessons": {"Bad Key": {}}}', "not a lesson name"),

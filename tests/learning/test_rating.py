@@ -136,6 +136,8 @@ def test_a_crash_before_the_rename_leaves_the_old_file(tmp_path: Path, monkeypat
         (lambda d: d["history"][0].update(k=33), "K 33"),
         (lambda d: d["history"][0].pop("opponent"), "history[0]: missing 'opponent'"),
         (lambda d: d["history"][0].update(before=-3), "history[0].before: out of range"),
+        (lambda d: d["history"][0].update(after=10**400), "history[0].after: too large"),
+        (lambda d: d.update(rating=10**400), "rating: too large"),
     ],
 )
 def test_bad_files_are_named(tmp_path: Path, edit: object, fragment: str) -> None:
