@@ -97,3 +97,36 @@ def test_files_say_where_names_come_from() -> None:
         text = (shipped_folder() / f"{key}.toml").read_text(encoding="utf-8")
         assert "lichess-org/chess-openings" in text
         assert read_spec(shipped_folder() / f"{key}.toml").key == key
+
+
+@pytest.mark.parametrize("color", [True, False])
+def test_following_the_hints_completes_every_line(lesson: Lesson, color: bool) -> None:
+    """Runs cover every line (the least practised first), and playing the hinted moves, with a
+    wrong try on the way, ends each run on its line with the notes of the main line shown."""
+    import random
+
+    from boardctl.learning.lessons import LessonState, Mode, StepKind, Verdict
+
+    practised: dict[str, int] = {}
+    rng = random.Random(11)
+    for _ in range(len(lesson.lines)):
+        state = LessonState.start(lesson, color=color, mode=Mode.GUIDED, rng=rng, practised=practised)
+        board = chess.Board()
+        while (step := state.step()).kind is not StepKind.END:
+            assert step.move is not None
+            if step.kind is StepKind.REPLY:
+                _, state = state.reply()
+            else:
+                legal = [m.uci() for m in board.legal_moves]
+                wrong = next(u for u in legal if all(u != line.ucis[state.ply] for line in lesson.lines if line.ucis[: state.ply] == state.played and len(line.ucis) > state.ply))
+                missed = state.play(wrong)
+                assert missed.verdict is Verdict.WRONG and missed.expected == step.move
+                answer = missed.state.play(step.move.uci)
+                assert answer.verdict is Verdict.RIGHT
+                state = answer.state
+            if state.line is lesson.main:
+                assert step.move.note
+            board.push_uci(step.move.uci)
+        practised[state.line.line_id] = practised.get(state.line.line_id, 0) + 1
+        assert state.score.mistakes == state.score.moves and state.score.first_try == 0
+    assert set(practised) == {line.line_id for line in lesson.lines}

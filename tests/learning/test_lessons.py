@@ -340,3 +340,37 @@ def test_hostile_bytes_in_a_file(tmp_path_factory: pytest.TempPathFactory, data:
         read_spec(path)
     except LessonError as exc:
         assert "toy.toml" in str(exc)
+
+
+@given(
+    color=st.booleans(),
+    quiz=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    tries=st.lists(st.sampled_from(["a1", "b1", "a2", "b2", "a3", "b3", "x2", "y2", "z3", "z4", "q9"]), max_size=40),
+)
+def test_any_sequence_of_tries_keeps_the_invariants(color: bool, quiz: bool, seed: int, tries: list[str]) -> None:
+    """Whatever is played: the moves kept are a prefix of the target line, wrong tries change
+    nothing but the tally, and the tally adds up."""
+    mode = Mode.QUIZ if quiz else Mode.GUIDED
+    state = LessonState.start(LESSON, color=color, mode=mode, rng=random.Random(seed))
+    wrong = right = 0
+    for uci in tries:
+        while not state.is_over() and not state.is_users_turn():
+            _, state = state.reply()
+        if state.is_over():
+            break
+        before = state
+        answer = state.play(uci)
+        state = answer.state
+        if answer.verdict is Verdict.WRONG:
+            wrong += 1
+            assert state.played == before.played and state.target == before.target
+            assert answer.takeback == uci
+        else:
+            right += 1
+            assert state.played == (*before.played, uci)
+        assert state.line.ucis[: state.ply] == state.played
+    assert state.score.mistakes == wrong
+    assert state.score.moves == right
+    assert 0 <= state.score.first_try <= right
+    assert 0.0 <= state.score.fraction <= 1.0
