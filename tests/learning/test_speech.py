@@ -246,3 +246,32 @@ def test_a_language_the_game_lacks(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="words for en only"):
         Speaker(SpeechOptions(enabled=True, language="zh"), words=OnlyEnglish(), folder=tmp_path)
+
+
+@needs_espeak
+def test_the_event_loop_keeps_ticking_while_a_game_is_spoken(tmp_path: Path) -> None:
+    """An asyncio loop that says every event of a game keeps its 10 ms ticks on time."""
+    import asyncio
+
+    events = _game_events()
+
+    async def run() -> tuple[float, int]:
+        options = SpeechOptions(enabled=True, output="files", backlog=len(events))
+        lag = 0.0
+        with Speaker(options, words=WORDS, folder=tmp_path) as speaker:
+            loop = asyncio.get_running_loop()
+            for event in events:  # one event per tick, as moves would come in
+                t0 = loop.time()
+                speaker.say(event)
+                await asyncio.sleep(0.01)
+                lag = max(lag, loop.time() - t0 - 0.01)
+            while not speaker.wait_idle(0):
+                t0 = loop.time()
+                await asyncio.sleep(0.01)
+                lag = max(lag, loop.time() - t0 - 0.01)
+            return lag, speaker.stats.said
+
+    lag, said = asyncio.run(run())
+    assert said == len(events)
+    assert len(list(tmp_path.glob("*.wav"))) == len(events)
+    assert lag < 0.1, f"a 10 ms tick came {lag * 1000:.0f} ms late"
