@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from boardctl.learning.lessons import LessonError
 from boardctl.variants.chess.lessons import load_file, load_lesson
@@ -51,3 +53,19 @@ def test_san_is_made_canonical(tmp_path: Path) -> None:
 def test_unknown_lesson_lists_the_choices() -> None:
     with pytest.raises(LessonError, match="choose one of evans, four-knights"):
         load_lesson("sicilian")
+
+
+_token = st.text(alphabet="KQRBNabcdefgh12345678xO-=+#", min_size=1, max_size=7)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tokens=st.lists(_token, min_size=1, max_size=6))
+def test_hostile_moves_give_one_clear_error(tmp_path: Path, tokens: list[str]) -> None:
+    path = tmp_path / "h.toml"
+    path.write_text(BASE.format(third="Nf3", variation="e4 e5 " + " ".join(tokens)), encoding="utf-8")
+    try:
+        lesson = load_file(path)
+    except LessonError as exc:
+        assert str(exc).startswith("h.toml")
+    else:
+        assert len(lesson.variations[0].moves) == 2 + len(tokens)
