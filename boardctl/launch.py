@@ -14,6 +14,7 @@ import importlib
 import logging
 import signal
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -49,102 +50,57 @@ def settings_from_config(mode: str, cfg: Config) -> Settings:
     )
 
 
-def add_arguments(parser: argparse.ArgumentParser, *, mode: str) -> None:
-    """The options of ``play``/``record``/``demo``; ``None`` defaults let the config files speak.
+def _board_extras(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--stdio", action="store_true",
+                       help="Sim only: read events as JSON lines on stdin and write state lines on stdout "
+                       "(docs/events.md). Default: off.")
+    group.add_argument("--sim-setup", default="expected", metavar="expected|start|empty|FEN",
+                       help="Where the sim board's pieces stand at start. Default: expected (where the game has them).")
+    group.add_argument("--no-terminal", dest="terminal", action="store_false",
+                       help="Sim without --stdio: do not show the board in this terminal nor read moves from it. "
+                       "Default: shown when the input is a terminal or a pipe.")
 
-    Options that set a config key take their sentence and default from ``config.KEYS``.
-    """
-    from boardctl.cli import config_help
 
-    g = parser.add_argument_group("board")
-    g.add_argument("--board", choices=["sim", "gpio", "serial"], help=config_help(
-        "board.backend", help="board hardware: sim (no hardware), gpio (the Pi scans the switches) "
-        "or serial (a Pico does)", default="sim" if mode != "demo" else "sim (the demo's board)"))
-    g.add_argument("--serial-url", metavar="URL", help=config_help(
-        "board.serial_url", help="serial: the port of the board's microcontroller (a pyserial URL)"))
-    g.add_argument("--serial-wait", action=argparse.BooleanOptionalAction, default=None,
-                   help=config_help("board.serial_wait"))
-    g.add_argument("--orientation", choices=["auto", "normal", "flipped"], help=config_help(
-        "board.orientation", help="which way round the board stands: normal (White on ranks 1-2 of its wiring), "
-        "flipped (turned round), or auto (from White's first move)"))
-    g.add_argument("--settle", type=float, metavar="SECONDS", help=config_help("board.settle"))
-    g.add_argument("--debounce", type=float, metavar="SECONDS", help=config_help("board.debounce"))
-    g.add_argument("--pinout", metavar="FILE", help=config_help("board.pinout"))
-    g.add_argument("--stdio", action="store_true",
-                   help="Sim only: read events as JSON lines on stdin and write state lines on stdout "
-                   "(docs/events.md). Default: off.")
-    g.add_argument("--sim-setup", default="expected", metavar="expected|start|empty|FEN",
-                   help="Where the sim board's pieces stand at start. Default: expected (where the game has them).")
-    g.add_argument("--no-terminal", dest="terminal", action="store_false",
-                   help="Sim without --stdio: do not show the board in this terminal nor read moves from it. "
-                   "Default: shown when the input is a terminal or a pipe.")
-    g.add_argument("--pieces", choices=["unicode", "letters"], help=config_help("terminal.pieces"))
-    if mode in ("play", "demo"):
-        e = parser.add_argument_group("engine")
-        e.add_argument("--engine", metavar="COMMAND", help=config_help("engine.path"))
-        e.add_argument("--level", metavar="LEVEL", help=config_help(
-            "engine.level", help="engine strength: beginner, intermediate, advanced, master, "
-            "practice1 to practice5, or an Elo number from 400 to 3200"))
-        e.add_argument("--movetime", type=float, metavar="SECONDS", help=config_help(
-            "engine.movetime", default="1.0" if mode != "demo" else "0.5 in the demo"))
-        e.add_argument("--color", choices=["white", "black", "random"], help=config_help("game.color"))
-    gm = parser.add_argument_group("game")
-    gm.add_argument("--time-control", metavar="MIN+INC", help=config_help(
-        "game.time_control", help="chess clock as minutes+increment seconds, e.g. 15+10", default="none, no clock"))
-    gm.add_argument("--policy", choices=["fide", "casual"], help=config_help(
-        "game.policy", help="touch-move rules: fide enforces them, casual lets any piece be touched"))
-    gm.add_argument("--arbiter", action=argparse.BooleanOptionalAction, default=None, help=config_help("game.arbiter"))
-    gm.add_argument("--takeback", choices=["apply", "offer", "off"], help=config_help(
-        "game.takeback", help="a move reversed by hand is taken back (apply), needs the takeback button (offer), "
-        "or counts as a mismatch (off)"))
-    gm.add_argument("--legal-moves", action=argparse.BooleanOptionalAction, default=None,
-                    help=config_help("game.legal_moves"))
-    gm.add_argument("--blunder-warning", action=argparse.BooleanOptionalAction, default=None,
-                    help=config_help("game.blunder_warning"))
-    gm.add_argument("--fen", help="Start a new game from this position (FEN). Default: the standard start, "
-                    "or the unfinished game.")
-    gm.add_argument("--new", action="store_true",
-                    help="Start a new game even if one is unfinished; the unfinished one is marked abandoned "
-                    "(as the page's New game does). Default: resume it.")
-    s = parser.add_argument_group("files and web")
-    s.add_argument("--games-dir", metavar="DIR", help=config_help("storage.games_dir", default=(
-        "$XDG_DATA_HOME/boardctl/games" if mode != "demo" else "$XDG_DATA_HOME/boardctl/demo-games")))
-    s.add_argument("--config", type=Path, metavar="FILE",
-                   help="Read settings from this file instead of the user file. Default: ~/.config/boardctl/config.toml.")
-    s.add_argument("--no-web", dest="web", action="store_const", const=False, default=None,
-                   help="Do not serve the web page. Default: served (config web.enabled).")
-    s.add_argument("--host", help=config_help("web.host", help="address the web page listens on; "
-                                              "anything but 127.0.0.1/localhost is LAN mode and needs the PIN"))
-    s.add_argument("--port", type=int, help=config_help(
-        "web.port", help="port of the web page (0: any free port)",
-        default="8080" if mode != "demo" else "8080, or any free port if 8080 is taken"))
+def _game_extras(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--fen", help="Start a new game from this position (FEN). Default: the standard start, "
+                       "or the unfinished game.")
+    group.add_argument("--new", action="store_true",
+                       help="Start a new game even if one is unfinished; the unfinished one is marked abandoned "
+                       "(as the page's New game does). Default: resume it.")
+
+
+def _files_extras(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--config", type=Path, metavar="FILE",
+                       help="Read settings from this file instead of the user file. Default: ~/.config/boardctl/config.toml.")
+
+
+#: The options that are not settings, each after the setting it sits beside in ``--help``.
+EXTRAS_AFTER: dict[str, Callable[[argparse._ArgumentGroup], None]] = {
+    "board.pinout": _board_extras,
+    "game.blunder_warning": _game_extras,
+    "storage.games_dir": _files_extras,
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, mode: str, shown_defaults: Mapping[str, str] | None = None) -> None:
+    """The options of ``play``/``record``/``demo``: one flag per key of ``config.KEYS`` that
+    ``mode`` reads (``boardctl.cli.add_key_option``), plus the few that are not settings.
+    ``shown_defaults``: a default as this command's help says it (the demo's own)."""
+    from boardctl.cli import add_key_option
+
+    keys = sorted((key for key in config_mod.KEYS if key.flag is not None and mode in key.commands),
+                  key=lambda key: config_mod.GROUPS.index(key.group))  # stable: table order in a group
+    groups = {name: parser.add_argument_group(name) for name in config_mod.GROUPS
+              if any(key.group == name for key in keys)}
+    for key in keys:
+        add_key_option(groups[key.group], key, shown_default=(shown_defaults or {}).get(key.name))
+        if key.name in EXTRAS_AFTER:
+            EXTRAS_AFTER[key.name](groups[key.group])
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
-    cli = {
-        "board.backend": args.board,
-        "board.serial_url": args.serial_url,
-        "board.serial_wait": args.serial_wait,
-        "board.orientation": args.orientation,
-        "board.settle": args.settle,
-        "board.debounce": args.debounce,
-        "board.pinout": args.pinout,
-        "engine.path": getattr(args, "engine", None),
-        "engine.level": getattr(args, "level", None),
-        "engine.movetime": getattr(args, "movetime", None),
-        "game.color": getattr(args, "color", None),
-        "game.time_control": args.time_control,
-        "game.policy": args.policy,
-        "game.arbiter": args.arbiter,
-        "game.takeback": args.takeback,
-        "game.legal_moves": args.legal_moves,
-        "game.blunder_warning": args.blunder_warning,
-        "storage.games_dir": args.games_dir,
-        "web.enabled": args.web,
-        "web.host": args.host,
-        "web.port": args.port,
-        "terminal.pieces": args.pieces,
-    }
+    """The settings: the flags given in ``args`` over the config files (``--config`` or the usual ones)."""
+    cli = {key.name: getattr(args, key.dest, None) for key in config_mod.KEYS if key.dest is not None}
     files = None
     if args.config is not None:
         if not args.config.exists():
