@@ -25,6 +25,11 @@ from engine import levels
 
 SYSTEM_FILE = Path("/etc/boardctl.toml")
 
+#: The games (``boardctl.variants.NAMES``; not imported, so reading settings loads no game).
+VARIANTS = ("chess", "xiangqi")
+#: Each game's sides, first to move first (``Variant.color_names``), for ``game.color``.
+SIDES = {"chess": ("white", "black"), "xiangqi": ("red", "black")}
+
 # every level rule lives in engine/levels.py (numba-free); config validates through it
 NAMED_LEVELS, PRACTICE_LEVELS = levels.NAMED_LEVELS, levels.PRACTICE_LEVELS
 MIN_ELO, MAX_ELO = levels.REQUEST_ELO_MIN, levels.REQUEST_ELO_MAX
@@ -228,13 +233,21 @@ KEYS: tuple[Key, ...] = (
         commands=ENGINE_COMMANDS, metavar="LEVEL", flag_help=_level_sentence()),
     Key("engine.movetime", _seconds, 1.0, "--movetime", "engine thinking time per move, seconds", group="engine",
         commands=ENGINE_COMMANDS, metavar="SECONDS"),
-    Key("game.color", _choice("white", "black", "random"), "white", "--color", "the human's colour in play",
-        group="engine", commands=ENGINE_COMMANDS),
+    Key("game.color", _choice("white", "red", "black", "random"), "white", "--color",
+        "the human's side in play: white, black or random in chess; red, black or random in xiangqi "
+        "(the default white is red in xiangqi)",
+        group="engine", commands=ENGINE_COMMANDS,
+        flag_help="the human's side in play: white, black or random in chess; red, black or random in xiangqi",
+        shown_default="white (red in xiangqi)"),
+    Key("game.variant", _choice(*VARIANTS), "chess", "--variant",
+        "the game on the board: chess, or xiangqi (Chinese chess, on a board of 9 x 10 points)", group="game"),
     Key("game.time_control", check_time_control, "", "--time-control", "clock, e.g. 15+10; empty: none",
         group="game", metavar="MIN+INC", flag_help="chess clock as minutes+increment seconds, e.g. 15+10",
         shown_default="none, no clock"),
-    Key("game.policy", _choice("fide", "casual"), "fide", "--policy", "touch-move rules", group="game",
-        flag_help="touch-move rules: fide enforces them, casual lets any piece be touched"),
+    Key("game.policy", _choice("strict", "casual", aliases={"fide": "strict"}), "strict", "--policy",
+        "touch-move rules", group="game",
+        flag_help="touch-move rules: strict (also called fide) enforces them (in xiangqi: a touched piece "
+        "must be moved, a released piece stays), casual lets any piece be touched"),
     Key("game.arbiter", _boolean, False, "--arbiter",
         "FIDE 7.5.5: a first illegal move gives the opponent 2 minutes, a second loses", group="game"),
     Key("game.takeback", _choice("apply", "offer", "off"), "apply", "--takeback", "taking moves back", group="game",
@@ -274,6 +287,7 @@ class Config:
     engine_level: str
     engine_movetime: float
     game_color: str
+    game_variant: str
     game_time_control: str
     game_policy: str
     game_arbiter: bool
@@ -408,8 +422,10 @@ def load(
         layers.append((str(path), read_file(path)))
     layers.append(("command line", {k: v for k, v in (cli or {}).items() if v is not None}))
     values: dict[str, Any] = {key.name: key.default for key in KEYS}
+    given: dict[str, str] = {}  # key -> where its value came from
     for source, layer in layers:
         for name, value in layer.items():
+            given[name] = source
             key = KEY_BY_NAME.get(name)
             if key is None:
                 raise ConfigError(f"{source}: unknown key {short_repr(name)} (known keys: {', '.join(KEY_BY_NAME)})")
@@ -418,4 +434,22 @@ def load(
             except (ValueError, TypeError, OverflowError) as exc:
                 where = f"{key.flag} ({name})" if source == "command line" and key.flag else name
                 raise ConfigError(f"{source}: {where}: {exc}") from None
+    _check_side(values, given)
     return Config(**{name.replace(".", "_"): value for name, value in values.items()})
+
+
+def _check_side(values: dict[str, Any], given: dict[str, str]) -> None:
+    """``game.color`` names a side of ``game.variant``; the default (white) is the first side."""
+    game, color = values["game.variant"], values["game.color"]
+    sides = SIDES[game]
+    if color in (*sides, "random"):
+        return
+    if "game.color" not in given:
+        values["game.color"] = sides[0]
+        return
+    source = given["game.color"]
+    key = KEY_BY_NAME["game.color"]
+    where = f"{key.flag} (game.color)" if source == "command line" else "game.color"
+    raise ConfigError(
+        f"{source}: {where}: {color} is not a side in {game}; choose {sides[0]}, {sides[1]} or random"
+    )

@@ -217,6 +217,7 @@ class Daemon:
 
     def _publish(self, reason: str | None, *, only_if_changed: bool = False, error: str | None = None) -> dict[str, Any]:
         line = self.session.state_line()
+        line.setdefault("variant", self.variant.name)  # the game on the board: chess or xiangqi
         if self.storage_error is not None:
             line["warning"] = "; ".join(filter(None, [f"storage: {self.storage_error}", line.get("warning")]))
             line["leds"] = [*line["leds"], *(intent.to_json() for intent in self._storage_leds())]

@@ -11,43 +11,90 @@ import argparse
 import asyncio
 import contextlib
 import importlib
+import inspect
 import logging
 import signal
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 from boardctl import config as config_mod
 from boardctl.config import Config
+from boardctl.core.rules import Variant
 from boardctl.daemon import Daemon, _start_web
 from boardctl.engine_client import EngineClient, resolve_command
-from boardctl.errors import ConfigError
+from boardctl.errors import ConfigError, PositionError
 from boardctl.games import abandon_unfinished, resume_notice
 from boardctl.positions import board_from_fen
 from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
 from boardctl.storage import GameRecord, GameStore
+from boardctl.tracker import Policy
 from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
 
 def settings_from_config(mode: str, cfg: Config) -> Settings:
-    return Settings(
+    settings = Settings(
         mode="play" if mode == "play" else "record",
         color=cfg.game_color,
         level=cfg.engine_level,
         orientation=cfg.board_orientation,
         time_control=cfg.game_time_control,
-        policy=cfg.game_policy,
+        policy=session_policy(cfg.game_policy),
         arbiter=cfg.game_arbiter,
         takeback=cfg.game_takeback,
         settle=cfg.board_settle,
         legal_moves=cfg.game_legal_moves,
         blunder_warning=cfg.game_blunder_warning,
     )
+    if cfg.game_variant != "chess":
+        settings = replace(settings, variant=cfg.game_variant)  # type: ignore[call-arg,unused-ignore]
+    return settings
+
+
+def session_policy(policy: str) -> str:
+    """The tracker's word for a policy: ``strict`` is ``fide`` to a tracker that predates the
+    game-neutral name (``boardctl.tracker.Policy``)."""
+    try:
+        return Policy(policy).value
+    except ValueError:
+        return Policy("fide" if policy == "strict" else policy).value
+
+
+def _takes(func: Callable[..., Any], keyword: str) -> bool:
+    return keyword in inspect.signature(func).parameters
+
+
+class NotReady(ConfigError):
+    """The chosen game cannot run yet with the chosen parts; the message says which part."""
+
+
+def check_game_ready(mode: str, cfg: Config) -> Variant:
+    """The game of ``game.variant``, once every part it needs can play it; otherwise one clear
+    :class:`NotReady` naming the part (never a traceback half-way through starting)."""
+    from boardctl.hw import open_board
+
+    where = f"--variant {cfg.game_variant}"
+    try:
+        variant = get_variant(cfg.game_variant)
+    except ImportError:
+        raise NotReady(f"{where}: this build has no {cfg.game_variant} rules yet "
+                       f"(boardctl/variants/{cfg.game_variant})") from None
+    if variant.name == "chess":
+        return variant
+    if "variant" not in {f.name for f in fields(Settings)}:
+        raise NotReady(f"{where}: this build's game session plays chess only so far")
+    if not _takes(open_board, "geometry"):
+        raise NotReady(f"{where}: this build's boards are 8x8 only so far (the {cfg.board_backend} board "
+                       f"cannot be sized to {variant.geometry.files}x{variant.geometry.ranks} points)")
+    if mode == "play" and not _takes(EngineClient, "variant"):
+        raise NotReady(f"{where}: playing the engine needs an engine client that asks for UCI_Variant "
+                       f"{variant.name}, not in this build yet; boardctl record --variant {variant.name} works")
+    return variant
 
 
 def _board_extras(group: argparse._ArgumentGroup) -> None:
@@ -114,17 +161,32 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
     """A new game, or the newest unfinished one of ``mode``, announced in the log at level
     ``announce`` (INFO when the terminal view shows the announcement itself)."""
     settings = replace(settings_from_config(mode, cfg), engine_name=engine_name)
+    variant = get_variant(cfg.game_variant)
     record: GameRecord | None = None
     if not args.new and not args.fen:
         record = store.unfinished(mode)
+        if record is not None and getattr(record, "variant", "chess") != variant.name:
+            log.log(announce, "an unfinished game of %s is kept for boardctl %s --variant %s",
+                    getattr(record, "variant", "chess"), mode, getattr(record, "variant", "chess"))
+            record = None
         if record is not None:
             log.log(announce, "%s", resume_notice(record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
             if record.level:
                 settings = replace(settings, level=record.level)
     elif args.new:
         abandon_unfinished(store, mode)
-    fen = board_from_fen(args.fen, where="--fen").fen() if args.fen else get_variant("chess").starting_fen
+    fen = _start_fen(args.fen, variant) if args.fen else variant.starting_fen
     return Session(settings, record=record, fen=fen)
+
+
+def _start_fen(fen: str, variant: Variant) -> str:
+    """``--fen``, checked as a position of ``variant`` to start from (PositionError names it)."""
+    if variant.name == "chess":
+        return board_from_fen(fen, where="--fen").fen()
+    try:
+        return variant.board(fen.strip()).fen()
+    except ValueError as exc:
+        raise PositionError(f"--fen: not a valid {variant.name} FEN ({exc})") from None
 
 
 def _preload_web(cfg: Config) -> None:
@@ -139,8 +201,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
     from boardctl.hw.sim import occupancy_for_setup
 
     cfg = config_from_args(args)
+    variant = check_game_ready(mode, cfg)
     if args.fen:
-        board_from_fen(args.fen, where="--fen")  # refused before anything starts
+        _start_fen(args.fen, variant)  # refused before anything starts
     if args.stdio and cfg.board_backend != "sim":
         raise ConfigError("--stdio: only with the sim board (--board sim)")
     loop = asyncio.get_running_loop()
@@ -165,7 +228,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         engine: EngineClient | None = None
         if mode == "play":
             command = resolve_command(cfg.engine_path)
-            engine = EngineClient(command, level=cfg.engine_level, movetime=cfg.engine_movetime)
+            sized_engine: dict[str, Any] = {} if variant.name == "chess" else {"variant": variant.name}
+            engine = EngineClient(command, level=cfg.engine_level, movetime=cfg.engine_movetime, **sized_engine)
             stack.push_async_callback(engine.close)
             # The engine starts in its own process while this one imports the web server.
             await asyncio.gather(engine.start(), asyncio.to_thread(_preload_web, cfg))
@@ -179,13 +243,15 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         # --stdio: the first input line decides the time base of the board and the daemon alike.
         input_clock = InputClock() if args.stdio else None
         clock = input_clock.now if input_clock is not None else time.monotonic
+        sized: dict[str, Any] = {} if variant.name == "chess" else {"geometry": variant.geometry}
         board = open_board(
             cfg.board_backend,
             clock=clock,
             url=cfg.board_serial_url,
             pinout=cfg.board_pinout or None,
             debounce=cfg.board_debounce,
-            occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy()),
+            occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy(), **sized),
+            **sized,
         )
         stack.callback(board.close)
         daemon = Daemon(session, store=store, engine=engine, board=board, virtual_board=cfg.board_backend == "sim",
