@@ -176,7 +176,11 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
     elif args.new:
         abandon_unfinished(store, mode)
     fen = _start_fen(args.fen, variant) if args.fen else variant.starting_fen
-    return Session(settings, record=record, fen=fen)
+    session = Session(settings, record=record, fen=fen)
+    note = getattr(args, "open_note", None)  # boardctl games open: where the position came from
+    if note:
+        session.warning = note
+    return session
 
 
 def _start_fen(fen: str, variant: Variant) -> str:

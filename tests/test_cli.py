@@ -37,7 +37,7 @@ def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
 
 # -- help text, version, usage errors (table-driven over every sub-command) -----------------------
 
-SUBCOMMANDS = [[name] for name in COMMANDS] + [["games", "list"], ["games", "show"], ["games", "export"]]
+SUBCOMMANDS = [[name] for name in COMMANDS] + [["games", "list"], ["games", "show"], ["games", "export"], ["games", "open"]]
 
 
 def help_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

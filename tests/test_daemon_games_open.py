@@ -1,0 +1,127 @@
+"""``boardctl games open FILE [--ply N] [--mode play|record]`` and ``games export --notation`` on
+the real daemon: the record's position after ply N is set up and play goes on from there."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from test_daemon_support import STOCKFISH, needs_engine
+
+RUY_LOPEZ = '[Event "club"]\n[White "Ann"]\n[Black "Bob"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n'
+
+
+def fen_after(pgn: str, plies: int) -> str:
+    game = chess.pgn.read_game(__import__("io").StringIO(pgn))
+    assert game is not None
+    board = game.board()
+    for move in list(game.mainline_moves())[:plies]:
+        board.push(move)
+    return board.fen()
+
+
+def games_open(tmp_path: Path, text: str | bytes, *args: str, stdin: str = '{"t": 0}\n',
+               name: str = "game.pgn") -> subprocess.CompletedProcess[str]:
+    record = tmp_path / name
+    if isinstance(text, bytes):
+        record.write_bytes(text)
+    else:
+        record.write_text(text, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "boardctl", "games", "open", str(record), "--board", "sim", "--stdio", "--no-web",
+         "--games-dir", str(tmp_path / "games"), *args],
+        input=stdin, capture_output=True, text=True, timeout=60,
+    )
+
+
+def lines_of(out: subprocess.CompletedProcess[str]) -> list[dict[str, object]]:
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("ply", [0, 1, 3, 6])
+def test_record_mode_sets_up_the_position_after_ply_n(tmp_path: Path, ply: int) -> None:
+    first = lines_of(games_open(tmp_path, RUY_LOPEZ, "--mode", "record", "--ply", str(ply)))[0]
+    expected = fen_after(RUY_LOPEZ, ply)
+    assert first["start_fen"] == expected and first["fen"] == expected
+    assert first["moves"] == [] and first["mode"] == "record" and first["variant"] == "chess"
+    assert f"after {ply} of its 6 half-moves" in str(first["warning"])
+
+
+def test_the_last_ply_is_the_default_and_the_game_goes_on_from_it(tmp_path: Path) -> None:
+    steps = ['{"t": 0}', '{"t": 1, "square": "b5", "occupied": false}', '{"t": 1.2, "square": "a4", "occupied": true}',
+             '{"t": 2}']
+    lines = lines_of(games_open(tmp_path, RUY_LOPEZ, "--mode", "record", stdin="".join(s + "\n" for s in steps)))
+    assert lines[0]["start_fen"] == fen_after(RUY_LOPEZ, 6)
+    assert lines[-1]["moves"] == ["b5a4"]
+    (saved,) = (tmp_path / "games").glob("*.pgn")
+    text = saved.read_text()
+    assert f'[FEN "{fen_after(RUY_LOPEZ, 6)}"]' in text and "Ba4" in text
+
+
+@needs_engine
+def test_play_mode_is_the_default_and_the_engine_takes_its_side(tmp_path: Path) -> None:
+    """After 1. e4 the human (White by default) waits: the engine, Black, replies at once."""
+    out = games_open(tmp_path, RUY_LOPEZ, "--ply", "1", "--engine", str(STOCKFISH), "--movetime", "0.02",
+                     stdin='{"t": 0}\n{"t": 5}\n')
+    lines = lines_of(out)
+    assert lines[0]["mode"] == "play" and lines[0]["start_fen"] == fen_after(RUY_LOPEZ, 1)
+    pending = next(line["pending"] for line in lines if line.get("pending"))
+    assert chess.Move.from_uci(str(pending)) in chess.Board(fen_after(RUY_LOPEZ, 1)).legal_moves
+
+
+@pytest.mark.parametrize(
+    ("text", "args", "message"),
+    [
+        (RUY_LOPEZ, ["--ply", "7"], "game.pgn: --ply 7: the game has 6 plies (0 to 6)"),
+        (RUY_LOPEZ, ["--ply", "-1"], "game.pgn: --ply -1: the game has 6 plies (0 to 6)"),
+        ("1. e4 e5 2. Ke3 *\n", [], "game.pgn: illegal san: 'Ke3'"),
+        ("1. e4 *\n\n1. d4 *\n", [], "game.pgn: the file holds 2 games; give a file with the one game to set up"),
+        ("", [], "game.pgn: no game found"),
+        ('[Event "x"]\n\n*\n', [], "game.pgn: the game has no moves and no FEN tag"),
+        (RUY_LOPEZ, ["--variant", "xiangqi"], "game.pgn: a chess record, but --variant xiangqi was given"),
+        ('[Game "Chinese Chess"]\n[Format "ICCS"]\n\n1. H2-E2 H9-G7 *\n', ["--variant", "chess"],
+         "game.pgn: a xiangqi record, but --variant chess was given"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", [], "game.pgn: the game has no moves and no FEN tag"),
+    ],
+)
+def test_a_bad_record_is_one_line_naming_the_file(tmp_path: Path, text: str | bytes, args: list[str],
+                                                  message: str) -> None:
+    out = games_open(tmp_path, text, "--mode", "record", *args)
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("boardctl games: error: "), lines
+    assert message in lines[0], lines[0]
+    assert not (tmp_path / "games").exists() or not list((tmp_path / "games").glob("*.json"))
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "boardctl", "games", "open", str(tmp_path / "nope.pgn")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "nope.pgn: cannot read (No such file or directory)" in out.stderr
+
+
+def test_export_keeps_san_for_chess_whatever_the_notation(tmp_path: Path) -> None:
+    steps = ['{"t": 0}', '{"t": 1, "square": "g1", "occupied": false}', '{"t": 1.2, "square": "f3", "occupied": true}',
+             '{"t": 2}']
+    subprocess.run([sys.executable, "-m", "boardctl", "record", "--board", "sim", "--stdio", "--no-web",
+                    "--games-dir", str(tmp_path / "games")], input="".join(s + "\n" for s in steps),
+                   capture_output=True, text=True, timeout=60, check=True)
+    outputs = {
+        notation: subprocess.run([sys.executable, "-m", "boardctl", "games", "export", "--games-dir",
+                                  str(tmp_path / "games"), *(["--notation", notation] if notation else [])],
+                                 capture_output=True, text=True, timeout=60, check=True).stdout
+        for notation in ("", "iccs", "wxf", "chinese")
+    }
+    assert "1. Nf3" in outputs[""] and len(set(outputs.values())) == 1
+
+
+def test_export_refuses_an_unknown_notation(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "boardctl", "games", "export", "--notation", "san",
+                          "--games-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "invalid choice: 'san' (choose from 'iccs', 'wxf', 'chinese')" in out.stderr
