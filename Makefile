@@ -33,8 +33,10 @@ lint: $(STAMP)
 # Debian packages the tests use, installed only when missing: Chromium for the browser tests,
 # Stockfish as the alternative engine and the benchmarks' opponent.
 # Fairy-Stockfish as the xiangqi perft reference and sparring partner.
+# Noto CJK so that the xiangqi page's screenshots show the Chinese characters.
 system:
 	sh scripts/ensure-chromium.sh
+	sh scripts/ensure-cjk-fonts.sh
 	sh scripts/ensure-stockfish.sh
 	sh scripts/ensure-micropython.sh
 	sh scripts/ensure-fairy-stockfish.sh

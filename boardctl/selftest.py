@@ -1,5 +1,7 @@
 """``boardctl selftest``: light each square in turn, have a piece placed on it and lifted, report faults.
 
+All 64 squares of a chess board, or all 90 points of a xiangqi board (``--variant xiangqi``; the
+gpio backend takes the board from its pin map, e.g. ``--pinout hardware/pinout-xiangqi.toml``).
 For every square: its LED is lit (``Code.SELFTEST``); if the square reads occupied, the
 piece must be lifted first; then a piece must be placed on it and lifted again. Whoever
 tests presses HINT when a lit LED cannot be seen. Findings:
@@ -21,8 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-import chess
-
+from boardctl.core.geometry import CHESS_8X8, GEOMETRIES, Geometry, Square
 from boardctl.events import Button, ButtonPressed, Code, LedIntent, Snapshot, SquareChanged
 from boardctl.hw.base import Board, EventQueue
 
@@ -31,31 +32,32 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Report:
-    tested: list[chess.Square] = field(default_factory=list)
-    dead_switches: list[chess.Square] = field(default_factory=list)
-    stuck_switches: list[chess.Square] = field(default_factory=list)
-    dead_leds: list[chess.Square] = field(default_factory=list)
-    stuck_leds: list[chess.Square] = field(default_factory=list)
+    geometry: Geometry = CHESS_8X8
+    tested: list[Square] = field(default_factory=list)
+    dead_switches: list[Square] = field(default_factory=list)
+    stuck_switches: list[Square] = field(default_factory=list)
+    dead_leds: list[Square] = field(default_factory=list)
+    stuck_leds: list[Square] = field(default_factory=list)
     #: square tested -> squares that reported instead
-    crossed: dict[chess.Square, list[chess.Square]] = field(default_factory=dict)
+    crossed: dict[Square, list[Square]] = field(default_factory=dict)
 
     @property
     def is_ok(self) -> bool:
         return not (self.dead_switches or self.stuck_switches or self.dead_leds or self.stuck_leds or self.crossed)
 
     def format(self) -> str:
-        def names(squares: Iterable[chess.Square]) -> str:
-            return " ".join(chess.square_name(s) for s in squares) or "none"
+        def names(squares: Iterable[Square]) -> str:
+            return " ".join(self.geometry.square_name(s) for s in squares) or "none"
 
         lines = [
-            f"squares tested: {len(self.tested)}",
+            f"{'squares' if self.geometry == CHESS_8X8 else 'points'} tested: {len(self.tested)}",
             f"dead switches:  {names(self.dead_switches)}",
             f"stuck switches: {names(self.stuck_switches)}",
             f"dead LEDs:      {names(self.dead_leds)}",
             f"stuck LEDs:     {names(self.stuck_leds)}",
         ]
         for sq, others in self.crossed.items():
-            lines.append(f"crossed:        {chess.square_name(sq)} was reported as {names(others)}")
+            lines.append(f"crossed:        {self.geometry.square_name(sq)} was reported as {names(others)}")
         lines.append("result: OK" if self.is_ok else "result: FAULTS FOUND")
         return "\n".join(lines)
 
@@ -65,14 +67,16 @@ class SelfTest:
         self,
         board: Board,
         *,
-        squares: Iterable[chess.Square] = chess.SQUARES,
+        squares: Iterable[Square] | None = None,
         timeout: float = 20.0,
         dark_timeout: float = 10.0,
         prompt: Callable[[str], None] = log.info,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.board = board
-        self.squares = list(squares)
+        #: The board tested: the backend's (``board.geometry``), chess if it has none.
+        self.geometry: Geometry = getattr(board, "geometry", CHESS_8X8)
+        self.squares = list(range(self.geometry.points) if squares is None else squares)
         self.timeout = timeout
         self.dark_timeout = dark_timeout
         self.prompt = prompt
@@ -81,7 +85,7 @@ class SelfTest:
         self.occupancy = 0
 
     def run(self) -> Report:
-        report = Report()
+        report = Report(geometry=self.geometry)
         self.board.start(self._events)
         first = self._events.get(timeout=self.timeout)
         if isinstance(first, Snapshot):
@@ -94,8 +98,8 @@ class SelfTest:
             self.board.show(())
         return report
 
-    def _test_square(self, sq: chess.Square, report: Report) -> None:
-        name = chess.square_name(sq)
+    def _test_square(self, sq: Square, report: Report) -> None:
+        name = self.geometry.square_name(sq)
         report.tested.append(sq)
         self.board.show([LedIntent(sq, Code.SELFTEST)])
         led_reported = False
@@ -136,17 +140,17 @@ class SelfTest:
                     self.occupancy ^= (self.occupancy >> square & 1 != occupied) << square
                     if square not in report.stuck_leds:
                         report.stuck_leds.append(square)
-                        self.prompt(f"{chess.square_name(square)}: stuck LED (lit while all are off)")
+                        self.prompt(f"{self.geometry.square_name(square)}: stuck LED (lit while all are off)")
                 case Snapshot(_, occupancy):
                     self.occupancy = occupancy
                 case ButtonPressed(_, Button.HINT):
                     return
 
-    def _led(self, sq: chess.Square, reported: bool, report: Report) -> None:
+    def _led(self, sq: Square, reported: bool, report: Report) -> None:
         if reported:
             report.dead_leds.append(sq)
 
-    def _wait(self, sq: chess.Square, *, occupied: bool, report: Report) -> tuple[bool, bool]:
+    def _wait(self, sq: Square, *, occupied: bool, report: Report) -> tuple[bool, bool]:
         """Wait for ``sq`` to read ``occupied``; returns (seen, HINT pressed meanwhile)."""
         deadline = self._clock() + self.timeout
         hint = False
@@ -182,23 +186,31 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "board.backend", help="board hardware: sim (no hardware), gpio (the Pi scans the switches) or serial (a Pico does)"))
     parser.add_argument("--serial-url", metavar="URL", help=config_help("board.serial_url"))
     parser.add_argument("--pinout", metavar="FILE", help=config_help("board.pinout"))
+    parser.add_argument("--variant", choices=sorted(GEOMETRIES), default=None,
+                        help="The board: chess (64 squares) or xiangqi (90 points). Default: the pin map's "
+                             "board with --board gpio, else chess.")
     parser.add_argument("--squares", default="all",
-                        help="Comma-separated squares to test, e.g. a1,e4. Default: all 64.")
+                        help="Comma-separated squares (points) to test, e.g. a1,e4 (xiangqi: a0,e9). "
+                             "Default: all 64 (90).")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
                         help="Seconds to wait for each lift and place. Default: 20.")
     parser.add_argument("--dark-timeout", type=float, default=10.0, metavar="SECONDS",
                         help="Seconds to look for LEDs lit while all should be off (HINT ends it sooner). Default: 10.")
 
 
-def _squares(spec: str) -> list[chess.Square]:
+def _squares(spec: str, geometry: Geometry = CHESS_8X8) -> list[Square]:
     from boardctl.errors import ConfigError
 
     if spec == "all":
-        return list(chess.SQUARES)
+        return list(range(geometry.points))
     try:
-        return [chess.parse_square(name.strip()) for name in spec.split(",") if name.strip()]
+        return [geometry.parse(name.strip()) for name in spec.split(",") if name.strip()]
     except ValueError:
-        raise ConfigError(f"--squares: expected square names like a1,e4, got {spec!r}") from None
+        first, last = geometry.square_name(0), geometry.square_name(geometry.points - 1)
+        raise ConfigError(
+            f"--squares: expected {geometry.name} point names {first}..{last} like "
+            f"{'a1,e4' if geometry == CHESS_8X8 else 'a0,e9'}, got {spec!r:.80}"
+        ) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -206,13 +218,20 @@ def run(args: argparse.Namespace) -> int:
     from boardctl.hw import open_board
 
     cfg = config.load({"board.backend": args.board, "board.serial_url": args.serial_url})
-    squares = _squares(args.squares)
+    variant = getattr(args, "variant", None)
+    geometry = GEOMETRIES[variant] if variant else None
 
     def say(text: str) -> None:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
 
-    with open_board(cfg.board_backend, url=cfg.board_serial_url, pinout=args.pinout) as board:
+    if cfg.board_backend == "serial" and cfg.board_serial_url:
+        from boardctl.hw.seriallink import wait_for_device
+
+        # One clear line (and exit 1) for a wrong port, old firmware or a board of another size.
+        wait_for_device(cfg.board_serial_url, geometry=geometry or CHESS_8X8)
+    with open_board(cfg.board_backend, url=cfg.board_serial_url, pinout=args.pinout, geometry=geometry) as board:
+        squares = _squares(args.squares, getattr(board, "geometry", CHESS_8X8))
         if cfg.board_backend == "sim":
             import threading
 

@@ -1,16 +1,22 @@
 """The simulated board's terminal view: the game drawn as text, and typed lines turned into hands.
 
+It knows no game's rules: the board's shape comes from :mod:`boardctl.core.geometry` (chess 8x8,
+xiangqi's 9x10 points), the pieces from the state line's FEN read by a small neutral parser, and
+each game's typed moves from a :class:`MoveReader` (chess: ``boardctl.variants.chess.terminal_moves``,
+with SAN; xiangqi and any other game: from-to point names, :class:`PointMoves`).
+
 Three pure parts, each tested on tables of cases:
 
 - :func:`render` draws one state line (docs/events.md): the pieces of the game, with Unicode
-  figurines or letters, turned round when you play Black; whose move it is, your colour, both
-  clocks, the last move in SAN, the engine's reply or hint, and what the LEDs ask for;
-- :func:`parse` reads one typed line into a :class:`Command`: ``e2e4`` (a move from square to
-  square), ``e4`` (lift or place one piece), any other SAN (``Nf3``, ``exd5``, ``O-O``, ``e8=Q``),
-  ``!hint`` and the other buttons, ``help``, ``quit``. Every mistake raises :class:`InputError`
-  whose message says in plain words what is wrong and what to type instead;
-- :func:`hand_steps` turns a move into what a hand does on wood: the captured piece off first
-  (and kept off longer than a brush), the piece lifted and set down, the rook after the king.
+  figurines or Chinese characters (double width, padded by ``unicodedata.east_asian_width``) or
+  letters, the river and palaces of xiangqi, turned round when you play Black; whose move it is,
+  your colour, both clocks, the last move, the engine's reply or hint, and what the LEDs ask for;
+- :func:`parse` reads one typed line into a :class:`Command`: ``e2e4`` or ``h2e2`` (a move from
+  square to square, point to point), ``e4`` (lift or place one piece), chess SAN (``Nf3``,
+  ``O-O``), ``!hint`` and the other buttons, ``help``, ``quit``. Every mistake raises
+  :class:`InputError` whose message says in plain words what is wrong and what to type instead;
+- the reader's ``hand_steps`` turn a move into what a hand does on wood: the captured piece off
+  first (and kept off longer than a brush), the piece lifted and set down, the rook after the king.
 
 :class:`TerminalView` runs them on the daemon's event loop: a thread reads the terminal, every
 state change is redrawn as soon as it is published (a hint or a takeback shows at once), and end
@@ -21,22 +27,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, TextIO
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TextIO
 
-import chess
-
+from boardctl.core.geometry import CHESS_8X8, GEOMETRIES, Geometry, Square
 from boardctl.errors import BoardctlError
 from boardctl.events import Button
 from boardctl.lines import Overlong, read_lines
 
 log = logging.getLogger(__name__)
 
-#: Piece styles for ``terminal.pieces`` / ``--pieces``.
+#: Piece styles for ``terminal.pieces`` / ``--pieces``: figurines or Chinese characters, or letters.
 STYLES = ("unicode", "letters")
 
 #: Seconds a captured piece stays off before the capturing piece arrives (longer than a brush).
@@ -47,6 +54,8 @@ QUIET_AFTER_INPUT = 0.45
 QUIET = 0.05
 
 EMPTY_SQUARE = "·"
+#: An empty point inside a xiangqi palace (where the general and advisors stay).
+PALACE_POINT = "+"
 
 BUTTON_WORDS: dict[str, Button] = {
     **{button.value: button for button in Button},
@@ -61,7 +70,32 @@ Buttons: !hint  !takeback  !draw  !claim  !resign  !new-game  !promote-knight (a
 Other:   . or an empty line redraws, flip turns the board round, help or ? shows this,
          quit or Ctrl-D stops (the game is saved and resumes next time)"""
 
+HELP_XIANGQI = """\
+Moves:   h2e2 (from and to point, files a-i from Red's left, ranks 0-9 from Red's side;
+         a capture takes the piece off first)
+Pieces:  a bare point such as h2 lifts the piece there, or places one if the point is empty
+Buttons: !hint  !takeback  !draw  !claim  !resign  !new-game (also without the !)
+Other:   . or an empty line redraws, flip turns the board round, help or ? shows this,
+         quit or Ctrl-D stops (the game is saved and resumes next time)"""
+
 SHORT_HELP = "Type a move (e2e4, Nf3, O-O), a square to lift or place a piece (e2), !hint, !takeback, !resign; help for more."
+
+
+@dataclass(frozen=True)
+class GameWords:
+    """How the view speaks of one game: its sides, what a square is called, examples to type."""
+
+    sides: tuple[str, str]
+    square: str
+    move_example: str
+    square_example: str
+    help: str
+
+
+WORDS: dict[str, GameWords] = {
+    "chess": GameWords(("White", "Black"), "square", "e2e4 or Nf3", "e2", HELP),
+    "xiangqi": GameWords(("Red", "Black"), "point", "h2e2", "h2", HELP_XIANGQI),
+}
 
 
 class InputError(BoardctlError, ValueError):
@@ -100,15 +134,16 @@ class Press:
 class Toggle:
     """Lift the piece on ``square``, or place one there if it is empty (logical square)."""
 
-    square: chess.Square
+    square: Square
 
 
 @dataclass(frozen=True)
 class MakeMove:
-    """A move typed as ``e2e4`` or SAN; ``legal`` is False for a from-to pair the rules refuse
-    (it is still made on the wood, and the board says what is wrong, as with real pieces)."""
+    """A typed move, in the game's own move type (``from_square``, ``to_square``, ``uci()``);
+    ``legal`` is False for a from-to pair the rules refuse (it is still made on the wood, and the
+    board says what is wrong, as with real pieces)."""
 
-    move: chess.Move
+    move: Any
     legal: bool
 
 
@@ -120,12 +155,12 @@ Command = Redraw | ShowHelp | Quit | Flip | Press | Toggle | MakeMove
 
 @dataclass(frozen=True)
 class Lift:
-    square: chess.Square
+    square: Square
 
 
 @dataclass(frozen=True)
 class Place:
-    square: chess.Square
+    square: Square
 
 
 @dataclass(frozen=True)
@@ -140,99 +175,155 @@ class PressButton:
 
 HandStep = Lift | Place | Pause | PressButton
 
-PROMOTION_BUTTON: dict[chess.PieceType, Button] = {
-    chess.QUEEN: Button.PROMOTE_QUEEN,
-    chess.ROOK: Button.PROMOTE_ROOK,
-    chess.BISHOP: Button.PROMOTE_BISHOP,
-    chess.KNIGHT: Button.PROMOTE_KNIGHT,
-}
 
-
-def hand_steps(board: chess.Board, move: chess.Move) -> list[HandStep]:
-    """What a hand does to play ``move`` on wood (logical squares): the promotion piece chosen
-    first, a captured piece taken off first and kept off longer than a brush, the king before the rook."""
-    steps: list[HandStep] = []
-    if move.promotion is not None and move.promotion in PROMOTION_BUTTON:
-        steps.append(PressButton(PROMOTION_BUTTON[move.promotion]))
-    if board.is_en_passant(move):
-        victim = chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square))
-        steps += [Lift(victim), Pause(CAPTURE_PAUSE)]
-    elif board.piece_at(move.to_square) is not None and not board.is_castling(move):
-        steps += [Lift(move.to_square), Pause(CAPTURE_PAUSE)]
-    if board.is_castling(move):
-        rank = chess.square_rank(move.from_square)
-        kingside = board.is_kingside_castling(move)
-        king_to = chess.square(6 if kingside else 2, rank)
-        rook_from = move.to_square if board.chess960 else chess.square(7 if kingside else 0, rank)
-        rook_to = chess.square(5 if kingside else 3, rank)
-        return [*steps, Lift(move.from_square), Place(king_to), Lift(rook_from), Place(rook_to)]
-    return [*steps, Lift(move.from_square), Place(move.to_square)]
-
-
-def check_steps(steps: list[HandStep], occupancy: int) -> str | None:
+def check_steps(steps: list[HandStep], occupancy: int, geometry: Geometry = CHESS_8X8) -> str | None:
     """Why ``steps`` cannot be done on a board with ``occupancy`` (logical), or None if they can."""
     occ = occupancy
     for step in steps:
         if isinstance(step, Lift):
             if not occ >> step.square & 1:
-                return f"there is no piece on {chess.square_name(step.square)} to pick up"
+                return f"there is no piece on {geometry.square_name(step.square)} to pick up"
             occ &= ~(1 << step.square)
         elif isinstance(step, Place):
             if occ >> step.square & 1:
-                return f"{chess.square_name(step.square)} is occupied"
+                return f"{geometry.square_name(step.square)} is occupied"
             occ |= 1 << step.square
     return None
 
 
-# -- reading a typed line --------------------------------------------------------------------------
+# -- the position, read from a state line ------------------------------------------------------------
 
-_SQUARE = re.compile(r"[a-h][1-8]")
-_FROM_TO = re.compile(r"([a-h][1-8])-?([a-h][1-8])(?:=?([qrbn]))?")
-_SAN_DEST = re.compile(r"([KQRBN])?[a-h]?[1-8]?x?([a-h][1-8])")
+
+def parse_placement(fen: str, geometry: Geometry) -> dict[Square, str]:
+    """A FEN's pieces by square: the first row is the last rank; digits count empty squares.
+
+    Neutral: chess and xiangqi FENs alike (uppercase is the side that moves first). ValueError
+    says what is wrong."""
+    rows = fen.split(" ")[0].split("/") if isinstance(fen, str) else []
+    if len(rows) != geometry.ranks:
+        raise ValueError(f"a {geometry.name} FEN has {geometry.ranks} rows, got {len(rows)}: {fen!r:.80}")
+    pieces: dict[Square, str] = {}
+    for i, row in enumerate(rows):
+        rank, file = geometry.ranks - 1 - i, 0
+        for run in re.findall(r"[0-9]+|[^0-9]", row):
+            if run.isdigit():
+                file += int(run)
+                continue
+            if not run.isalpha() or file >= geometry.files:
+                raise ValueError(f"bad row {row!r} in the {geometry.name} FEN {fen!r:.80}")
+            pieces[geometry.square(file, rank)] = run
+            file += 1
+        if file != geometry.files:
+            raise ValueError(f"row {row!r} of the {geometry.name} FEN has {file} squares, not {geometry.files}")
+    return pieces
+
+
+def geometry_of(state: Mapping[str, Any]) -> Geometry:
+    """The state line's board: its ``variant``, else (an older daemon) chess."""
+    return GEOMETRIES.get(str(state.get("variant") or "chess"), CHESS_8X8)
+
+
+class MoveReader(Protocol):
+    """One game's typed moves, for :func:`parse` and the view; the board is the reader's own."""
+
+    def board(self, fen: str) -> Any: ...
+
+    def parse_move(self, text: str, position: Position) -> MakeMove: ...
+
+    def hand_steps(self, position: Position, move: Any) -> list[HandStep]: ...
+
+    def move_text(self, position: Position, uci: str) -> str | None: ...
+
+    def how_to_type(self, position: Position, uci: str) -> str: ...
+
+    def last_move(self, start_fen: str, moves: list[str]) -> str | None: ...
+
+    def is_check(self, position: Position) -> bool: ...
+
+    def explain(self, problem: str, move: Any, position: Position, legal: bool) -> str: ...
+
+
+def reader_for(variant: str, geometry: Geometry) -> MoveReader:
+    """Chess reads SAN through python-chess (in the chess folder); every other game from-to pairs."""
+    if variant == "chess":
+        module = importlib.import_module("boardctl.variants.chess.terminal_moves")
+        reader: MoveReader = module.READER
+        return reader
+    return PointMoves(variant, geometry)
 
 
 @dataclass(frozen=True)
 class Position:
-    """What :func:`parse` needs from a state line."""
+    """What :func:`parse` and :func:`render` need from a state line (logical squares)."""
 
-    board: chess.Board
+    variant: str
+    geometry: Geometry
+    reader: MoveReader = field(repr=False, compare=False)
+    board: Any = field(repr=False, compare=False)  # the reader's own board (a chess.Board), or None
+    fen: str
+    pieces: Mapping[Square, str]
+    turn: bool  # True: the side that moves first (White, Red)
     occupancy: int  # logical: what the sensors see, in game squares
-    human: chess.Color | None  # None in record mode
-    pending: chess.Move | None
+    human: bool | None  # None in record mode
+    pending: str | None  # the engine's move waiting to be made, in the engine's coordinates
     thinking: bool
     result: str
     termination: str
+    check: str | None = None
+
+    @property
+    def words(self) -> GameWords:
+        return WORDS.get(self.variant, WORDS["chess"])
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> Position:
-        board = chess.Board(state["fen"])
+        geometry = geometry_of(state)
+        variant = geometry.name
+        reader = reader_for(variant, geometry)
+        fen = str(state["fen"])
+        board = reader.board(fen)
         flipped = state.get("orientation") == "flipped"
-        occupancy = int(state.get("occupancy") or "0", 16)
+        occupancy = int(state.get("occupancy") or "0", 16) & geometry.all_mask
         human = state.get("human")
         pending = state.get("pending")
+        fields = fen.split()
         return cls(
+            variant=variant,
+            geometry=geometry,
+            reader=reader,
             board=board,
-            occupancy=_rotate(occupancy) if flipped else occupancy,
-            human=None if state.get("mode") != "play" or human is None else human == "white",
-            pending=chess.Move.from_uci(pending) if pending else None,
+            fen=fen,
+            pieces=parse_placement(fen, geometry),
+            turn=(fields[1] if len(fields) > 1 else "w") in ("w", "r"),
+            occupancy=geometry.turn_mask(occupancy) if flipped else occupancy,
+            human=None if state.get("mode") != "play" or human is None else human in ("white", "red"),
+            pending=str(pending) if pending else None,
             thinking=bool(state.get("thinking")),
             result=str(state.get("result") or "*"),
             termination=str(state.get("termination") or ""),
+            check=str(state["check"]) if state.get("check") else None,
         )
 
 
-def _rotate(bb: int) -> int:
-    return chess.flip_vertical(chess.flip_horizontal(bb))
+def side_name(position: Position, color: bool) -> str:
+    """``White``/``Black``, or ``Red``/``Black`` in xiangqi."""
+    return position.words.sides[0] if color else position.words.sides[1]
 
 
-def _side(color: chess.Color) -> str:
-    return "White" if color == chess.WHITE else "Black"
+def is_first_side(piece: str) -> bool:
+    """Uppercase FEN letters are the side that moves first (White, Red)."""
+    return piece.isupper()
 
 
-def _unknown(text: str) -> InputError:
+# -- reading a typed line --------------------------------------------------------------------------
+
+
+def not_a_command(text: str, position: Position) -> InputError:
+    words = position.words
     return InputError(
-        f"'{text}' is not a move, a square or a command. Type a move such as e2e4 or Nf3, "
-        "a square such as e2 to lift or place one piece, !hint or !takeback; help lists everything."
+        f"'{text}' is not a move, a {words.square} or a command. Type a move such as {words.move_example}, "
+        f"a {words.square} such as {words.square_example} to lift or place one piece, !hint or !takeback; "
+        "help lists everything."
     )
 
 
@@ -255,149 +346,113 @@ def parse(text: str, position: Position) -> Command:
             names = ", ".join(f"!{b.value}" for b in Button)
             raise InputError(f"There is no button '{name}'. The buttons are {names}.")
         return Press(button)
-    if _SQUARE.fullmatch(word):
-        return Toggle(chess.parse_square(word))
-    match = _FROM_TO.fullmatch(word)
-    if match is not None:
-        return _from_to(match, position)
-    return _san(raw, position)
+    if position.geometry.is_name(word):
+        return Toggle(position.geometry.parse(word))
+    return position.reader.parse_move(raw, position)
 
 
-def _from_to(match: re.Match[str], position: Position) -> MakeMove:
-    board = position.board
-    start, end = chess.parse_square(match[1]), chess.parse_square(match[2])
-    if start == end:
-        raise InputError(f"{match[1]}{match[2]} goes nowhere: give two different squares, such as e2e4")
-    promotion = chess.Piece.from_symbol(match[3]).piece_type if match[3] else None
-    move = chess.Move(start, end, promotion)
-    if promotion is None:
-        queen = chess.Move(start, end, chess.QUEEN)
-        if queen in board.legal_moves:
-            move = queen  # the pawn becomes a queen unless another piece is named (e7e8n)
-    elif chess.Move(start, end) in board.legal_moves or board.piece_type_at(start) != chess.PAWN:
-        raise InputError(f"Only a pawn reaching the last rank is promoted: type {match[1]}{match[2]} without the piece")
-    legal = move in board.legal_moves or _is_castling_as_rook_capture(board, move)
-    if legal and _is_castling_as_rook_capture(board, move):
-        move = _castling_from_rook_square(board, move)
-    _check_turn(move, legal, position)
-    return MakeMove(move, legal)
-
-
-def _is_castling_as_rook_capture(board: chess.Board, move: chess.Move) -> bool:
-    """``e1h1``: the king onto its own rook, as some programs write castling."""
-    return _castling_from_rook_square(board, move) in board.legal_moves
-
-
-def _castling_from_rook_square(board: chess.Board, move: chess.Move) -> chess.Move:
-    king = board.king(board.turn)
-    if move.from_square != king or board.piece_at(move.to_square) != chess.Piece(chess.ROOK, board.turn):
-        return chess.Move.null()
-    rank = chess.square_rank(move.from_square)
-    if chess.square_file(move.to_square) == 7:
-        return chess.Move(move.from_square, chess.square(6, rank))
-    if chess.square_file(move.to_square) == 0:
-        return chess.Move(move.from_square, chess.square(2, rank))
-    return chess.Move.null()
-
-
-def _normalise_san(text: str) -> list[str]:
-    san = text.strip().rstrip("+#!?")
-    castle = san.upper().replace("0", "O")
-    if castle in ("O-O", "O-O-O", "OO", "OOO"):
-        return ["O-O-O" if castle.count("O") == 3 else "O-O"]
-    candidates = [san]
-    pawn_like = re.fullmatch(r"[a-h](x[a-h])?[1-8].*", san) is not None  # bxc3 is a pawn capture, never Bxc3
-    if san and san[0] in "nrqkb" and len(san) > 2 and not pawn_like:
-        candidates.append(san[0].upper() + san[1:])  # nf3 -> Nf3
-    if "=" not in san and re.fullmatch(r"[a-h](x[a-h])?[18][qrbnQRBN]", san):
-        candidates.append(san[:-1] + "=" + san[-1].upper())  # e8q -> e8=Q
-    return candidates
-
-
-def _san(raw: str, position: Position) -> MakeMove:
-    board = position.board
-    candidates = _normalise_san(raw)
-    ambiguous: str | None = None
-    syntax_ok = False
-    for san in candidates:
-        try:
-            move = board.parse_san(san)
-        except chess.AmbiguousMoveError:
-            ambiguous = san
-            syntax_ok = True
-            continue
-        except chess.IllegalMoveError:
-            syntax_ok = True
-            continue
-        except chess.InvalidMoveError:
-            continue
-        _check_turn(move, True, position)
-        return MakeMove(move, True)
-    if ambiguous is not None:
-        options = _options(board, ambiguous)
-        raise InputError(f"{raw} could be {' or '.join(options)}: say which piece moves" if options
-                         else f"{raw} could mean more than one move: say which piece moves")
-    if not syntax_ok:
-        raise _unknown(raw)
-    # A well-formed move that cannot be made: say why in chess terms.
-    other = board.copy(stack=False)
-    other.turn = not board.turn
-    other.ep_square = None
-    for san in candidates:
-        try:
-            other.parse_san(san)
-        except ValueError:
-            continue
-        if position.human is not None and board.turn != position.human:
-            raise _not_your_turn(position)
-        raise InputError(f"{raw} is a move for {_side(other.turn)}, but it is {_side(board.turn)}'s turn")
-    if board.is_check():
-        raise InputError(f"{raw} is not legal: {_side(board.turn)} is in check and must get out of it")
-    raise InputError(f"{raw} is not a legal move for {_side(board.turn)} here")
-
-
-def _options(board: chess.Board, san: str) -> list[str]:
-    match = _SAN_DEST.fullmatch(san.replace("=", "")[:6])
-    if match is None:
-        return []
-    piece = chess.Piece.from_symbol(match[1]).piece_type if match[1] else chess.PAWN
-    dest = chess.parse_square(match[2])
-    return sorted(board.san(m) for m in board.legal_moves
-                  if m.to_square == dest and board.piece_type_at(m.from_square) == piece)
-
-
-def _check_turn(move: chess.Move, legal: bool, position: Position) -> None:
+def check_turn(uci: str, legal: bool, position: Position, reader: MoveReader) -> None:
     """Refuse, in plain words, a move that the game cannot take now (the rules are the tracker's).
 
     A from-to pair the rules refuse is still wood moved by hand (putting a piece back, say) and is
     left to the tracker, except after the game."""
-    board = position.board
     if position.result != "*":
         why = f", {position.termination}" if position.termination else ""
         raise InputError(f"The game is over ({position.result}{why}): type !new-game to play another")
     if position.human is None or not legal:
         return
-    if board.turn != position.human and move != position.pending:
-        raise _not_your_turn(position)
+    if position.turn != position.human and uci != position.pending:
+        raise not_your_turn(position, reader)
 
 
-def how_to_type(board: chess.Board, move: chess.Move) -> str:
-    """What to type for ``move``: SAN and from-to, or only from-to for a pawn push (``e4`` alone
-    is a square, which lifts or places one piece)."""
-    san = board.san(move)
-    if _SQUARE.fullmatch(san.rstrip("+#")):
-        return move.uci()
-    return f"{san} or {move.uci()}"
-
-
-def _not_your_turn(position: Position) -> InputError:
+def not_your_turn(position: Position, reader: MoveReader) -> InputError:
     if position.pending is not None:
-        san = position.board.san(position.pending)
-        return InputError(f"The engine plays {san}: make that move for it first "
-                          f"(type {how_to_type(position.board, position.pending)}), or press !takeback")
+        text = reader.move_text(position, position.pending) or position.pending
+        return InputError(f"The engine plays {text}: make that move for it first "
+                          f"(type {reader.how_to_type(position, position.pending)}), or press !takeback")
     if position.thinking:
         return InputError("Wait: the engine is thinking about its move")
     return InputError("It is not your turn: the engine moves now")
+
+
+@dataclass(frozen=True)
+class PointMove:
+    """A move named by its two points (``h2e2``), for games whose moves need nothing more."""
+
+    from_square: Square
+    to_square: Square
+    text: str = field(compare=False)
+
+    def uci(self) -> str:
+        return self.text
+
+
+_POINT_PAIR = re.compile(r"([a-z][0-9]{1,2})\s*-?\s*([a-z][0-9]{1,2})")
+
+
+class PointMoves:
+    """Typed moves as from-to point names (xiangqi: ``h2e2``, or ICCS ``H2-E2``).
+
+    Which moves are legal is the tracker's to judge (it lights illegal-move and says why), as for
+    pieces moved by hand; here a move counts as the side to move's when its piece is theirs and it
+    does not land on one of their own."""
+
+    def __init__(self, variant: str, geometry: Geometry) -> None:
+        self.variant = variant
+        self.geometry = geometry
+
+    def board(self, fen: str) -> None:
+        return None
+
+    def parse_move(self, text: str, position: Position) -> MakeMove:
+        geometry = self.geometry
+        match = _POINT_PAIR.fullmatch(text.strip().lower())
+        if match is None or not (geometry.is_name(match[1]) and geometry.is_name(match[2])):
+            raise not_a_command(text.strip(), position)
+        start, end = geometry.parse(match[1]), geometry.parse(match[2])
+        if start == end:
+            raise InputError(f"{match[1]}{match[2]} goes nowhere: give two different {position.words.square}s, "
+                             f"such as {position.words.move_example}")
+        mover, target = position.pieces.get(start), position.pieces.get(end)
+        legal = (mover is not None and is_first_side(mover) == position.turn
+                 and (target is None or is_first_side(target) != position.turn))
+        uci = match[1] + match[2]
+        check_turn(uci, legal, position, self)
+        return MakeMove(PointMove(start, end, uci), legal)
+
+    def hand_steps(self, position: Position, move: Any) -> list[HandStep]:
+        steps: list[HandStep] = []
+        if move.to_square in position.pieces:
+            steps += [Lift(move.to_square), Pause(CAPTURE_PAUSE)]
+        return [*steps, Lift(move.from_square), Place(move.to_square)]
+
+    def move_text(self, position: Position, uci: str) -> str | None:
+        match = _POINT_PAIR.fullmatch(uci)
+        return uci if match and self.geometry.is_name(match[1]) and self.geometry.is_name(match[2]) else None
+
+    def how_to_type(self, position: Position, uci: str) -> str:
+        return uci
+
+    def last_move(self, start_fen: str, moves: list[str]) -> str | None:
+        if not moves:
+            return None
+        fields = start_fen.split()
+        offset = 0 if len(fields) < 2 or fields[1] in ("w", "r") else 1
+        first = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
+        ply = len(moves) - 1 + offset
+        return f"{first + ply // 2}{'.' if ply % 2 == 0 else '...'} {moves[-1]}"
+
+    def is_check(self, position: Position) -> bool:
+        return position.check is not None
+
+    def explain(self, problem: str, move: Any, position: Position, legal: bool) -> str:
+        text = problem[0].upper() + problem[1:]
+        if "occupied" in problem and not legal:
+            return f"{text}: take that piece off first (type {self.geometry.square_name(move.to_square)})"
+        if legal:
+            return (f"{text}, so {move.uci()} cannot be made: first set the pieces as the game has them "
+                    f"(the lit {position.words.square}s)")
+        return text
 
 
 # -- drawing ---------------------------------------------------------------------------------------
@@ -406,6 +461,26 @@ UNICODE_PIECES = {
     "K": "♔", "Q": "♕", "R": "♖", "B": "♗", "N": "♘", "P": "♙",
     "k": "♚", "q": "♛", "r": "♜", "b": "♝", "n": "♞", "p": "♟",
 }
+#: Xiangqi's pieces as printed on them (h/e: other programs' letters for horse and elephant).
+XIANGQI_CHARACTERS = {
+    "K": "帥", "A": "仕", "B": "相", "E": "相", "N": "傌", "H": "傌", "R": "俥", "C": "炮", "P": "兵",
+    "k": "將", "a": "士", "b": "象", "e": "象", "n": "馬", "h": "馬", "r": "車", "c": "砲", "p": "卒",
+}
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: East Asian wide and full-width characters take two."""
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns (wide characters count two)."""
+    return text + " " * max(0, width - display_width(text))
 
 
 def format_clock(seconds: float) -> str:
@@ -418,24 +493,80 @@ def format_clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{whole // 60}:{whole % 60:02d}"
 
 
-def _last_move(start_fen: str, moves: list[str]) -> str | None:
-    if not moves:
-        return None
-    board = chess.Board(start_fen)
-    for uci in moves[:-1]:
-        board.push_uci(uci)
-    move = chess.Move.from_uci(moves[-1])
-    number = board.fullmove_number
-    return f"{number}. {board.san(move)}" if board.turn == chess.WHITE else f"{number}... {board.san(move)}"
-
-
-def _eval_text(ev: Mapping[str, int] | None) -> str | None:
+def _eval_text(ev: Mapping[str, int] | None, position: Position) -> str | None:
     if not ev:
         return None
+    first, second = position.words.sides
     if "mate" in ev:
         n = ev["mate"]
-        return f"White mates in {n}" if n > 0 else f"Black mates in {-n}"
-    return f"{ev['cp'] / 100:+.1f} (White's view)"
+        return f"{first} mates in {n}" if n > 0 else f"{second} mates in {-n}"
+    return f"{ev['cp'] / 100:+.1f} ({first}'s view)"
+
+
+def _glyph(piece: str, variant: str, style: str) -> str:
+    if style != "unicode":
+        return piece
+    if variant == "xiangqi":
+        return XIANGQI_CHARACTERS.get(piece, piece)
+    return UNICODE_PIECES.get(piece, piece)
+
+
+def _in_palace(geometry: Geometry, square: Square) -> bool:
+    file, rank = geometry.file_of(square), geometry.rank_of(square)
+    return 3 <= file <= 5 and (rank <= 2 or rank >= geometry.ranks - 3)
+
+
+def _board_rows(position: Position, lit: Mapping[Square, list[str]], style: str, black_at_bottom: bool) -> list[str]:
+    geometry = position.geometry
+    xiangqi = position.variant == "xiangqi"
+    # A chess square is 3 columns (" ♞ "); a xiangqi point 4, room for a double-width character.
+    cell_width = 4 if xiangqi else 3
+    ranks = range(geometry.ranks) if black_at_bottom else range(geometry.ranks - 1, -1, -1)
+    files = list(range(geometry.files - 1, -1, -1) if black_at_bottom else range(geometry.files))
+    label_width = len(str(geometry.ranks - 1 + geometry.first_rank))
+    rows: list[str] = []
+    for rank in ranks:
+        cells = []
+        for file in files:
+            square = geometry.square(file, rank)
+            piece = position.pieces.get(square)
+            sensed = bool(position.occupancy >> square & 1)
+            if piece is not None:
+                mark = _glyph(piece, position.variant, style)
+            elif sensed:
+                mark = "?"
+            else:
+                mark = PALACE_POINT if xiangqi and _in_palace(geometry, square) else EMPTY_SQUARE
+            if square in lit:
+                cells.append(pad(f"[{mark}]", cell_width))
+            elif piece is not None and not sensed:
+                cells.append(pad(f"({mark})", cell_width))
+            else:
+                cells.append(pad(f" {mark} ", cell_width))
+        rows.append(f" {rank + geometry.first_rank:>{label_width}} {''.join(cells)}".rstrip() if xiangqi
+                    else f" {rank + geometry.first_rank} {''.join(cells)}")
+    if xiangqi:
+        # The river runs between ranks 4 and 5, whichever side is at the bottom.
+        river = _river(style, 1 + label_width + 1 + cell_width * geometry.files)
+        rows.insert(geometry.ranks // 2, river)
+        letters = "".join(pad(f" {'abcdefghijklmnopqrstuvwxyz'[f]}", cell_width) for f in files)
+        rows.append(" " * (label_width + 2) + letters.rstrip())
+    else:
+        rows.append("    " + "  ".join("abcdefghijklmnopqrstuvwxyz"[f] for f in files))
+    return rows
+
+
+def _river(style: str, width: int) -> str:
+    """The river between ranks 4 and 5: 楚河 漢界 over the water, or the word in plain letters."""
+    words = [" 楚 河 ", " 漢 界 "] if style == "unicode" else [" river "]
+    inner = width - 4
+    water = inner - sum(display_width(w) for w in words)
+    gaps = len(words) + 1
+    runs = [water // gaps + (1 if i < water % gaps else 0) for i in range(gaps)]
+    text = "~" * runs[0]
+    for word, run in zip(words, runs[1:], strict=True):
+        text += word + "~" * run
+    return "    " + text
 
 
 def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom: bool | None = None,
@@ -444,42 +575,23 @@ def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom:
 
     ``black_at_bottom`` defaults to whether you play Black. Squares the sensors see differently
     from the game: ``(x)`` a piece of the game lifted off, ``?`` a piece the game does not have
-    there; ``[x]`` a lit square (the LEDs' reasons are listed below the board).
+    there; ``[x]`` a lit square (the LEDs' reasons are listed below the board). Xiangqi is drawn
+    on its 9x10 points with the river across the middle and ``+`` on the palaces' empty points.
     """
     position = Position.from_state(state)
-    board = position.board
+    geometry = position.geometry
     human = position.human
     if black_at_bottom is None:
-        black_at_bottom = human == chess.BLACK
-    lit: dict[chess.Square, list[str]] = {}
+        black_at_bottom = human is False
+    lit: dict[Square, list[str]] = {}
     flipped = state.get("orientation") == "flipped"
     for lamp in state.get("leds") or []:
-        square = chess.parse_square(lamp["square"])
-        lit.setdefault(63 - square if flipped else square, []).append(str(lamp["why"]))
-    ranks = range(8) if black_at_bottom else range(7, -1, -1)
-    files = range(7, -1, -1) if black_at_bottom else range(8)
+        square = geometry.parse(str(lamp["square"]))
+        lit.setdefault(geometry.turned(square) if flipped else square, []).append(str(lamp["why"]))
+    rows = _board_rows(position, lit, style, black_at_bottom)
+    color_keys = ("red", "black") if position.variant == "xiangqi" else ("white", "black")
 
-    def glyph(piece: chess.Piece) -> str:
-        return UNICODE_PIECES[piece.symbol()] if style == "unicode" else piece.symbol()
-
-    rows: list[str] = []
-    for rank in ranks:
-        cells = []
-        for file in files:
-            square = chess.square(file, rank)
-            piece = board.piece_at(square)
-            sensed = bool(position.occupancy >> square & 1)
-            mark = ("?" if sensed else EMPTY_SQUARE) if piece is None else glyph(piece)
-            if square in lit:
-                cells.append(f"[{mark}]")
-            elif piece is not None and not sensed:
-                cells.append(f"({mark})")
-            else:
-                cells.append(f" {mark} ")
-        rows.append(f" {rank + 1} {''.join(cells)}")
-    rows.append("    " + "  ".join("abcdefgh"[f] for f in files))
-
-    def player(color: chess.Color) -> str:
+    def player(color: bool) -> str:
         mode = state.get("mode")
         if mode == "play" and human is not None:
             who = "you" if color == human else f"engine ({state.get('level') or 'default level'})"
@@ -487,18 +599,20 @@ def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom:
             who = ""
         clock = state.get("clock")
         clock_text = ""
-        if clock:
-            clock_text = format_clock(float(clock[chess.COLOR_NAMES[color]]))
-            if clock.get("running") == chess.COLOR_NAMES[color]:
+        key = color_keys[0] if color else color_keys[1]
+        if clock and key in clock:
+            clock_text = format_clock(float(clock[key]))
+            if clock.get("running") == key:
                 clock_text += " ⏱" if style == "unicode" else " *"
-        to_move = "  to move" if board.turn == color and position.result == "*" else ""
-        label = f"{_side(color)}{': ' + who if who else ''}"
+        to_move = "  to move" if position.turn == color and position.result == "*" else ""
+        label = f"{side_name(position, color)}{': ' + who if who else ''}"
         return f" {label:<32}{clock_text:>10}{to_move}"
 
-    top, bottom = (chess.WHITE, chess.BLACK) if black_at_bottom else (chess.BLACK, chess.WHITE)
+    top, bottom = (True, False) if black_at_bottom else (False, True)
     lines = [*notes, player(top), *rows, player(bottom)]
     info: list[str] = []
-    last = _last_move(state.get("start_fen") or chess.STARTING_FEN, list(state.get("moves") or []))
+    start_fen = str(state.get("start_fen") or state.get("fen"))
+    last = position.reader.last_move(start_fen, list(state.get("moves") or []))
     opening = state.get("opening")
     if last:
         info.append(f"Last move: {last}" + (f"   ({opening})" if opening else ""))
@@ -507,9 +621,9 @@ def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom:
         by_why: dict[str, list[str]] = {}
         for square, whys in sorted(lit.items()):
             for why in whys:
-                by_why.setdefault(why, []).append(chess.square_name(square))
+                by_why.setdefault(why, []).append(geometry.square_name(square))
         info.append("Lit: " + "; ".join(f"{why} {' '.join(squares)}" for why, squares in by_why.items()))
-    ev = _eval_text(state.get("eval"))
+    ev = _eval_text(state.get("eval"), position)
     if state.get("book") and not ev:
         info.append("Evaluation: book (the engine's reply came from its opening book)")
     elif ev:
@@ -520,31 +634,34 @@ def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom:
 
 
 def _status(state: Mapping[str, Any], position: Position) -> list[str]:
-    board = position.board
+    reader = position.reader
+    mine = side_name(position, position.turn)
     out: list[str] = []
     if position.result != "*":
         why = f" ({position.termination})" if position.termination else ""
         out.append(f"Game over: {position.result}{why}. Type !new-game for another game.")
         return out
-    if position.human is not None and position.human != board.turn:
+    if position.human is not None and position.human != position.turn:
         if position.pending is not None:
-            san = board.san(position.pending)
-            out.append(f"The engine plays {san}: make it on the board (type {how_to_type(board, position.pending)}).")
+            text = reader.move_text(position, position.pending) or position.pending
+            out.append(f"The engine plays {text}: make it on the board "
+                       f"(type {reader.how_to_type(position, position.pending)}).")
         elif position.thinking:
             out.append("The engine is thinking…")
     elif position.human is not None:
-        out.append(f"Your move ({_side(board.turn)}).")
+        out.append(f"Your move ({mine}).")
     else:
-        out.append(f"{_side(board.turn)} to move.")
-    if board.is_check():
-        out.append(f"{_side(board.turn)} is in check.")
+        out.append(f"{mine} to move.")
+    if reader.is_check(position):
+        out.append(f"{mine} is in check.")
     if not state.get("matching", True):
-        out.append(_setup_advice(board.occupied, position.occupancy))
+        game = position.geometry.mask(position.pieces)
+        out.append(_setup_advice(game, position.occupancy, position))
     hint = state.get("hint")
     if hint:
-        with contextlib.suppress(ValueError):
-            move = chess.Move.from_uci(hint)
-            out.append(f"Hint: {board.san(move)} (type {how_to_type(board, move)})")
+        named = reader.move_text(position, str(hint))
+        if named is not None:
+            out.append(f"Hint: {named} (type {reader.how_to_type(position, str(hint))})")
     if state.get("draw_offer"):
         out.append("A draw is offered: !draw accepts, a move declines.")
     warning = state.get("warning")
@@ -553,10 +670,11 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
     return out
 
 
-def _setup_advice(game: int, sensed: int) -> str:
+def _setup_advice(game: int, sensed: int, position: Position) -> str:
     """What to type so the pieces stand where the game has them."""
-    missing = [chess.square_name(sq) for sq in chess.scan_forward(game & ~sensed)]
-    extra = [chess.square_name(sq) for sq in chess.scan_forward(sensed & ~game)]
+    geometry = position.geometry
+    missing = [geometry.square_name(sq) for sq in geometry.squares_in(game & ~sensed)]
+    extra = [geometry.square_name(sq) for sq in geometry.squares_in(sensed & ~game)]
     if len(missing) == 1 and len(extra) == 1:
         return (f"The pieces do not stand where the game says: the piece on {extra[0]} belongs on "
                 f"{missing[0]} (type {extra[0]}{missing[0]}).")
@@ -565,19 +683,19 @@ def _setup_advice(game: int, sensed: int) -> str:
         parts.append(f"put a piece on {' '.join(missing)}")
     if extra:
         parts.append(f"take the piece{'s' if len(extra) > 1 else ''} off {' '.join(extra)}")
-    todo = " and ".join(parts) if parts else "fix the lit squares"
-    return f"The pieces do not stand where the game says: {todo} (type each square)."
+    todo = " and ".join(parts) if parts else f"fix the lit {position.words.square}s"
+    return f"The pieces do not stand where the game says: {todo} (type each {position.words.square})."
 
 
 # -- the view on the daemon's loop -----------------------------------------------------------------
 
 
 def choose_style(style: str, out: TextIO) -> str:
-    """``unicode`` unless the terminal cannot show the figurines."""
+    """``unicode`` unless the terminal cannot show the figurines and xiangqi's characters."""
     if style == "unicode":
         encoding = getattr(out, "encoding", None) or "ascii"
         try:
-            "♔♚·".encode(encoding)
+            "♔♚·帥將楚".encode(encoding)
         except (UnicodeEncodeError, LookupError):
             return "letters"
     return style
@@ -642,14 +760,16 @@ class TerminalView:
         board = self.daemon.board
         flipped = state.get("orientation") == "flipped"
 
-        def physical(square: chess.Square) -> chess.Square:
-            return 63 - square if flipped else square
+        def physical(square: Square) -> Square:
+            return position.geometry.turned(square) if flipped else square
+
+        position = Position.from_state(state)
 
         match command:
             case Quit():
                 return False
             case ShowHelp():
-                self.write(HELP + "\n> ")
+                self.write(position.words.help + "\n> ")
             case Redraw():
                 self.draw(self.daemon.state())
             case Flip():
@@ -664,12 +784,11 @@ class TerminalView:
                 self._last_input = self._clock()
                 board.toggle(physical(square))
             case MakeMove(move, legal):
-                position = Position.from_state(state)
-                steps: list[HandStep] = (hand_steps(position.board, move) if legal
+                steps: list[HandStep] = (position.reader.hand_steps(position, move) if legal
                                          else [Lift(move.from_square), Place(move.to_square)])
-                problem = check_steps(steps, position.occupancy)
+                problem = check_steps(steps, position.occupancy, position.geometry)
                 if problem is not None:
-                    raise InputError(_explain(problem, move, position, legal))
+                    raise InputError(position.reader.explain(problem, move, position, legal))
                 for step in steps:
                     self._last_input = self._clock()
                     match step:
@@ -739,21 +858,3 @@ class TerminalView:
 
 def _compared(state: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in state.items() if k not in ("clock", "reason", "input")}
-
-
-def _explain(problem: str, move: chess.Move, position: Position, legal: bool) -> str:
-    board = position.board
-    if not legal:
-        target = chess.square_name(move.to_square)
-        if "occupied" in problem:
-            return (f"{problem[0].upper()}{problem[1:]}: take that piece off first (type {target}), "
-                    f"or type the capture in SAN (such as {_capture_example(board, move)})")
-        return problem[0].upper() + problem[1:]
-    return f"{problem[0].upper()}{problem[1:]}, so {board.san(move)} cannot be made: first set the pieces as the game has them (the lit squares)"
-
-
-def _capture_example(board: chess.Board, move: chess.Move) -> str:
-    for legal in board.legal_moves:
-        if legal.to_square == move.to_square and board.is_capture(legal):
-            return board.san(legal)
-    return "exd5"

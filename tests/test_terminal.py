@@ -27,10 +27,10 @@ from boardctl.terminal import (
     Toggle,
     check_steps,
     format_clock,
-    hand_steps,
     parse,
     render,
 )
+from boardctl.variants.chess.terminal_moves import hand_steps
 
 START = chess.STARTING_FEN
 ITALIAN = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"

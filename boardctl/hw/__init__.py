@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from boardctl.core.geometry import CHESS_8X8, Geometry
 from boardctl.errors import ConfigError
 from boardctl.hw.base import (
     Board,
@@ -83,6 +84,7 @@ def open_board(
     url: str | None = None,
     baudrate: int = 115200,
     occupancy: int = 0,
+    geometry: Geometry | None = None,
 ) -> Board:
     """Construct the backend ``kind`` (``gpio``, ``serial`` or ``sim``); its threads start with ``start()``.
 
@@ -90,23 +92,26 @@ def open_board(
     gpiozero's own choice), ``debounce`` seconds, ``scan_hz`` full scans per second.
     serial: ``url`` for ``serial.serial_for_url`` (``/dev/ttyACM0``, ``loop://``, ``spy://...``).
     sim: starting ``occupancy`` (see ``sim.occupancy_for_setup`` for ``--sim-setup``).
+    ``geometry``: the game's board; a gpio pin map or a serial device for another board is
+    refused with one line naming both. None: the pin map's board (gpio), else chess.
     """
     if kind == "gpio":
         from boardctl.hw.gpio import GpioBoard
         from boardctl.hw.pinout import Pinout
 
         return GpioBoard(
-            Pinout.from_file(pinout), pin_factory=pin_factory, debounce=debounce, scan_hz=scan_hz, clock=clock
+            Pinout.from_file(pinout), pin_factory=pin_factory, debounce=debounce, scan_hz=scan_hz, clock=clock,
+            geometry=geometry,
         )
     if kind == "serial":
         from boardctl.hw.seriallink import SerialBoard
 
         if not url:
             raise ConfigError("serial_url: the serial board needs a port URL, e.g. /dev/ttyACM0")
-        board: Board = SerialBoard(url, baudrate=baudrate, clock=clock)
+        board: Board = SerialBoard(url, baudrate=baudrate, clock=clock, geometry=geometry or CHESS_8X8)
         return board
     if kind == "sim":
         from boardctl.hw.sim import SimBoard
 
-        return SimBoard(occupancy, clock=clock)
+        return SimBoard(occupancy, clock=clock, geometry=geometry or CHESS_8X8)
     raise ConfigError(f"board: unknown backend {kind!r} (one of {', '.join(KINDS)})")

@@ -10,8 +10,11 @@ Debounce: a square's raw reading must stay the same for ``debounce`` seconds bef
 change is reported; it is stamped with the time the change was confirmed, so times from
 the scanner thread and button callbacks stay ordered.
 
-LEDs: a MAX7219 (one chip drives all 64 LEDs, needs only SPI MOSI/CLK/CE and one resistor;
-written rows only when they change). DIGn = rank n+1, segment bit 7-j = file j.
+LEDs: MAX7219s in a daisy chain on SPI (one chip drives 64 LEDs and needs only MOSI/CLK/CE
+and one resistor; two drive the 90 points of a xiangqi board). LED ``n`` lights the point of
+bit ``n``: chip ``n // 64`` (chip 0 nearest the Pi), digit ``n % 64 // 8``, segment bit
+``7 - n % 8``; on a chess board that is DIGn = rank n+1, segment bit 7-j = file j. A digit is
+written (to every chip in one transfer) only when it changes.
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ import time
 import warnings
 from typing import Any
 
-import chess
 from gpiozero import Button as GzButton
 from gpiozero import Device, InputDevice, OutputDevice, TonalBuzzer
 from gpiozero.exc import BadPinFactory
+from gpiozero.pins.pi import SPI_HARDWARE_PINS
 from gpiozero.tones import Tone
 
-from boardctl.errors import HardwareError
+from boardctl.core.geometry import CHESS_8X8, Geometry, Square
+from boardctl.errors import ConfigError, HardwareError
 from boardctl.events import Button, ButtonPressed, Code, Event, Snapshot, SquareChanged
 from boardctl.hw.base import Board, Clock
 from boardctl.hw.leds import SIGNALS, STEP, LedFrame, step_at
@@ -37,20 +41,23 @@ from boardctl.hw.pinout import Pinout
 log = logging.getLogger(__name__)
 
 # MAX7219 registers.
-_DECODE_MODE, _INTENSITY, _SCAN_LIMIT, _SHUTDOWN, _DISPLAY_TEST = 0x09, 0x0A, 0x0B, 0x0C, 0x0F
+_NO_OP, _DECODE_MODE, _INTENSITY, _SCAN_LIMIT, _SHUTDOWN, _DISPLAY_TEST = 0x00, 0x09, 0x0A, 0x0B, 0x0C, 0x0F
 
 
 class MatrixScanner:
     """Scans and debounces; ``scan(now)`` is one full cycle returning the confirmed changes."""
 
-    def __init__(self, rows: list[Any], columns: list[Any], *, debounce: float) -> None:
+    def __init__(
+        self, rows: list[Any], columns: list[Any], *, debounce: float, geometry: Geometry = CHESS_8X8
+    ) -> None:
         self._rows = rows  # gpiozero pins, outputs
         self._columns = columns  # gpiozero pins, inputs with pull-up
-        self._squares = [[chess.square(c, r) for c in range(len(columns))] for r in range(len(rows))]
+        self.geometry = geometry
+        self._squares = [[geometry.square(c, r) for c in range(len(columns))] for r in range(len(rows))]
         self.debounce = debounce
         self.stable = 0
         self._last_raw = 0
-        self._since: dict[chess.Square, float] = {}
+        self._since: dict[Square, float] = {}
 
     def read_raw(self) -> int:
         raw = 0
@@ -95,34 +102,44 @@ class MatrixScanner:
         return out
 
 
+#: Segment byte of eight LED bits (bit j of the input lights segment bit 7 - j).
+_REVERSED = bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))
+
+
 class Max7219:
-    """Eight rows of eight LEDs on one MAX7219; writes only rows that changed."""
+    """``chips`` MAX7219s in a daisy chain, 64 LEDs each; writes only digits that changed.
 
-    def __init__(self, spi: Any, *, intensity: int) -> None:
+    One transfer carries one 16-bit word per chip, the farthest chip's first (it is shifted
+    through the nearer ones), so a digit is written on every chip at once.
+    """
+
+    def __init__(self, spi: Any, *, intensity: int, chips: int = 1) -> None:
         self._spi = spi
-        self._rows: list[int | None] = [None] * 8
+        self.chips = chips
+        self._digits: list[bytes | None] = [None] * 8
         for reg, value in ((_DISPLAY_TEST, 0), (_SCAN_LIMIT, 7), (_DECODE_MODE, 0), (_INTENSITY, intensity)):
-            self._write(reg, value)
+            self._write_all(reg, [value] * chips)
         self.show_mask(0)
-        self._write(_SHUTDOWN, 1)
+        self._write_all(_SHUTDOWN, [1] * chips)
 
-    def _write(self, register: int, value: int) -> None:
-        self._spi.transfer([register, value])
+    def _write_all(self, register: int, values: list[int]) -> None:
+        """Set ``register`` on every chip: ``values[k]`` goes to chip ``k`` (0 = nearest the Pi)."""
+        words: list[int] = []
+        for value in reversed(values):
+            words += (register, value)
+        self._spi.transfer(words)
 
     def show_mask(self, lit: int) -> None:
-        for rank in range(8):
-            byte = 0
-            bits = lit >> (8 * rank) & 0xFF
-            for file in range(8):
-                if bits >> file & 1:
-                    byte |= 0x80 >> file
-            if self._rows[rank] != byte:
-                self._write(rank + 1, byte)
-                self._rows[rank] = byte
+        chips = self.chips
+        for digit in range(8):
+            row = bytes(_REVERSED[lit >> (64 * chip + 8 * digit) & 0xFF] for chip in range(chips))
+            if self._digits[digit] != row:
+                self._write_all(digit + 1, list(row))
+                self._digits[digit] = row
 
     def close(self) -> None:
         try:
-            self._write(_SHUTDOWN, 0)
+            self._write_all(_SHUTDOWN, [0] * self.chips)
         finally:
             self._spi.close()
 
@@ -152,10 +169,18 @@ class GpioBoard(Board):
         debounce: float = 0.025,
         scan_hz: float = 200.0,
         clock: Clock = time.monotonic,
+        geometry: Geometry | None = None,
     ) -> None:
+        """``geometry``: the game's board (None: the pin map's); a map for another board is refused."""
         super().__init__(clock=clock)
         if scan_hz <= 0 or debounce < 0:
             raise ValueError(f"gpio: scan_hz must be > 0 and debounce >= 0, got {scan_hz}, {debounce}")
+        if geometry is not None:
+            try:
+                pinout.check_game(geometry)
+            except ConfigError as exc:
+                raise HardwareError(f"gpio: {exc}") from None
+        self.geometry = pinout.geometry
         self.pinout = pinout
         self.period = 1.0 / scan_hz
         self._devices: list[Any] = []
@@ -173,15 +198,23 @@ class GpioBoard(Board):
                 pin_factory = Device.pin_factory
             rows = [self._add(OutputDevice(p, active_high=False, initial_value=False, pin_factory=pin_factory)) for p in pinout.rows]
             cols = [self._add(InputDevice(p, pull_up=True, pin_factory=pin_factory)) for p in pinout.columns]
-            self.scanner = MatrixScanner([d.pin for d in rows], [d.pin for d in cols], debounce=debounce)
+            self.scanner = MatrixScanner(
+                [d.pin for d in rows], [d.pin for d in cols], debounce=debounce, geometry=self.geometry
+            )
             for button, pin in pinout.buttons.items():
                 device = self._add(GzButton(pin, pull_up=True, bounce_time=0.03, pin_factory=pin_factory))
                 device.when_pressed = self._button_handler(button)
             if pinout.buzzer is not None:
                 self._buzzer = self._add(TonalBuzzer(pinout.buzzer, mid_tone=Tone("A5"), octaves=2, pin_factory=pin_factory))
             if pinout.led_driver == "max7219":
-                spi = pin_factory.spi(port=pinout.spi_port, device=pinout.spi_device)
-                self._max7219 = Max7219(spi, intensity=pinout.intensity)
+                # Without MISO: the chips are write-only, and a big board needs GPIO9 for its matrix
+                # (with dtoverlay=spi0-1cs,no_miso, see hardware/pinout-xiangqi.toml).
+                lines = SPI_HARDWARE_PINS[pinout.spi_port]
+                spi = pin_factory.spi(
+                    clock_pin=lines["clock"], mosi_pin=lines["mosi"], miso_pin=None,
+                    select_pin=lines["select"][pinout.spi_device],
+                )
+                self._max7219 = Max7219(spi, intensity=pinout.intensity, chips=pinout.chips)
         except Exception as exc:
             self._close()
             if isinstance(exc, HardwareError):

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-import chess
-
+from boardctl.core.geometry import Square
 from boardctl.events import Code, LedIntent
 
 #: One blink step, seconds. Sixteen steps make a one-second cycle.
@@ -68,7 +67,7 @@ _PRIORITY: dict[Code, int] = {code: i for i, code in enumerate(SIGNALS)}
 class Lamp:
     """One square as shown: its blink mask (16 bits) and colour."""
 
-    square: chess.Square
+    square: Square
     mask: int
     colour: tuple[int, int, int]
     why: Code
@@ -82,7 +81,7 @@ class LedFrame:
 
     @classmethod
     def from_intents(cls, intents: Iterable[LedIntent]) -> LedFrame:
-        best: dict[chess.Square, Code] = {}
+        best: dict[Square, Code] = {}
         for intent in intents:
             held = best.get(intent.square)
             if held is None or _PRIORITY[intent.why] < _PRIORITY[held]:
@@ -103,7 +102,7 @@ class LedFrame:
                 out |= 1 << lamp.square
         return out
 
-    def colours(self, step: int) -> Mapping[chess.Square, tuple[int, int, int]]:
+    def colours(self, step: int) -> Mapping[Square, tuple[int, int, int]]:
         """Colour of every square lit at ``step`` (unlisted squares are dark)."""
         bit = 1 << (step % STEPS)
         return {lamp.square: lamp.colour for lamp in self.lamps if lamp.mask & bit}

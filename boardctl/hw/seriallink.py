@@ -14,6 +14,12 @@ echoing a token asked for since the link became uncertain. Only that answer is t
 duplicated or replayed snapshot cannot carry a current token. It reaches the tracker as one
 ``Snapshot`` event (a resync by comparison), never as a burst of lifts and places, and
 supersedes everything dropped. Every such fault is logged and counted in ``stats``.
+
+Sizes: the board runs one game (``geometry``, chess by default). A device whose ``HELLO`` names a
+protocol version this side cannot speak, or a board of another size (its ``HELLO``, or the width
+of its snapshots), is *refused*: one error line naming the versions or sizes is logged, kept in
+``refusal``, and nothing from the device reaches the tracker until it restarts with firmware and
+a board that fit (a new ``HELLO``).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from typing import Any
 
 import serial
 
+from boardctl.core.geometry import CHESS_8X8, Geometry
 from boardctl.errors import HardwareError, ProtocolError
 from boardctl.events import ButtonPressed, Code, Snapshot, SquareChanged
 from boardctl.hw import protocol as p
@@ -64,6 +71,8 @@ class LinkStats:
     dropped: int = 0
     #: Snapshots ignored while a resync was pending: heartbeats, boot snapshots, stale answers.
     stale_snapshots: int = 0
+    #: Lines ignored because the device was refused (unknown protocol version, other board size).
+    refused: int = 0
 
 
 class SerialBoard(Board):
@@ -86,8 +95,12 @@ class SerialBoard(Board):
         clock: Clock = time.monotonic,
         opener: Opener | None = None,
         reconnect_delay: float = 0.5,
+        geometry: Geometry = CHESS_8X8,
     ) -> None:
         super().__init__(clock=clock)
+        self.geometry = geometry
+        #: Why the device is refused (its firmware or board does not fit the game), or None.
+        self.refusal: HardwareError | None = None
         if opener is None:
             if not url:
                 raise HardwareError("serial: no port URL given")
@@ -104,7 +117,7 @@ class SerialBoard(Board):
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._framer = p.LineFramer()
+        self._framer = p.LineFramer(max_line=p.line_limit(geometry.points))
         self._tx_seq = 0
         self._expect_seq: int | None = None
         self._last_raw = b""
@@ -165,7 +178,8 @@ class SerialBoard(Board):
 
     def _send_frame(self, frame: LedFrame) -> None:
         self._last_frame_sent = time.monotonic()
-        self._send("L", *(p.lamp_arg(lamp.square, lamp.mask, lamp.colour) for lamp in frame.lamps))
+        geometry = self.geometry
+        self._send("L", *(p.lamp_arg(lamp.square, lamp.mask, lamp.colour, geometry) for lamp in frame.lamps))
 
     def play(self, code: Code) -> None:
         tones = SIGNALS[code].tones
@@ -306,15 +320,41 @@ class SerialBoard(Board):
             log.debug("serial: ignoring a repeat of line %02x", line.seq)
             return
         self._last_raw = raw
+        if line.kind in ("HELLO", "VERSION"):
+            try:
+                p.check_identity(_arg_or(line, 0, "(none)"), _arg_or(line, 1, "(none)"), self.geometry)
+            except HardwareError as exc:
+                self._expect_seq = (line.seq + 1) & 0xFF
+                self._refuse(exc)
+                return
+            if self.refusal is not None:
+                log.warning("serial: the device now fits the game: %s", " ".join(line.args))
+                self.refusal = None
+                if line.kind == "VERSION":
+                    self._expect_seq = (line.seq + 1) & 0xFF
+                    self._uncertain("a device accepted", restart=True)
+                    return
+            elif line.kind == "VERSION":  # an answer to ``V``: nothing restarted
+                self._expect_seq = (line.seq + 1) & 0xFF
+                return
+        if self.refusal is not None:
+            self.stats.refused += 1
+            return
+        if line.kind == "S":
+            try:
+                p.check_snapshot_width(line, self.geometry)
+            except HardwareError as exc:
+                self._refuse(exc)
+                return
         if line.kind == "HELLO":
             self.stats.resets += 1
             log.warning("serial: device (re)started: %s", " ".join(line.args))
-            if line.args and line.args[0] in p.FIRMWARE_VERSIONS:
+            if line.args[0] in p.TOKEN_VERSIONS:
                 self._tokens_seen = True
             else:
                 log.warning(
-                    "serial: firmware %s is not %s; deploy firmware/ again (firmware/README.md)",
-                    line.args[0] if line.args else "(unnamed)", " or ".join(sorted(p.FIRMWARE_VERSIONS)),
+                    "serial: firmware %s echoes no request token (it is older than boardfw-2); "
+                    "deploy firmware/ again (firmware/README.md)", line.args[0],
                 )
             self._after_hello = True
             self._expect_seq = (line.seq + 1) & 0xFF
@@ -339,10 +379,19 @@ class SerialBoard(Board):
             log.warning("serial: dropped a bad line: %s", exc)
             self._uncertain("a bad line")
 
+    def _refuse(self, exc: HardwareError) -> None:
+        """Hold everything from a device that does not fit the game; say why once (see module doc)."""
+        self.stats.refused += 1
+        if self.refusal is None or str(self.refusal) != str(exc):
+            log.error("%s", exc)
+        self.refusal = exc
+        self._resync_pending = True
+        self._tokens.clear()
+
     def _dispatch(self, line: p.Line, *, after_hello: bool = False) -> None:
         now = self._clock()
         if line.kind == "S":
-            occupancy = p.bitboard_arg(line, 0)
+            occupancy = p.bitboard_arg(line, 0, self.geometry)
             reason, token = _arg_or(line, 1), p.token_arg(line, 2)
             if token is not None:
                 self._tokens_seen = True
@@ -366,7 +415,7 @@ class SerialBoard(Board):
                 log.warning("serial: snapshot differs from the known occupancy on %d squares", bin(occupancy ^ self._occupancy).count("1"))
                 self._uncertain("a differing snapshot")
         elif line.kind == "C":
-            square, occupied = p.square_arg(line, 0), p.bit_arg(line, 1)
+            square, occupied = p.square_arg(line, 0, self.geometry), p.bit_arg(line, 1)
             if self._resync_pending:
                 self._drop(line)
             elif bool(self._occupancy >> square & 1) == occupied:
@@ -409,9 +458,14 @@ def wait_for_device(
     baudrate: int = 115200,
     opener: Opener | None = None,
     retry: float = 0.5,
+    geometry: Geometry = CHESS_8X8,
 ) -> None:
     """Return once a board answers on ``url`` (the port opens and a valid device line arrives);
     raise :class:`HardwareError`, one line saying what to check, after ``timeout`` seconds.
+
+    The device is also asked who it is (``V``): firmware speaking a protocol version this side
+    cannot speak, or a board that is not ``geometry``'s size, is refused at once with one line
+    naming the versions or sizes (:func:`protocol.check_identity`).
 
     At start a wrong port must not leave the daemon waiting forever with nothing said; once the
     game runs, a pulled cable is recovered by :class:`SerialBoard` instead.
@@ -433,8 +487,10 @@ def wait_for_device(
         else:
             opened = True
             try:
-                if _answers(port, deadline):
+                if _answers(port, deadline, geometry):
                     return
+            except HardwareError:
+                raise  # the device answered, and does not fit the game: no use waiting
             except (serial.SerialException, OSError, ValueError, TypeError) as exc:
                 error = exc
             finally:
@@ -453,13 +509,22 @@ def wait_for_device(
     )
 
 
-def _answers(port: Any, deadline: float) -> bool:
-    """Ask for a snapshot (again every second) until a valid device line arrives or time is up."""
-    framer = p.LineFramer()
+#: Seconds to wait, after a device's first answer, for it to say who it is (firmware before
+#: boardfw-3 answers ``V`` with ``E kind``; a device saying nothing is taken as it is).
+IDENTIFY_GRACE = 0.5
+
+
+def _answers(port: Any, deadline: float, geometry: Geometry) -> bool:
+    """Ask for a snapshot and who the device is (again every second) until it has said who it is,
+    or answered and stayed silent on that for ``IDENTIFY_GRACE``, or time is up."""
+    framer = p.LineFramer(max_line=p.line_limit(geometry.points))
     asked = float("-inf")
+    answered: float | None = None
     while time.monotonic() < deadline:
+        if answered is not None and time.monotonic() - answered >= IDENTIFY_GRACE:
+            return True
         if time.monotonic() - asked >= 1.0:
-            port.write(p.encode_line(0, "?"))
+            port.write(p.encode_line(0, "?") + p.encode_line(1, "V"))
             asked = time.monotonic()
         data = port.read(max(1, port.in_waiting))
         for raw in framer.feed(data or b""):
@@ -467,9 +532,24 @@ def _answers(port: Any, deadline: float) -> bool:
                 line = p.parse_line(raw)
             except ProtocolError:
                 continue
-            if line.kind in p.DEVICE_KINDS:
+            if line.kind not in p.DEVICE_KINDS:
+                continue
+            if line.kind in ("HELLO", "VERSION"):
+                p.check_identity(_arg_or(line, 0, "(none)"), _arg_or(line, 1, "(none)"), geometry)
                 return True
-    return False
+            if line.kind == "E" and line.args[:1] == ("kind",):  # firmware before boardfw-3: no ``V``
+                if geometry != CHESS_8X8:
+                    raise HardwareError(
+                        f"serial: the board's firmware is older than {p.PROTOCOL_VERSION} (it does not answer V) "
+                        f"and drives only 8x8 chess boards, but the game is {geometry.name} "
+                        f"({p.board_size(geometry)}); deploy firmware/ again (firmware/README.md)"
+                    )
+                return True
+            if line.kind == "S":
+                p.check_snapshot_width(line, geometry)
+            if answered is None:
+                answered = time.monotonic()
+    return answered is not None
 
 
 def _why_not_open(error: Exception | None) -> str:

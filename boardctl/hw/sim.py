@@ -11,7 +11,9 @@ non-decreasing and the start snapshot is stamped with ``clock()``.
 The selftest's terminal (``boardctl.hw.sim.run_terminal``; the game's terminal view is
 ``boardctl.terminal``) reads commands per line:
 ``e2`` lifts or places on e2, ``e2e4`` does both, ``!hint`` presses a button, ``?`` asks for
-a snapshot, ``.`` just redraws; it draws the board with LEDs after every line.
+a snapshot, ``.`` just redraws; it draws the board with LEDs after every line. Points are named
+as the game names them: on a xiangqi board (``geometry=XIANGQI_9X10``, 90 points) ``e0`` is
+Red's king point and ``h2e2`` moves a piece from h2 to e2.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ import time
 from collections.abc import Iterable
 from typing import TextIO
 
-import chess
-
+from boardctl.core.geometry import CHESS_8X8, Geometry, Square
 from boardctl.errors import ConfigError
 from boardctl.events import Button, ButtonPressed, Code, Event, Snapshot, SquareChanged, Tick
 from boardctl.hw.base import Board, Clock
@@ -32,19 +33,72 @@ log = logging.getLogger(__name__)
 
 SETUPS = ("expected", "start", "empty")
 
+#: The start position's placement, per board (the game's rules own the full FEN).
+START_PLACEMENTS: dict[str, str] = {
+    "chess": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+    "xiangqi": "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR",
+}
+#: Piece letters a placement may hold, per board (xiangqi FENs write knights and elephants
+#: either as n/b or as h/e).
+PIECE_LETTERS: dict[str, str] = {"chess": "pnbrqk", "xiangqi": "rnbakcpeh"}
+#: Letters of the side to move a full FEN may give (xiangqi's ``w`` is Red, ``r`` also seen).
+TURN_LETTERS: dict[str, tuple[str, ...]] = {"chess": ("w", "b"), "xiangqi": ("w", "b", "r")}
 
-def occupancy_for_setup(setup: str, *, expected: int) -> int:
-    """``--sim-setup``: ``expected`` (the game's position), ``start``, ``empty`` or a FEN."""
+
+def occupancy_for_setup(setup: str, *, expected: int, geometry: Geometry = CHESS_8X8) -> int:
+    """``--sim-setup``: ``expected`` (the game's position), ``start``, ``empty`` or a FEN of the game."""
     if setup == "expected":
         return expected
     if setup == "start":
-        return int(chess.Board().occupied)
+        return occupancy_from_placement(START_PLACEMENTS[geometry.name], geometry)
     if setup == "empty":
         return 0
     try:
-        return int(chess.Board(setup).occupied) if " " in setup.strip() else int(chess.BaseBoard(setup).occupied)
+        fields = setup.split()
+        if not 1 <= len(fields) <= 6:
+            raise ValueError("a FEN has one to six fields")
+        if len(fields) > 1 and fields[1] not in TURN_LETTERS.get(geometry.name, ("w", "b")):
+            raise ValueError(f"bad side to move {fields[1]!r}")
+        return occupancy_from_placement(fields[0], geometry)
     except ValueError as exc:
-        raise ConfigError(f"sim-setup: expected expected|start|empty|FEN, got {setup!r} ({exc})") from None
+        raise ConfigError(
+            f"sim-setup: expected expected|start|empty|{geometry.name} FEN, got {setup!r:.100} ({exc})"
+        ) from None
+
+
+def occupancy_from_placement(placement: str, geometry: Geometry = CHESS_8X8) -> int:
+    """The occupied points of a FEN's placement field (ranks from the far side, ``/`` between
+    them, digits counting empty points); ValueError says what is wrong."""
+    rows = placement.split("/")
+    if len(rows) != geometry.ranks:
+        raise ValueError(f"the {geometry.name} placement needs {geometry.ranks} ranks, got {len(rows)}")
+    letters = PIECE_LETTERS.get(geometry.name)
+    occupancy = 0
+    for i, row in enumerate(rows):
+        rank = geometry.ranks - 1 - i
+        file = 0
+        run = ""
+        for ch in row + "/":
+            if ch.isdigit():
+                run += ch
+                continue
+            if run:
+                if run.startswith("0"):
+                    raise ValueError(f"bad empty count {run!r} in rank {rank + geometry.first_rank}")
+                file += int(run)
+                run = ""
+            if ch == "/":
+                break
+            if not ch.isascii() or not ch.isalpha() or (letters is not None and ch.lower() not in letters):
+                raise ValueError(f"{ch!r} is not a {geometry.name} piece")
+            if file < geometry.files:
+                occupancy |= 1 << geometry.square(file, rank)
+            file += 1
+        if file != geometry.files:
+            raise ValueError(
+                f"rank {rank + geometry.first_rank} of the placement has {file} points, not {geometry.files}"
+            )
+    return occupancy
 
 
 class SimBoard(Board):
@@ -55,12 +109,16 @@ class SimBoard(Board):
         occupancy: int = 0,
         *,
         clock: Clock = time.monotonic,
-        dead_switches: Iterable[chess.Square] = (),
-        stuck_switches: Iterable[chess.Square] = (),
-        dead_leds: Iterable[chess.Square] = (),
-        stuck_leds: Iterable[chess.Square] = (),
+        dead_switches: Iterable[Square] = (),
+        stuck_switches: Iterable[Square] = (),
+        dead_leds: Iterable[Square] = (),
+        stuck_leds: Iterable[Square] = (),
+        geometry: Geometry = CHESS_8X8,
     ) -> None:
         super().__init__(clock=clock)
+        self.geometry = geometry
+        if occupancy & ~geometry.all_mask:
+            raise ValueError(f"sim: occupancy has bits beyond the {geometry.points} points of the {geometry.name} board")
         self._pieces = occupancy
         self._dead = _bb(dead_switches)
         self._stuck = _bb(stuck_switches)
@@ -75,7 +133,7 @@ class SimBoard(Board):
         return self._pieces
 
     def _sensed(self) -> int:
-        return (self._pieces & ~self._dead | self._stuck) & chess.BB_ALL
+        return (self._pieces & ~self._dead | self._stuck) & self.geometry.all_mask
 
     def _start(self) -> None:
         self.request_snapshot()
@@ -84,9 +142,12 @@ class SimBoard(Board):
         self._emit(Snapshot(self._clock() if t is None else t, self._occupancy))
 
     # --- the hands ------------------------------------------------------------------------------
-    def _move_piece(self, square: chess.Square, present: bool, t: float | None) -> bool:
+    def _move_piece(self, square: Square, present: bool, t: float | None) -> bool:
+        if not self.geometry.is_square(square):
+            log.warning("sim: no point %r on the %s board", square, self.geometry.name)
+            return False
         if bool(self._pieces >> square & 1) == present:
-            log.warning("sim: %s already %s", chess.square_name(square), "occupied" if present else "empty")
+            log.warning("sim: %s already %s", self.geometry.square_name(square), "occupied" if present else "empty")
             return False
         self._pieces ^= 1 << square
         sensed = self._sensed()
@@ -96,13 +157,13 @@ class SimBoard(Board):
         self._emit(SquareChanged(self._clock() if t is None else t, square, present))
         return True
 
-    def lift(self, square: chess.Square, *, t: float | None = None) -> bool:
+    def lift(self, square: Square, *, t: float | None = None) -> bool:
         return self._move_piece(square, False, t)
 
-    def place(self, square: chess.Square, *, t: float | None = None) -> bool:
+    def place(self, square: Square, *, t: float | None = None) -> bool:
         return self._move_piece(square, True, t)
 
-    def toggle(self, square: chess.Square, *, t: float | None = None) -> bool:
+    def toggle(self, square: Square, *, t: float | None = None) -> bool:
         return self._move_piece(square, not self._pieces >> square & 1, t)
 
     def press(self, button: Button, *, t: float | None = None) -> None:
@@ -110,7 +171,7 @@ class SimBoard(Board):
 
     def set_pieces(self, occupancy: int, *, t: float | None = None) -> None:
         """Rearrange everything at once (e.g. a board swept and set up); reported as a snapshot."""
-        self._pieces = occupancy & chess.BB_ALL
+        self._pieces = occupancy & self.geometry.all_mask
         self._occupancy = self._sensed()
         self.request_snapshot(t)
 
@@ -143,28 +204,37 @@ class SimBoard(Board):
 
     # --- the terminal view ----------------------------------------------------------------------------
     def render(self, *, white_at_bottom: bool = True) -> str:
-        """The board as text: ``o`` a piece, ``.`` empty; a lit square shows its code's initial in caps."""
+        """The board as text: ``o`` a piece, ``.`` empty, ``[o]`` a lit point; then the lit points and why.
+
+        Ranks are numbered as the game names them (1-8 in chess, 0-9 in xiangqi); a xiangqi board
+        shows its river between ranks 4 and 5.
+        """
+        g = self.geometry
         lamps = {lamp.square: lamp for lamp in self._frame.lamps}
-        ranks = range(7, -1, -1) if white_at_bottom else range(8)
-        files = range(8) if white_at_bottom else range(7, -1, -1)
+        ranks = range(g.ranks - 1, -1, -1) if white_at_bottom else range(g.ranks)
+        files = range(g.files) if white_at_bottom else range(g.files - 1, -1, -1)
+        width = len(str(g.ranks - 1 + g.first_rank))
+        river = g.ranks // 2 if g.name == "xiangqi" else None
         lines = []
         for rank in ranks:
             cells = []
             for file in files:
-                sq = chess.square(file, rank)
+                sq = g.square(file, rank)
                 piece = "o" if self._occupancy >> sq & 1 else "."
                 lamp = lamps.get(sq)
                 mark = f"[{piece}]" if lamp is not None else f" {piece} "
                 cells.append(mark)
-            lines.append(f"{rank + 1} {''.join(cells)}")
-        lines.append("   " + "  ".join("abcdefgh"[f] for f in files))
+            lines.append(f"{rank + g.first_rank:>{width}} {''.join(cells)}")
+            if river is not None and rank == (river if white_at_bottom else river - 1):
+                lines.append(" " * width + " " + "~" * (3 * g.files))
+        lines.append(" " * (width + 2) + "  ".join(g.square_name(f)[0] for f in files))
         if lamps:
-            legend = sorted({f"{chess.square_name(s)}={lamp.why}" for s, lamp in lamps.items()})
+            legend = sorted({f"{g.square_name(s)}={lamp.why}" for s, lamp in lamps.items()})
             lines.append("lit: " + " ".join(legend))
         return "\n".join(lines)
 
 
-def _bb(squares: Iterable[chess.Square]) -> int:
+def _bb(squares: Iterable[Square]) -> int:
     out = 0
     for sq in squares:
         out |= 1 << sq
@@ -195,10 +265,23 @@ def _terminal_command(board: SimBoard, line: str) -> None:
         if line[1:] not in {b.value for b in Button}:
             raise ValueError(f"there is no button '{line[1:]}'; the buttons are " + ", ".join(f"!{b.value}" for b in Button))
         board.press(Button(line[1:]))
-    elif len(line) == 2 and line in chess.SQUARE_NAMES:
-        board.toggle(chess.parse_square(line))
-    elif len(line) == 4 and line[:2] in chess.SQUARE_NAMES and line[2:] in chess.SQUARE_NAMES:
-        board.lift(chess.parse_square(line[:2]))
-        board.place(chess.parse_square(line[2:]))
+    elif (g := board.geometry).is_name(line):
+        board.toggle(g.parse(line))
+    elif (move := _split_move(g, line)) is not None:
+        board.lift(move[0])
+        board.place(move[1])
     else:
-        raise ValueError(f"'{line}' is not a square (e2), a move (e2e4), a button (!hint) or ? (snapshot)")
+        if g == CHESS_8X8:
+            raise ValueError(f"'{line[:40]}' is not a square (e2), a move (e2e4), a button (!hint) or ? (snapshot)")
+        raise ValueError(
+            f"'{line[:40]}' is not a point (e0), a move (h2e2), a button (!hint) or ? (snapshot) "
+            f"on the {g.name} board ({g.square_name(0)}..{g.square_name(g.points - 1)})"
+        )
+
+
+def _split_move(geometry: Geometry, text: str) -> tuple[Square, Square] | None:
+    """``h2e2`` -> (h2, e2): two point names one after the other, or None."""
+    for cut in range(2, len(text) - 1):
+        if geometry.is_name(text[:cut]) and geometry.is_name(text[cut:]):
+            return geometry.parse(text[:cut]), geometry.parse(text[cut:])
+    return None

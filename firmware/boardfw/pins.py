@@ -5,3 +5,7 @@ WS2812 = 16
 BUZZER = 17
 LED_ORDER = "serpentine"
 BUTTONS = {"hint": 18, "takeback": 19, "new-game": 20, "draw": 21, "resign": 22}
+# The board (chess): points are named file letter + rank number from FIRST_RANK.
+FILES = 8
+RANKS = 8
+FIRST_RANK = 1

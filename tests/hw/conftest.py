@@ -44,3 +44,23 @@ def factory(pinout: Pinout) -> Iterator[WiredMockFactory]:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: a fuzz test of a parser; `make fuzz` runs these longer")
+
+
+@pytest.fixture
+def xiangqi_pinout() -> Pinout:
+    from boardctl.hw.pinout import XIANGQI_PATH
+
+    return Pinout.from_file(XIANGQI_PATH)
+
+
+@pytest.fixture
+def xiangqi_factory(xiangqi_pinout: Pinout) -> Iterator[WiredMockFactory]:
+    """The 10-row x 9-column xiangqi board's wiring (two chained MAX7219s) on gpiozero's mock."""
+    saved = Device.pin_factory
+    f = WiredMockFactory(xiangqi_pinout)
+    Device.pin_factory = f
+    try:
+        yield f
+    finally:
+        Device.pin_factory = saved
+        f.close()

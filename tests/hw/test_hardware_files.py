@@ -38,3 +38,29 @@ def test_bom_is_a_clean_table() -> None:
     assert rows and all(r["variant"] in {"gpio", "serial", "both"} and int(r["qty"]) > 0 for r in rows)
     parts = {r["part"] for r in rows}
     assert {"reed switch", "small-signal diode", "LED driver", "addressable RGB LED"} <= parts
+
+
+def test_xiangqi_svg_names_every_pin_and_draws_90_points() -> None:
+    svg = (ROOT / "hardware" / "wiring-xiangqi.svg").read_text(encoding="utf-8")
+    data = tomllib.loads((ROOT / "hardware" / "pinout-xiangqi.toml").read_text(encoding="utf-8"))
+    for variant in ("gpio", "pico"):
+        for pin in [*data[variant]["rows"], *data[variant]["columns"], *data[variant]["buttons"].values()]:
+            assert f">{pin:>2}  " in svg, (variant, pin)
+    assert svg.count('fill="#9ecae1"') == 90  # a reed switch under every point
+    assert "river" in svg and "rank 9" in svg and "rank 0" in svg and "spi0-1cs,no_miso" in svg
+
+
+def test_xiangqi_pico_pins_are_distinct_and_on_the_pico() -> None:
+    pico = tomllib.loads((ROOT / "hardware" / "pinout-xiangqi.toml").read_text(encoding="utf-8"))["pico"]
+    used = [*pico["rows"], *pico["columns"], *pico["buttons"].values(), pico["ws2812"], pico["buzzer"]]
+    on_pins = set(range(23)) | {26, 27, 28}  # GP23-25 and GP29 are inside the Pico
+    assert len(pico["rows"]) == 10 and len(pico["columns"]) == 9
+    assert len(used) == len(set(used)) and set(used) <= on_pins
+
+
+def test_the_firmware_pin_modules_name_their_board() -> None:
+    namespace: dict[str, object] = {}
+    exec((ROOT / "firmware" / "boardfw" / "pins_xiangqi.py").read_text(encoding="utf-8"), namespace)
+    assert (namespace["FILES"], namespace["RANKS"], namespace["FIRST_RANK"]) == (9, 10, 0)
+    exec((ROOT / "firmware" / "boardfw" / "pins.py").read_text(encoding="utf-8"), namespace)
+    assert (namespace["FILES"], namespace["RANKS"], namespace["FIRST_RANK"]) == (8, 8, 1)

@@ -98,7 +98,7 @@ def test_firmware_without_tokens_still_resyncs_and_never_acts_on_stale_lines(cap
         dev.move("e2", False)
         assert _next(q, SquareChanged) == SquareChanged(board._last_t, chess.E2, False)
     assert any("echoes no request token" in r.getMessage() for r in caplog.records)
-    assert any("firmware boardfw-1 is not boardfw-2" in r.getMessage() for r in caplog.records)
+    assert any("firmware boardfw-1 echoes no request token" in r.getMessage() for r in caplog.records)
 
 
 def test_once_a_device_echoes_tokens_an_answer_without_one_is_refused() -> None:

@@ -71,7 +71,7 @@ def test_a_board_that_appears_late_is_waited_for() -> None:
             raise serial.SerialException(2, "could not open port")
         return serial.serial_for_url(device.path, timeout=0.1)
 
-    threading.Thread(target=lambda: (device.expect("?", timeout=5), device.send("HELLO", "1", "8x8")), daemon=True).start()
+    threading.Thread(target=lambda: (device.expect("?", timeout=5), device.send("HELLO", "boardfw-2", "8x8")), daemon=True).start()
     try:
         wait_for_device(device.path, timeout=5.0, retry=0.1, opener=opener)
         assert len(attempts) == 3

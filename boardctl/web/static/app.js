@@ -2,8 +2,28 @@
 // No framework and no build step: the Pi may be offline.
 "use strict";
 
-const FILES = "abcdefgh";
+// Board shapes, as boardctl/core/geometry.py has them: square (point) s is rank * files + file,
+// files named a.., ranks counted from firstRank. The state line's "variant" picks one (absent: chess).
+const FILE_LETTERS = "abcdefghijklmnopqrstuvwxyz";
+const GEOMETRIES = {
+  chess: { name: "chess", files: 8, ranks: 8, firstRank: 1, sides: ["white", "black"] },
+  xiangqi: { name: "xiangqi", files: 9, ranks: 10, firstRank: 0, sides: ["red", "black"] },
+};
+for (const g of Object.values(GEOMETRIES)) g.points = g.files * g.ranks;
 const GLYPHS = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
+// Xiangqi pieces: FEN letters (h/e are other programs' names for the horse and the elephant).
+const XQ_KIND = { k: "k", a: "a", b: "e", e: "e", n: "h", h: "h", r: "r", c: "c", p: "p" };
+const XQ_CHARS = {
+  red: { k: "帥", a: "仕", e: "相", h: "傌", r: "俥", c: "炮", p: "兵" },
+  black: { k: "將", a: "士", e: "象", h: "馬", r: "車", c: "砲", p: "卒" },
+};
+const XQ_LETTERS = { k: "K", a: "A", e: "E", h: "H", r: "R", c: "C", p: "P" };
+const XQ_NAMES = { k: "general", a: "advisor", e: "elephant", h: "horse", r: "chariot", c: "cannon", p: "soldier" };
+// The looks a user may choose for xiangqi pieces, remembered in this browser.
+const XQ_SKINS = { traditional: "Traditional (characters)", western: "Western letters (R H E A K C P)" };
+const XQ_COLOURS = { classic: "Red and black on wood", "red-blue": "Red and blue", solid: "Solid discs (white on red and black)" };
+// The engine's four levels and their Chinese names (engine/levels.py CHINESE_NAMES).
+const LEVELS = [["beginner", "初级"], ["intermediate", "中级"], ["advanced", "高级"], ["master", "大师"]];
 // Milliseconds between lifting a captured piece and placing the capturing one (> the brush time).
 const CAPTURE_PAUSE_MS = 250;
 // A second click on Resign within this time resigns; the first only asks.
@@ -58,6 +78,8 @@ const app = {
   promoNeeded: null,
   noticeHidden: null, // the notice text the user closed
   viewer: null,       // {game, ply, flipped} while a past game is shown
+  skin: "traditional", // xiangqi pieces: a key of XQ_SKINS (remembered in localStorage)
+  colours: "classic",  // xiangqi piece colours: a key of XQ_COLOURS (remembered in localStorage)
 };
 window.boardctl = app; // for tests and the benchmark
 
@@ -72,28 +94,41 @@ function showError(message) {
   box.hidden = false;
 }
 
-function parseFenPlacement(fen) {
+// The board's shape: the state line's "variant", else (an older server, a past game's record)
+// a FEN with ten ranks is xiangqi, anything else chess.
+function geometryOf(variant, fen) {
+  if (variant && GEOMETRIES[variant]) return GEOMETRIES[variant];
+  const rows = typeof fen === "string" ? fen.split(" ")[0].split("/").length : 0;
+  return rows === 10 ? GEOMETRIES.xiangqi : GEOMETRIES.chess;
+}
+function stateGeometry(state) { return geometryOf(state && state.variant, state && state.fen); }
+
+// FEN placement -> {square name: piece letter}; the first row is the highest rank.
+function parseFenPlacement(fen, geo = GEOMETRIES.chess) {
   const pieces = {};
   const rows = (fen || "").split(" ")[0].split("/");
-  if (rows.length !== 8) return pieces;
+  if (rows.length !== geo.ranks) return pieces;
   rows.forEach((row, i) => {
-    const rank = 8 - i;
+    const rank = geo.ranks - 1 - i;
     let file = 0;
-    for (const ch of row) {
-      if (/[1-8]/.test(ch)) { file += Number(ch); continue; }
-      pieces[FILES[file] + rank] = ch;
+    for (const run of row.match(/[0-9]+|[^0-9]/g) || []) {
+      if (/^[0-9]+$/.test(run)) { file += Number(run); continue; }
+      if (file < geo.files) pieces[squareName(geo, rank * geo.files + file)] = run;
       file += 1;
     }
   });
   return pieces;
 }
 
-function squareIndex(name) { return FILES.indexOf(name[0]) + 8 * (Number(name[1]) - 1); }
-function squareName(i) { return FILES[i % 8] + (Math.floor(i / 8) + 1); }
+function squareIndex(geo, name) {
+  return FILE_LETTERS.indexOf(name[0]) + geo.files * (Number(name.slice(1)) - geo.firstRank);
+}
+function squareName(geo, i) { return FILE_LETTERS[i % geo.files] + (Math.floor(i / geo.files) + geo.firstRank); }
 
 function occupiedSet(state, pieces) {
   // The sensors' view, when the daemon reports it; otherwise the game position plus this page's
   // own lift/place events since the position last changed (so a dropped piece shows at once).
+  const geo = stateGeometry(state);
   const occ = state.occupancy ?? state.occupied ?? null;
   if (occ === null || occ === undefined) {
     if (state.fen !== app.localFen) { app.localFen = state.fen; app.localDelta = {}; }
@@ -106,8 +141,8 @@ function occupiedSet(state, pieces) {
   try { bits = typeof occ === "string" ? BigInt("0x" + occ.replace(/^0x/, "")) : BigInt(occ); }
   catch (e) { return new Set(Object.keys(pieces)); }
   const set = new Set();
-  for (let sq = 0; sq < 64; sq++) {
-    if ((bits >> BigInt(sq)) & 1n) set.add(squareName(sq));
+  for (let sq = 0; sq < geo.points; sq++) {
+    if ((bits >> BigInt(sq)) & 1n) set.add(squareName(geo, sq));
   }
   return set;
 }
@@ -142,27 +177,34 @@ function evalPercent(ev) {
 
 function humanColor(state) {
   const c = state.color ?? state.human ?? null;
-  return c === "black" || c === "white" ? c : null;
+  return c === "black" || c === "white" || c === "red" ? c : null;
 }
+
+function capitalised(word) { return word ? word[0].toUpperCase() + word.slice(1) : word; }
 
 function isOver(state) { return Boolean(state.result && state.result !== "*"); }
 
 // Squares on the page are *physical* (the board's wiring), like events and LEDs; the FEN is
-// logical. With the board turned round (orientation "flipped") logical square s sits on 63 - s.
+// logical. With the board turned round (orientation "flipped") logical square s sits on
+// points - 1 - s (63 - s in chess, 89 - s in xiangqi).
 function isRotated(state) { return state.orientation === "flipped"; }
 
-function toPhysical(state, name) { return isRotated(state) ? squareName(63 - squareIndex(name)) : name; }
+function toPhysical(state, name) {
+  if (!isRotated(state)) return name;
+  const geo = stateGeometry(state);
+  return squareName(geo, geo.points - 1 - squareIndex(geo, name));
+}
 
 function physicalPieces(state) {
-  const logical = parseFenPlacement(state.fen);
+  const logical = parseFenPlacement(state.fen, stateGeometry(state));
   if (!isRotated(state)) return logical;
   const out = {};
   for (const [sq, piece] of Object.entries(logical)) out[toPhysical(state, sq)] = piece;
   return out;
 }
 
-// Whether to draw rank 8 at the bottom: the human playing Black from the normal side looks at the
-// board from rank 8. A turned-round board already puts Black on the wiring's ranks 1-2.
+// Whether to draw the last rank at the bottom: the human playing Black from the normal side looks
+// at the board from Black's side. A turned-round board already puts Black on the wiring's first ranks.
 function isFlipped(state) {
   if (app.flipped !== null) return app.flipped;
   return humanColor(state) === "black" && !isRotated(state);
@@ -170,63 +212,195 @@ function isFlipped(state) {
 
 // -- boards (the live one and the viewer's) ------------------------------------------------------
 
-function buildBoard(board) {
-  board.textContent = "";
-  for (let i = 0; i < 64; i++) {
-    const el = document.createElement("div");
-    el.className = "square";
-    board.appendChild(el);
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// The xiangqi board's lines, in units of one point's cell (a point sits at a cell's centre):
+// nine files and ten ranks, the river across the middle, the palaces' diagonals, and the marks
+// where the cannons and soldiers start. It looks the same turned round, so it never flips.
+function xiangqiLines() {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("class", "xq-lines");
+  svg.setAttribute("viewBox", "0 0 9 10");
+  svg.setAttribute("aria-hidden", "true");
+  const add = (parent, tag, attrs, text) => {
+    const el = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+    if (text) el.textContent = text;
+    parent.appendChild(el);
+    return el;
+  };
+  const grid = add(svg, "g", { class: "grid" });
+  add(grid, "rect", { class: "frame", x: 0.32, y: 0.32, width: 8.36, height: 9.36 });
+  for (let r = 0; r < 10; r++) add(grid, "line", { x1: 0.5, y1: r + 0.5, x2: 8.5, y2: r + 0.5 });
+  for (let c = 0; c < 9; c++) {
+    if (c === 0 || c === 8) add(grid, "line", { x1: c + 0.5, y1: 0.5, x2: c + 0.5, y2: 9.5 });
+    else {
+      add(grid, "line", { x1: c + 0.5, y1: 0.5, x2: c + 0.5, y2: 4.5 });
+      add(grid, "line", { x1: c + 0.5, y1: 5.5, x2: c + 0.5, y2: 9.5 });
+    }
   }
+  for (const top of [0, 7]) {
+    const palace = add(svg, "g", { class: "palace", "data-part": "palace" });
+    add(palace, "line", { x1: 3.5, y1: top + 0.5, x2: 5.5, y2: top + 2.5 });
+    add(palace, "line", { x1: 5.5, y1: top + 0.5, x2: 3.5, y2: top + 2.5 });
+  }
+  const marks = add(svg, "g", { class: "marks" });
+  const d = 0.08, l = 0.16;
+  const starts = [[1, 2], [7, 2], [1, 7], [7, 7], ...[0, 2, 4, 6, 8].flatMap((c) => [[c, 3], [c, 6]])];
+  for (const [c, r] of starts) {
+    const x = c + 0.5, y = r + 0.5;
+    for (const sx of [-1, 1]) {
+      if ((c === 0 && sx < 0) || (c === 8 && sx > 0)) continue;
+      for (const sy of [-1, 1]) {
+        const px = x + sx * d, py = y + sy * d;
+        add(marks, "polyline", { points: `${px + sx * l},${py} ${px},${py} ${px},${py + sy * l}` });
+      }
+    }
+  }
+  const river = add(svg, "g", { class: "river", "data-part": "river" });
+  add(river, "text", { x: 2.5, y: 5, lang: "zh-Hant" }, "楚 河");
+  add(river, "text", { x: 6.5, y: 5, lang: "zh-Hant" }, "漢 界");
+  return svg;
+}
+
+// Builds the cells of ``geo`` in ``board`` (nothing to do when it already has them).
+function buildBoard(board, geo = GEOMETRIES.chess) {
+  if (board.cells && board.dataset.variant === geo.name) return;
+  board.textContent = "";
+  board.classList.toggle("xiangqi", geo.name === "xiangqi");
+  board.dataset.variant = geo.name;
+  board.dataset.flipped = "";
+  if (geo.name === "xiangqi") board.appendChild(xiangqiLines());
+  board.cells = [];
+  for (let i = 0; i < geo.points; i++) {
+    const el = document.createElement("div");
+    el.className = geo.name === "xiangqi" ? "point" : "square";
+    board.appendChild(el);
+    board.cells.push(el);
+  }
+  board.geo = geo;
   layoutBoard(board, false);
 }
 
 function layoutBoard(board, flipped) {
-  const cells = board.children;
-  for (let i = 0; i < 64; i++) {
-    const row = Math.floor(i / 8), col = i % 8;
-    const file = flipped ? 7 - col : col;
-    const rank = flipped ? row + 1 : 8 - row;
-    const name = FILES[file] + rank;
+  const geo = board.geo;
+  const cells = board.cells;
+  const xq = geo.name === "xiangqi";
+  for (let i = 0; i < geo.points; i++) {
+    const row = Math.floor(i / geo.files), col = i % geo.files;
+    const file = flipped ? geo.files - 1 - col : col;
+    const rankIndex = flipped ? row : geo.ranks - 1 - row;
+    const rank = rankIndex + geo.firstRank;
+    const name = FILE_LETTERS[file] + rank;
     const el = cells[i];
     if (el.dataset.square === name) continue;
     el.dataset.square = name;
-    el.className = "square " + ((file + rank) % 2 === 0 ? "light" : "dark");
+    el.className = xq ? "point" : "square " + ((file + rank) % 2 === 0 ? "light" : "dark");
     el.textContent = "";
     el.dataset.piece = "";
     // Coordinates as on a printed board: files along the bottom row, ranks up the left column.
-    const bottom = row === 7, left = col === 0;
+    const bottom = row === geo.ranks - 1, left = col === 0;
     if (bottom || left) {
       const coord = document.createElement("span");
       coord.className = "coord";
-      coord.textContent = (bottom ? FILES[file] : "") + (left ? String(rank) : "");
+      coord.textContent = (bottom ? FILE_LETTERS[file] : "") + (left ? String(rank) : "");
       el.appendChild(coord);
     }
   }
   board.dataset.flipped = String(flipped);
 }
 
-function setPiece(el, letter) {
-  if ((el.dataset.piece || "") === (letter || "")) return; // unchanged: leave the DOM alone
+// The xiangqi piece kind (k a e h r c p) of a FEN letter, or null.
+function xqKind(letter) { return XQ_KIND[(letter || "").toLowerCase()] || null; }
+
+// A piece as the page draws it: a chess figurine, or a round xiangqi disc in the chosen skin.
+function pieceLook(letter, geo) {
+  if (letter === "?") return { cls: "piece u" + (geo.name === "xiangqi" ? " xq" : ""), text: "●" };
+  const upper = letter === letter.toUpperCase();
+  if (geo.name !== "xiangqi") return { cls: "piece " + (upper ? "w" : "b"), text: GLYPHS[letter.toLowerCase()] || letter };
+  const kind = xqKind(letter);
+  const side = upper ? "red" : "black";
+  const text = !kind ? letter : app.skin === "western" ? XQ_LETTERS[kind] : XQ_CHARS[side][kind];
+  return { cls: `piece xq ${side}`, text, kind, title: kind ? `${side} ${XQ_NAMES[kind]}` : "" };
+}
+
+function setPiece(el, letter, geo = GEOMETRIES.chess) {
+  const look = letter ? letter + (geo.name === "xiangqi" ? "/" + app.skin : "") : "";
+  if ((el.dataset.look || "") === look && (el.dataset.piece || "") === (letter || "")) return; // unchanged: leave the DOM alone
   let piece = el.querySelector(".piece");
+  el.dataset.look = look;
   if (!letter) { if (piece) piece.remove(); el.dataset.piece = ""; return; }
   if (!piece) { piece = document.createElement("span"); el.appendChild(piece); }
-  const color = letter === "?" ? "u" : (letter === letter.toUpperCase() ? "w" : "b");
-  piece.className = "piece " + color;
-  piece.textContent = letter === "?" ? "●" : GLYPHS[letter.toLowerCase()];
+  const p = pieceLook(letter, geo);
+  piece.className = p.cls;
+  piece.textContent = p.text;
+  if (p.kind) piece.dataset.kind = p.kind; else delete piece.dataset.kind;
+  if (p.title) piece.title = p.title; else piece.removeAttribute("title");
   el.dataset.piece = letter;
 }
 
 function markSquares(board, cls, squares) {
-  for (const el of board.children) el.classList.toggle(cls, squares.has(el.dataset.square));
+  for (const el of board.cells || []) el.classList.toggle(cls, squares.has(el.dataset.square));
 }
 
 function lastMoveSquares(uci) {
-  if (typeof uci !== "string" || uci.length < 4) return [];
-  return [uci.slice(0, 2), uci.slice(2, 4)];
+  const m = typeof uci === "string" ? /^([a-z][0-9]+)([a-z][0-9]+)/.exec(uci) : null;
+  return m ? [m[1], m[2]] : [];
+}
+
+// The body says which game is shown, so the style and the side column can follow it.
+function applyVariant(geo) {
+  if (document.body.dataset.variant === geo.name) return;
+  document.body.dataset.variant = geo.name;
+  $("#board").setAttribute("aria-label", geo.name === "xiangqi" ? "xiangqi board" : "chess board");
+  $("#xq-look").hidden = geo.name !== "xiangqi";
+  $("#promotion").hidden = geo.name === "xiangqi";
+  const eval_ = $("#eval-bar");
+  eval_.setAttribute("aria-label", `evaluation, ${capitalised(geo.sides[0])}'s share`);
+  // The new-game form: the sides' names, and the levels (with their Chinese names in xiangqi).
+  const select = $('#new-game-form select[name="color"]');
+  select.options[0].value = geo.sides[0];
+  select.options[0].textContent = capitalised(geo.sides[0]);
+  fillLevels(geo);
+  $("#fen-input").placeholder = geo.name === "xiangqi"
+    ? "rnbakabnr/9/1c5c1/p1p1p1p1p/9/… w - - 0 1" : "rnbqkbnr/pppppppp/8/8/… w KQkq - 0 1";
+}
+
+function fillLevels(geo) {
+  const list = $("#levels");
+  const xq = geo.name === "xiangqi";
+  for (const opt of list.querySelectorAll("option")) {
+    const zh = LEVELS.find(([en]) => en === opt.value);
+    if (zh) opt.label = xq ? `${zh[1]} ${zh[0]}` : "";
+    if (!xq && zh) opt.removeAttribute("label");
+  }
+  const box = $("#level-choices");
+  box.hidden = !xq;
+  box.textContent = "";
+  for (const [en, zh] of LEVELS) {
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.dataset.level = en;
+    btn.title = en;
+    btn.innerHTML = xq ? `<span class="zh" lang="zh-Hans"></span> <small></small>` : "<small></small>";
+    if (xq) btn.querySelector(".zh").textContent = zh;
+    btn.querySelector("small").textContent = en;
+    btn.addEventListener("click", () => { $('#new-game-form input[name="level"]').value = en; });
+    box.appendChild(btn);
+  }
+}
+
+// A level as the page shows it: with its Chinese name in xiangqi ("中级 intermediate").
+function levelText(level, geo) {
+  const zh = LEVELS.find(([en]) => en === level);
+  return geo.name === "xiangqi" && zh ? `${zh[1]} ${level}` : level;
 }
 
 function renderBoard(state) {
   const board = $("#board");
+  const geo = stateGeometry(state);
+  applyVariant(geo);
+  buildBoard(board, geo);
   const flipped = isFlipped(state);
   layoutBoard(board, flipped);
   const pieces = physicalPieces(state);
@@ -236,7 +410,7 @@ function renderBoard(state) {
   }
   const leds = {};
   for (const led of state.leds || []) (leds[led.square] ||= []).push(led.why);
-  for (const el of board.children) {
+  for (const el of board.cells) {
     const sq = el.dataset.square;
     const inGame = pieces[sq];
     const isSensed = sensed.has(sq);
@@ -246,7 +420,7 @@ function renderBoard(state) {
     else if (isSensed && inGame) letter = inGame;
     else if (isSensed) { letter = "?"; cls = "extra unknown-piece"; }
     else if (inGame) { letter = inGame; cls = "lifted"; }
-    setPiece(el, letter);
+    setPiece(el, letter, geo);
     el.classList.toggle("lifted", cls.includes("lifted"));
     el.classList.toggle("extra", cls.includes("extra"));
     el.classList.toggle("unknown-piece", cls.includes("unknown-piece"));
@@ -265,8 +439,9 @@ function renderBoard(state) {
 
 function renderClocks(state) {
   const clock = state.clock || state.clocks || null;
+  const [first, second] = stateGeometry(state).sides;
   const blackBelow = isFlipped(state) !== isRotated(state);
-  const top = blackBelow ? "white" : "black", bottom = blackBelow ? "black" : "white";
+  const top = blackBelow ? first : second, bottom = blackBelow ? second : first;
   for (const [id, color] of [["#clock-top", top], ["#clock-bottom", bottom]]) {
     const box = $(id);
     box.querySelector(".name").textContent = color === humanColor(state) ? `${color} (you)` : color;
@@ -347,7 +522,7 @@ function renderInfo(state) {
   $("#opening").textContent = text;
   const game = [];
   if (state.mode === "record") game.push("recording two players");
-  else if (state.mode === "play") game.push(`you play ${humanColor(state) || "?"} against the engine` + (state.level ? ` (${state.level})` : ""));
+  else if (state.mode === "play") game.push(`you play ${humanColor(state) || "?"} against the engine` + (state.level ? ` (${levelText(state.level, stateGeometry(state))})` : ""));
   if (state.clock && state.time_control) game.push(state.time_control);
   $("#game-info").textContent = game.join(", ") || "–";
 
@@ -384,8 +559,9 @@ function renderInfo(state) {
   else if (state.thinking && state.matching === false) parts.push("The engine moves once the pieces are set up.");
   else if (state.thinking) parts.push("Engine is thinking…");
   else if (state.fen) {
-    const side = state.fen.split(" ")[1] === "w" ? "white" : "black";
-    parts.push((side === "white" ? "White" : "Black") + " to move" + (side === humanColor(state) ? " (you)." : "."));
+    const sides = stateGeometry(state).sides;
+    const side = state.fen.split(" ")[1] === "w" ? sides[0] : sides[1];
+    parts.push(capitalised(side) + " to move" + (side === humanColor(state) ? " (you)." : "."));
   }
   // While a promotion is open the tracker is not "matching" either, but nothing needs setting up.
   // A move half made (castling's king without its rook) lights nothing: say what is left to do.
@@ -582,9 +758,10 @@ function setupDrag() {
     if (!letter || !el.classList.contains("occupied")) return; // nothing there to pick up
     ev.preventDefault();
     const ghost = document.createElement("span");
+    const look = pieceLook(letter, board.geo);
     ghost.id = "drag-ghost";
-    ghost.className = "piece " + (letter === "?" ? "u" : letter === letter.toUpperCase() ? "w" : "b");
-    ghost.textContent = letter === "?" ? "●" : GLYPHS[letter.toLowerCase()];
+    ghost.className = look.cls;
+    ghost.textContent = look.text;
     ghost.style.left = ev.clientX + "px";
     ghost.style.top = ev.clientY + "px";
     document.body.appendChild(ghost);
@@ -685,7 +862,7 @@ async function loadGames() {
     for (const g of data.games || []) {
       const tr = document.createElement("tr");
       tr.dataset.name = g.name;
-      const cells = [g.date || "", `${g.white || "?"} – ${g.black || "?"}`, g.result || "", g.opening || ""];
+      const cells = [g.date || "", `${g.white || g.red || "?"} – ${g.black || "?"}`, g.result || "", g.opening || ""];
       cells.forEach((text, i) => {
         const td = document.createElement("td");
         td.textContent = text;
@@ -718,8 +895,9 @@ async function openViewer(name) {
   if (!res.ok) throw new Error(game.error || `cannot open ${name}`);
   const h = game.headers || {};
   // Seen from the human's side, as it was played.
-  app.viewer = { game, ply: game.san.length, flipped: h.Black === "Human" && h.White !== "Human" };
-  $("#viewer-title").textContent = `${h.White || "?"} – ${h.Black || "?"}, ${h.Date || "?"}: ${game.result}`;
+  const first = h.Red !== undefined ? h.Red : h.White;
+  app.viewer = { game, ply: game.san.length, flipped: h.Black === "Human" && first !== "Human" };
+  $("#viewer-title").textContent = `${first || "?"} – ${h.Black || "?"}, ${h.Date || "?"}: ${game.result}`;
   $("#viewer-pgn").href = "/api/games/" + encodeURIComponent(name);
   $("#viewer-pgn").download = name;
   const slider = $("#viewer-slider");
@@ -738,9 +916,11 @@ function showPly(ply) {
   const n = v.game.san.length;
   v.ply = Math.max(0, Math.min(n, ply));
   const board = $("#viewer-board");
+  const geo = geometryOf(v.game.variant, v.game.start_fen);
+  buildBoard(board, geo);
   layoutBoard(board, v.flipped);
-  const pieces = parseFenPlacement(v.game.fens[v.ply]);
-  for (const el of board.children) setPiece(el, pieces[el.dataset.square] || null);
+  const pieces = parseFenPlacement(v.game.fens[v.ply], geo);
+  for (const el of board.cells) setPiece(el, pieces[el.dataset.square] || null, geo);
   markSquares(board, "last-move", new Set(v.ply > 0 ? lastMoveSquares(v.game.moves[v.ply - 1]) : []));
   const fen = v.game.fens[v.ply];
   $("#viewer-slider").value = String(v.ply);
@@ -805,6 +985,36 @@ function buildLegend() {
   }
 }
 
+// The xiangqi pieces' look: characters or letters, and their colours; remembered in this browser.
+function setLook(skin, colours) {
+  app.skin = skin in XQ_SKINS ? skin : "traditional";
+  app.colours = colours in XQ_COLOURS ? colours : "classic";
+  localStorage.setItem("boardctl-xq-skin", app.skin);
+  localStorage.setItem("boardctl-xq-colours", app.colours);
+  document.body.dataset.skin = app.skin;
+  document.body.dataset.colours = app.colours;
+  $("#xq-skin").value = app.skin;
+  $("#xq-colours").value = app.colours;
+  if (app.state) renderBoard(app.state);
+  if (app.viewer) showPly(app.viewer.ply);
+}
+app.setLook = setLook;
+
+function setupLook() {
+  for (const [id, table] of [["#xq-skin", XQ_SKINS], ["#xq-colours", XQ_COLOURS]]) {
+    const select = $(id);
+    for (const [value, text] of Object.entries(table)) {
+      const opt = document.createElement("option");
+      opt.value = value;
+      opt.textContent = text;
+      select.appendChild(opt);
+    }
+  }
+  $("#xq-skin").addEventListener("change", (ev) => setLook(ev.target.value, app.colours));
+  $("#xq-colours").addEventListener("change", (ev) => setLook(app.skin, ev.target.value));
+  setLook(localStorage.getItem("boardctl-xq-skin"), localStorage.getItem("boardctl-xq-colours"));
+}
+
 function setupControls() {
   for (const btn of document.querySelectorAll("[data-button]")) {
     btn.addEventListener("click", () => {
@@ -864,6 +1074,8 @@ function setupControls() {
 
 async function init() {
   buildBoard($("#board"));
+  applyVariant(GEOMETRIES.chess);
+  setupLook();
   setupViewer();
   buildLegend();
   setupDrag();

@@ -1,0 +1,108 @@
+"""The game's rulings: XiangqiBoard.outcome() against pyffish, the judge, on the engine's table
+of repetition sequences (engine/data/xiangqi_repetitions.json) and on the 60-move rule."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from boardctl.variants.xiangqi import XiangqiBoard, judge
+from boardctl.variants.xiangqi.board import from_moves
+
+SEQUENCES = json.loads(
+    resources.files("engine").joinpath("data/xiangqi_repetitions.json").read_text(encoding="utf-8")
+)["sequences"]
+TERMINATION = {
+    "perpetual check": "perpetual_check",
+    "perpetual chase": "perpetual_chase",
+    "idle or mutual chase": "repetition",
+    "both check": "repetition",
+}
+
+
+def test_the_table_covers_every_kind_of_ruling() -> None:
+    assert len(SEQUENCES) >= 20
+    assert {(s["kind"], s["ruling"]) for s in SEQUENCES} >= {
+        ("perpetual check", "win"),
+        ("perpetual check", "loss"),
+        ("perpetual chase", "win"),
+        ("perpetual chase", "loss"),
+        ("idle or mutual chase", "draw"),
+    }
+
+
+@pytest.mark.parametrize(
+    "seq", SEQUENCES, ids=[f"{i}-{s['kind']}" for i, s in enumerate(SEQUENCES)]
+)
+def test_outcome_matches_pyffish_on_every_sequence(seq: dict[str, object]) -> None:
+    fen, moves = str(seq["fen"]), [str(m) for m in seq["moves"]]  # type: ignore[attr-defined]
+    board = from_moves(moves, fen)
+    ruled = judge.optional_end(fen, moves)
+    expected = {"win": 1, "loss": -1, "draw": 0}[str(seq["ruling"])]
+    assert ruled is not None and (ruled > 0) - (ruled < 0) == expected  # pyffish still rules so
+    outcome = board.outcome()
+    assert outcome is not None
+    assert outcome.winner == (
+        None if expected == 0 else board.turn if expected > 0 else not board.turn
+    )
+    assert outcome.termination == TERMINATION[str(seq["kind"])]
+    assert board.is_game_over()
+    # one cycle earlier (the second occurrence) the game goes on, for both
+    half = from_moves(moves[:4], fen)
+    assert half.needs_judge()  # the position has recurred: pyffish is asked ...
+    assert (
+        half.outcome() is None and judge.optional_end(fen, moves[:4]) is None
+    )  # ... and lets it go on
+
+
+def test_the_judge_is_not_asked_when_nothing_recurred(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(fen: str, moves: object) -> int | None:
+        raise AssertionError("pyffish asked without a repetition or 60 moves")
+
+    monkeypatch.setattr(judge, "optional_end", refuse)
+    board = XiangqiBoard()
+    for uci in ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0", "b9c7"]:
+        board.push_uci(uci)
+        assert not board.needs_judge() and board.outcome() is None
+    board.push_uci("h0h1")
+    board.push_uci("h9h8")
+    board.push_uci("h1h0")
+    board.push_uci("h8h9")  # the position after b9c7 again
+    assert board.needs_judge()
+    with pytest.raises(AssertionError, match="pyffish asked"):
+        board.outcome()
+
+
+# Rooks and generals only, quiet moves that never repeat a position: the count alone ends it.
+SIXTY = "3k5/9/9/9/r8/9/9/9/8R/4K4 w - - {clock} 70"
+
+
+#: Rooks walking so that no position recurs (Red's along rank 1, Black's up the a-file).
+WALK = ["i1h1", "a5a6", "h1g1", "a6a7", "g1f1", "a7a8", "f1e1", "a8b8"]
+
+
+@pytest.mark.parametrize("clock", [112, 115, 116, 117, 118, 119])
+def test_sixty_moves_without_a_capture_draw_as_pyffish_rules(clock: int) -> None:
+    board = XiangqiBoard(SIXTY.format(clock=clock))
+    fen = board.fen()
+    for ply, uci in enumerate(WALK, 1):
+        board.push_uci(uci)
+        ruled = judge.optional_end(fen, [m.uci() for m in board.move_stack])
+        outcome = board.outcome()
+        if ruled is None:
+            assert outcome is None, (clock, ply)
+        else:
+            assert ruled == 0 and outcome is not None
+            assert outcome.termination == "sixty_moves" and outcome.winner is None
+            assert board.halfmove_clock >= 120
+    assert board.halfmove_clock == clock + 8
+    assert board.outcome() is not None  # 120 plies reached by the end of the walk
+
+
+def test_a_capture_resets_the_count() -> None:
+    board = XiangqiBoard("3k5/9/9/9/r8/9/9/9/r7R/4K4 w - - 119 70")
+    board.push_uci("i1a1")  # takes the rook: the count starts again
+    assert board.halfmove_clock == 0 and board.outcome() is None
+    assert judge.optional_end("3k5/9/9/9/r8/9/9/9/r7R/4K4 w - - 119 70", ["i1a1"]) is None
