@@ -157,7 +157,7 @@ def read_opened(args: argparse.Namespace) -> tuple[str, str, str]:
     except ImportError:
         raise GameFileError(f"{path}: a {name} record, and this build has no {name} rules yet") from None
     try:
-        game = read_record(variant, data)
+        game = read_record(variant, data, path=path)
         board = game.board_after(variant, args.ply)
     except RecordError as exc:
         raise GameFileError(f"{path}: {exc}") from None
@@ -186,38 +186,23 @@ def _export_text(record: GameRecord, notation: str | None) -> str:
 
 
 def xiangqi_pgn(record: GameRecord, notation: str) -> str:
-    """A xiangqi game as PGN in the Chinese-chess convention, its moves in ``notation``: the
-    record's own tags (``Game`` first), ``Format`` saying the notation, then the moves."""
+    """A xiangqi game as PGN in the Chinese-chess convention (``[Game "Chinese Chess"]`` first,
+    ``Red``, ``Black``, ``Result``, ``FEN`` for a set-up, ``Format``), its moves in ``notation``,
+    written by ``boardctl.variants.xiangqi.records.export`` from the record's moves and tags."""
+    import importlib
     import re
 
     try:
-        from boardctl.variants.xiangqi.notation import write_line  # type: ignore[import-not-found,unused-ignore]
+        records = importlib.import_module("boardctl.variants.xiangqi.records")
     except ImportError:
-        raise GameFileError("writing xiangqi moves in ICCS, WXF or Chinese needs boardctl.variants.xiangqi, "
+        raise GameFileError("writing xiangqi moves in ICCS, WXF or Chinese needs boardctl.variants.xiangqi.records, "
                             "not in this build yet") from None
-    text = record.pgn_text()
-    tags = re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]\s*$', text, flags=re.MULTILINE)
-    headers = {name: value for name, value in tags if name != "Format"}
-    headers["Format"] = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese"}[notation]
-    written = write_line(list(record.moves), notation, fen=record.fen)
-    body: list[str] = []
-    for ply, move in enumerate(written):
-        body.append(f"{ply // 2 + 1}. {move}" if ply % 2 == 0 else move)
-    body.append(record.result)
-    lines = [f'[{name} "{value}"]' for name, value in headers.items()]
-    return "\n".join(lines) + "\n\n" + _wrap(" ".join(body)) + "\n"
-
-
-def _wrap(text: str, width: int = 79) -> str:
-    out, line = [], ""
-    for word in text.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            out.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    out.append(line)
-    return "\n".join(out)
+    tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]\s*$', record.pgn_text(), flags=re.MULTILINE))
+    for western, side in (("White", "Red"), ("Black", "Black")):
+        if western in tags and side not in tags:
+            tags[side] = tags.pop(western)
+    text: str = records.export(list(record.moves), record.fen, notation, tags=tags, result=record.result)
+    return text
 
 
 def run(args: argparse.Namespace) -> int:

@@ -125,3 +125,75 @@ def test_export_refuses_an_unknown_notation(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "boardctl", "games", "export", "--notation", "san",
                           "--games-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "invalid choice: 'san' (choose from 'iccs', 'wxf', 'chinese')" in out.stderr
+
+
+# -- xiangqi records (boardctl.variants.xiangqi.records) -------------------------------------------
+
+XIANGQI_PGN = ('[Game "Chinese Chess"]\n[Red "Li"]\n[Black "Wang"]\n[Result "*"]\n[Format "ICCS"]\n\n'
+               "1. H2-E2 H9-G7 2. H0-G2 I9-H9 *\n")
+XIANGQI_CHINESE = '[Game "Chinese Chess"]\n[Format "Chinese"]\n\n1. 炮二平五 马8进7 2. 马二进三 车9平8 *\n'
+
+
+def _xiangqi_records() -> object:
+    return pytest.importorskip("boardctl.variants.xiangqi.records", reason="xiangqi records not on this branch yet")
+
+
+def _xiangqi_fen_after(moves: list[str]) -> str:
+    from boardctl.variants import get_variant
+
+    board = get_variant("xiangqi").board()
+    for uci in moves:
+        board.push(board.parse_uci(uci))
+    return board.fen()
+
+
+@pytest.mark.parametrize("text", [XIANGQI_PGN, XIANGQI_CHINESE], ids=["iccs", "chinese"])
+@pytest.mark.parametrize("ply", [None, 0, 1, 3])
+def test_a_xiangqi_record_is_set_up_after_ply_n(tmp_path: Path, text: str, ply: int | None) -> None:
+    import argparse
+
+    from boardctl.games import read_opened
+
+    _xiangqi_records()
+    path = tmp_path / "game.pgn"
+    path.write_text(text, encoding="utf-8")
+    variant, fen, note = read_opened(argparse.Namespace(file=path, ply=ply, variant=None))
+    moves = ("h2e2", "h9g7", "h0g2", "i9h9")
+    assert variant == "xiangqi"
+    assert fen == _xiangqi_fen_after(moves[: 4 if ply is None else ply])
+    assert f"after {4 if ply is None else ply} of its 4 half-moves" in note
+
+
+def test_a_bad_xiangqi_record_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    _xiangqi_records()
+    out = games_open(tmp_path, '[Game "Chinese Chess"]\n\n1. H2-E2 H9-H1 *\n', "--mode", "record")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith("boardctl games: error: ") and "game.pgn" in line
+
+
+class _XiangqiGame:
+    """What ``games export`` reads of a saved game: its moves, start, result and PGN tags."""
+
+    variant = "xiangqi"
+    moves = ("h2e2", "h9g7", "h0g2", "i9h9")
+    fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    result = "1-0"
+
+    def pgn_text(self) -> str:
+        return '[Game "Chinese Chess"]\n[Event "club"]\n[Red "Li"]\n[Black "Wang"]\n[Result "1-0"]\n\n1. H2-E2 *\n'
+
+
+@pytest.mark.parametrize(
+    ("notation", "fmt", "first", "second"),
+    [("iccs", "ICCS", "H2-E2", "H9-G7"), ("wxf", "WXF", "C2.5", "H8+7"), ("chinese", "Chinese", "炮二平五", "马8进7")],
+)
+def test_xiangqi_export_in_each_notation(notation: str, fmt: str, first: str, second: str) -> None:
+    from boardctl.games import _export_text
+
+    _xiangqi_records()
+    text = _export_text(_XiangqiGame(), notation)  # type: ignore[arg-type]
+    assert text.startswith('[Game "Chinese Chess"]\n')
+    assert '[Red "Li"]' in text and '[Black "Wang"]' in text and '[Result "1-0"]' in text
+    assert f'[Format "{fmt}"]' in text and '[Event "club"]' in text
+    assert f"1. {first} {second}" in text and text.rstrip().endswith("1-0")
