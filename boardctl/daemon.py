@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from boardctl import config as config_mod
 from boardctl import events
@@ -25,7 +25,7 @@ from boardctl.actions import ActionError as ActionError  # re-exported: callers 
 from boardctl.config import Config
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
 from boardctl.core.rules import Variant
-from boardctl.engine_client import EngineClient
+from boardctl.engine_client import Reply
 from boardctl.errors import EngineError
 from boardctl.events import ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.session import EngineRequest, Session
@@ -55,6 +55,21 @@ def corner_squares(geometry: Geometry) -> tuple[Square, ...]:
 STORAGE_SQUARES = corner_squares(CHESS_8X8)
 
 
+class Engine(Protocol):
+    """What the daemon asks of its engine: ``EngineClient`` (chess, through python-chess) or
+    ``boardctl.uci.UciEngine`` (another game's UCI engine)."""
+
+    level: str
+
+    async def set_level(self, level: str) -> None: ...
+
+    async def play(self, board: Any, *, budget: float | None = None) -> Reply: ...
+
+    async def hint(self, board: Any) -> Reply: ...
+
+    async def close(self) -> None: ...
+
+
 class Daemon:
     """Owns the session, the saved files, the engine task and the subscribers."""
 
@@ -63,7 +78,7 @@ class Daemon:
         session: Session,
         *,
         store: GameStore,
-        engine: EngineClient | None = None,
+        engine: Engine | None = None,
         board: Any = None,
         virtual_board: bool = False,
         virtual_time: bool = False,

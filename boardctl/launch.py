@@ -32,6 +32,7 @@ from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
 from boardctl.storage import GameRecord, GameStore
 from boardctl.tracker import Policy
+from boardctl.uci import UciEngine
 from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
@@ -91,9 +92,6 @@ def check_game_ready(mode: str, cfg: Config) -> Variant:
     if not _takes(open_board, "geometry"):
         raise NotReady(f"{where}: this build's boards are 8x8 only so far (the {cfg.board_backend} board "
                        f"cannot be sized to {variant.geometry.files}x{variant.geometry.ranks} points)")
-    if mode == "play" and not _takes(EngineClient, "variant"):
-        raise NotReady(f"{where}: playing the engine needs an engine client that asks for UCI_Variant "
-                       f"{variant.name}, not in this build yet; boardctl record --variant {variant.name} works")
     return variant
 
 
@@ -229,11 +227,14 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             store.repair()
         except OSError as exc:  # the daemon says it at once, plays on in memory and keeps retrying
             storage_problem = exc
-        engine: EngineClient | None = None
+        engine: EngineClient | UciEngine | None = None
         if mode == "play":
             command = resolve_command(cfg.engine_path)
-            sized_engine: dict[str, Any] = {} if variant.name == "chess" else {"variant": variant.name}
-            engine = EngineClient(command, level=cfg.engine_level, movetime=cfg.engine_movetime, **sized_engine)
+            if variant.name == "chess":
+                engine = EngineClient(command, level=cfg.engine_level, movetime=cfg.engine_movetime)
+            else:  # python-chess's driver speaks chess only: the game-neutral UCI client
+                engine = UciEngine(command, variant=variant.name, level=cfg.engine_level,
+                                   movetime=cfg.engine_movetime)
             stack.push_async_callback(engine.close)
             # The engine starts in its own process while this one imports the web server.
             await asyncio.gather(engine.start(), asyncio.to_thread(_preload_web, cfg))
