@@ -23,6 +23,7 @@ import chess
 import chess.engine
 
 from boardctl.config import check_level
+from boardctl.core.rules import GameBoard, Move
 from boardctl.errors import EngineError
 from engine.levels import LEVELS, Level, skill_for_elo
 
@@ -105,13 +106,13 @@ class EngineErrorNotFound(EngineError):
 
 @dataclass(frozen=True)
 class Reply:
-    move: chess.Move
+    move: Move
     #: Evaluation after the move from the mover's point of view, in centipawns (mate ~ +-10000).
     score: int | None
     #: The engine's principal variation from the position it was asked about, the line its score
     #: belongs to; at a reduced level ``move`` may be another move. Empty when it sent none (a book
     #: move, an engine without ``pv``).
-    pv: tuple[chess.Move, ...] = ()
+    pv: tuple[Move, ...] = ()
     #: The move came from the engine's opening book (our engine says ``info string book move …``).
     book: bool = False
 
@@ -125,6 +126,13 @@ def reply_from_info(board: chess.Board, move: chess.Move, info: Mapping[str, obj
     text = info.get("string")
     book = isinstance(text, str) and text.startswith("book move") and score is None
     return Reply(move, cp, pv, book)
+
+
+def _chess_board(board: GameBoard) -> chess.Board:
+    """The python-chess board the UCI transport needs (the chess game's board is one)."""
+    if not isinstance(board, chess.Board):
+        raise EngineError(f"this engine client speaks UCI for chess only, not {board.geometry.name}")
+    return board
 
 
 class EngineClient:
@@ -254,15 +262,15 @@ class EngineClient:
             # The score is for the position before the move, from the mover's side.
             return reply_from_info(board, result.move, result.info)
 
-    async def play(self, board: chess.Board, *, budget: float | None = None) -> Reply:
+    async def play(self, board: GameBoard, *, budget: float | None = None) -> Reply:
         """The engine's move in ``board`` (its own turn), at its level; ``budget`` (seconds, from
         its clock) shortens the thinking time when the clock runs low."""
         movetime = self.movetime if budget is None else max(0.01, min(self.movetime, budget))
-        return await self._request(board, movetime)
+        return await self._request(_chess_board(board), movetime)
 
-    async def hint(self, board: chess.Board) -> Reply:
+    async def hint(self, board: GameBoard) -> Reply:
         """A suggested move for the side to move (same search, the human asked)."""
-        return await self._request(board, self.movetime)
+        return await self._request(_chess_board(board), self.movetime)
 
     async def _shutdown(self) -> None:
         engine, transport = self._engine, self._transport

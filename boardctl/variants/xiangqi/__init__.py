@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from boardctl.core.geometry import XIANGQI_9X10
 from boardctl.core.rules import GameBoard, Variant
 from boardctl.variants.xiangqi.board import (
@@ -37,7 +39,9 @@ __all__ = [
 
 
 def _board(fen: str) -> GameBoard:
-    return XiangqiBoard(fen)
+    # The core interface grew the tracker's hooks after XiangqiBoard was written; until it has
+    # them all (issue 13, next step), mypy cannot see it as a GameBoard.
+    return cast(GameBoard, XiangqiBoard(fen))
 
 
 VARIANT = Variant(
