@@ -30,7 +30,6 @@ from boardctl.errors import EngineError
 from boardctl.events import ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.session import EngineRequest, Session
 from boardctl.storage import EventLog, GameRecord, GameStore, StorageError
-from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +118,8 @@ class Daemon:
 
     @property
     def variant(self) -> Variant:
-        """The game being played: the session's (chess until the session says otherwise)."""
-        variant = getattr(self.session, "variant", None)
-        return variant if isinstance(variant, Variant) else get_variant("chess")
+        """The game being played: the session's."""
+        return self.session.variant
 
     # -- the web's view ---------------------------------------------------------------------------
 
@@ -206,8 +204,9 @@ class Daemon:
         if board is None or not hasattr(board, "inject"):
             return self.handle(event, reason=reason)
         if not board.inject(event):
-            self._after(reason, error=f"impossible on a real board, ignored: {format_event(event)}")
-            raise ActionError(f"impossible on a real board: {format_event(event)}")
+            written = format_event(event, self.variant.geometry)
+            self._after(reason, error=f"impossible on a real board, ignored: {written}")
+            raise ActionError(f"impossible on a real board: {written}")
         return self._after(reason) if self.direct else None
 
     def tick(self) -> None:
@@ -235,7 +234,7 @@ class Daemon:
         line.setdefault("variant", self.variant.name)  # the game on the board: chess or xiangqi
         if self.storage_error is not None:
             line["warning"] = "; ".join(filter(None, [f"storage: {self.storage_error}", line.get("warning")]))
-            line["leds"] = [*line["leds"], *(intent.to_json() for intent in self._storage_leds())]
+            line["leds"] = [*line["leds"], *(intent.to_json(self.variant.geometry) for intent in self._storage_leds())]
         compared = {k: v for k, v in line.items() if k != "clock"}
         if only_if_changed and compared == self._last_compared:
             return line
@@ -276,7 +275,7 @@ class Daemon:
                 if self._log is None or self._log.path != self.store.path(game_id, ".jsonl"):
                     if self._log is not None:
                         self._log.close()
-                    self._log = self.store.event_log(game_id)
+                    self._log = self.store.event_log(game_id, geometry=self.variant.geometry)
                 self._log.extend(batch)
                 self._unsaved_events = [(gid, e) for gid, e in self._unsaved_events if gid != game_id]
             for game_id, record in list(self._unsaved_records.items()):

@@ -11,12 +11,11 @@ import argparse
 import asyncio
 import contextlib
 import importlib
-import inspect
 import logging
 import signal
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from boardctl.config import Config
 from boardctl.core.rules import Variant
 from boardctl.daemon import Daemon, _start_web
 from boardctl.engine_client import EngineClient, resolve_command
-from boardctl.errors import ConfigError, PositionError
+from boardctl.errors import ConfigError
 from boardctl.games import abandon_unfinished, resume_notice
 from boardctl.positions import board_from_fen
 from boardctl.session import Session, Settings
@@ -39,59 +38,39 @@ log = logging.getLogger(__name__)
 
 
 def settings_from_config(mode: str, cfg: Config) -> Settings:
-    settings = Settings(
+    return Settings(
         mode="play" if mode == "play" else "record",
         color=cfg.game_color,
         level=cfg.engine_level,
         orientation=cfg.board_orientation,
         time_control=cfg.game_time_control,
-        policy=session_policy(cfg.game_policy),
+        policy=Policy(cfg.game_policy).value,
         arbiter=cfg.game_arbiter,
         takeback=cfg.game_takeback,
         settle=cfg.board_settle,
         legal_moves=cfg.game_legal_moves,
         blunder_warning=cfg.game_blunder_warning,
+        variant=cfg.game_variant,
     )
-    if cfg.game_variant != "chess":
-        settings = replace(settings, variant=cfg.game_variant)  # type: ignore[call-arg,unused-ignore]
-    return settings
-
-
-def session_policy(policy: str) -> str:
-    """The tracker's word for a policy: ``strict`` is ``fide`` to a tracker that predates the
-    game-neutral name (``boardctl.tracker.Policy``)."""
-    try:
-        return Policy(policy).value
-    except ValueError:
-        return Policy("fide" if policy == "strict" else policy).value
-
-
-def _takes(func: Callable[..., Any], keyword: str) -> bool:
-    return keyword in inspect.signature(func).parameters
 
 
 class NotReady(ConfigError):
-    """The chosen game cannot run yet with the chosen parts; the message says which part."""
+    """The chosen game cannot run with the chosen parts; the message says which part."""
 
 
 def check_game_ready(mode: str, cfg: Config) -> Variant:
-    """The game of ``game.variant``, once every part it needs can play it; otherwise one clear
-    :class:`NotReady` naming the part (never a traceback half-way through starting)."""
-    from boardctl.hw import open_board
-
+    """The game of ``game.variant``, once the parts it needs are in this build; otherwise one
+    clear :class:`NotReady` naming the part (never a traceback half-way through starting). A
+    board that does not fit the game (an 8 x 8 pin map for xiangqi, a serial device of another
+    size) is refused by the board itself when it opens, in one line too."""
     where = f"--variant {cfg.game_variant}"
     try:
         variant = get_variant(cfg.game_variant)
     except ImportError:
         raise NotReady(f"{where}: this build has no {cfg.game_variant} rules yet "
                        f"(boardctl/variants/{cfg.game_variant})") from None
-    if variant.name == "chess":
-        return variant
-    if "variant" not in {f.name for f in fields(Settings)}:
-        raise NotReady(f"{where}: this build's game session plays chess only so far")
-    if not _takes(open_board, "geometry"):
-        raise NotReady(f"{where}: this build's boards are 8x8 only so far (the {cfg.board_backend} board "
-                       f"cannot be sized to {variant.geometry.files}x{variant.geometry.ranks} points)")
+    if variant.write_pgn is None:  # every move is saved as PGN: a game that cannot be is not started
+        raise NotReady(f"{where}: this build cannot save {variant.name} games as PGN yet")
     return variant
 
 
@@ -163,9 +142,9 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
     record: GameRecord | None = None
     if not args.new and not args.fen:
         record = store.unfinished(mode)
-        if record is not None and getattr(record, "variant", "chess") != variant.name:
+        if record is not None and record.variant != variant.name:
             log.log(announce, "an unfinished game of %s is kept for boardctl %s --variant %s",
-                    getattr(record, "variant", "chess"), mode, getattr(record, "variant", "chess"))
+                    record.variant, mode, record.variant)
             record = None
         if record is not None:
             log.log(announce, "%s", resume_notice(record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
@@ -182,13 +161,8 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
 
 
 def _start_fen(fen: str, variant: Variant) -> str:
-    """``--fen``, checked as a position of ``variant`` to start from (PositionError names it)."""
-    if variant.name == "chess":
-        return board_from_fen(fen, where="--fen").fen()
-    try:
-        return variant.board(fen.strip()).fen()
-    except ValueError as exc:
-        raise PositionError(f"--fen: not a valid {variant.name} FEN ({exc})") from None
+    """``--fen``, checked as a position of ``variant`` to start from (PositionError names every fault)."""
+    return board_from_fen(fen, where="--fen", variant=variant).fen()
 
 
 def _preload_web(cfg: Config) -> None:
@@ -248,15 +222,15 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         # --stdio: the first input line decides the time base of the board and the daemon alike.
         input_clock = InputClock() if args.stdio else None
         clock = input_clock.now if input_clock is not None else time.monotonic
-        sized: dict[str, Any] = {} if variant.name == "chess" else {"geometry": variant.geometry}
         board = open_board(
             cfg.board_backend,
             clock=clock,
             url=cfg.board_serial_url,
             pinout=cfg.board_pinout or None,
             debounce=cfg.board_debounce,
-            occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy(), **sized),
-            **sized,
+            occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy(),
+                                          geometry=variant.geometry),
+            geometry=variant.geometry,
         )
         stack.callback(board.close)
         daemon = Daemon(session, store=store, engine=engine, board=board, virtual_board=cfg.board_backend == "sim",
