@@ -275,7 +275,7 @@ class Daemon:
                 if self._log is None or self._log.path != self.store.path(game_id, ".jsonl"):
                     if self._log is not None:
                         self._log.close()
-                    self._log = self.store.event_log(game_id, geometry=self.variant.geometry)
+                    self._log = self.store.event_log(game_id)
                 self._log.extend(batch)
                 self._unsaved_events = [(gid, e) for gid, e in self._unsaved_events if gid != game_id]
             for game_id, record in list(self._unsaved_records.items()):

@@ -33,7 +33,6 @@ from typing import Any
 
 from boardctl import openings
 from boardctl.clock import TimeControl
-from boardctl.core.geometry import CHESS_8X8, Geometry
 from boardctl.core.rules import GameBoard, GameText, Variant
 from boardctl.errors import GameFileError
 from boardctl.events import Event, format_event
@@ -255,9 +254,8 @@ class EventLog:
     write, so a log can be made while the disk is failing.
     """
 
-    def __init__(self, path: Path, *, geometry: Geometry = CHESS_8X8) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self.geometry = geometry  # how its lines name the points (a0..i9 in xiangqi)
         self._last = self._last_time(path)
         self._offset: float | None = None
         self._fd: int | None = None
@@ -291,7 +289,7 @@ class EventLog:
             return
         if self._offset is None:
             self._offset = max(0.0, self._last - events[0].t)
-        data = "".join(format_event(replace(e, t=e.t + self._offset), self.geometry) + "\n" for e in events).encode("utf-8")
+        data = "".join(format_event(replace(e, t=e.t + self._offset)) + "\n" for e in events).encode("utf-8")
         try:
             fd = self._open()
             size = os.fstat(fd).st_size
@@ -458,6 +456,6 @@ class GameStore:
                 return record
         return None
 
-    def event_log(self, game_id: str, *, geometry: Geometry = CHESS_8X8) -> EventLog:
+    def event_log(self, game_id: str) -> EventLog:
         self.ensure()
-        return EventLog(self.path(game_id, ".jsonl"), geometry=geometry)
+        return EventLog(self.path(game_id, ".jsonl"))
