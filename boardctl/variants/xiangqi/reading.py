@@ -1,5 +1,6 @@
-"""Reading a xiangqi record someone hands us (the page's upload, ``boardctl games open``): the
-reader :mod:`boardctl.records` looks up for xiangqi.
+"""Reading a xiangqi record someone hands us (the page's upload, ``boardctl games open``), in
+the shape of :mod:`boardctl.records`' game readers (``read_record(data, *, max_plies)``, as
+``boardctl.variants.chess.reading``), so that module can hand xiangqi bytes here as they are.
 
 One game, its main line only, within a ply limit; PGN text (UTF-8 or GB18030, any notation) or
 XQF bytes (read through cchess). Every fault is one :class:`~boardctl.records.RecordError`

@@ -1,12 +1,14 @@
-"""The xiangqi reader behind boardctl.records.read_record (the page's upload, games open)."""
+"""boardctl.variants.xiangqi.reading: the xiangqi reader shaped for boardctl.records (the page's
+upload, games open): one game, a ply limit, RecordError and SeveralGames."""
 
 from __future__ import annotations
 
 import pytest
 
-from boardctl.records import RecordError, SeveralGames, read_record
+from boardctl.records import MAX_PLIES, RecordError, SeveralGames
 from boardctl.variants import get_variant
 from boardctl.variants.xiangqi import STARTING_FEN, export
+from boardctl.variants.xiangqi.reading import read_record as read_xiangqi
 from tests.variants.xiangqi.xqf_writer import Keys, write_xqf
 
 XIANGQI = get_variant("xiangqi")
@@ -18,7 +20,7 @@ SETUP = "3akab2/9/4b4/p3p3p/2p6/6P2/P3P3P/4B4/4A4/2BAK4 b - - 0 20"
 def test_pgn_text_and_bytes(notation: str) -> None:
     text = export(LINE, None, notation, tags={"Red": "红方", "Black": "黑方"}, result="1-0")
     for data in (text, text.encode("utf-8"), text.encode("gb18030")):
-        game = read_record(XIANGQI, data)
+        game = read_xiangqi(data, max_plies=MAX_PLIES)
         assert game.moves == tuple(LINE) and game.fen == STARTING_FEN and not game.has_fen
         assert game.headers["Red"] == "红方" and game.headers["Result"] == "1-0"
         board = game.board_after(XIANGQI, 3)
@@ -26,16 +28,15 @@ def test_pgn_text_and_bytes(notation: str) -> None:
 
 
 def test_a_set_up_without_moves_is_a_game() -> None:
-    game = read_record(XIANGQI, export([], SETUP, "iccs"))
+    game = read_xiangqi(export([], SETUP, "iccs"), max_plies=MAX_PLIES)
     assert game.has_fen and game.fen == SETUP and game.moves == ()
 
 
 @pytest.mark.parametrize("version", [10, 18])
 def test_xqf_bytes(version: int) -> None:
     keys = Keys(mask=0xFF, ors=(1, 2, 4, 8), total=5, xy=6, xyf=7, xyt=8) if version > 10 else None
-    game = read_record(
-        XIANGQI, write_xqf(LINE, version=version, keys=keys, red="甲", black="乙", result="1-0")
-    )
+    data = write_xqf(LINE, version=version, keys=keys, red="甲", black="乙", result="1-0")
+    game = read_xiangqi(data, max_plies=MAX_PLIES)
     assert (
         game.moves == tuple(LINE)
         and game.headers["Red"] == "甲"
@@ -58,7 +59,7 @@ REFUSED = [
 @pytest.mark.parametrize(("data", "fault"), REFUSED, ids=[f for _, f in REFUSED])
 def test_faults_are_one_record_error(data: str | bytes, fault: str) -> None:
     with pytest.raises(RecordError) as info:
-        read_record(XIANGQI, data)
+        read_xiangqi(data, max_plies=MAX_PLIES)
     assert fault in str(info.value)
     assert "/" not in str(info.value).split(":")[0]  # no temporary file's name leaks out
 
@@ -66,7 +67,7 @@ def test_faults_are_one_record_error(data: str | bytes, fault: str) -> None:
 def test_several_games_and_the_ply_limit() -> None:
     two = export(LINE, None, "iccs") + "\n" + export(LINE[:2], None, "wxf")
     with pytest.raises(SeveralGames) as info:
-        read_record(XIANGQI, two)
+        read_xiangqi(two, max_plies=MAX_PLIES)
     assert info.value.count == 2
     with pytest.raises(RecordError, match="more than 4 moves"):
-        read_record(XIANGQI, export(LINE, None, "iccs"), max_plies=4)
+        read_xiangqi(export(LINE, None, "iccs"), max_plies=4)
