@@ -490,7 +490,10 @@ function fillMoveList(list, sanMoves, startFen, marked) {
 
 function renderMoves(state) {
   const list = $("#moves");
-  const moves = state.san || state.moves || [];
+  // The moves as the server names them (SAN, or WXF in xiangqi) when it names them all, else as
+  // played (engine coordinates).
+  const played = state.moves || [];
+  const moves = Array.isArray(state.san) && state.san.length === played.length ? state.san : played;
   const offset = (state.start_fen || "").split(" ")[1] === "b" ? 1 : 0;
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
   fillMoveList(list, moves, state.start_fen || state.initial_fen || "", moves.length - 1 + offset);
