@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import chess
-
 from boardctl.config import check_time_control
+from boardctl.core.rules import Color
 
 
 @dataclass(frozen=True)
@@ -32,19 +31,21 @@ class TimeControl:
 class Clock:
     """Remaining time per colour; at most one side runs at a time."""
 
-    def __init__(self, control: TimeControl) -> None:
+    def __init__(self, control: TimeControl, *, names: tuple[str, str] = ("white", "black")) -> None:
+        """``names``: the sides as the game calls them (first to move first), for :meth:`to_json`."""
         self.control = control
-        self._left = {chess.WHITE: control.initial, chess.BLACK: control.initial}
-        self.running: chess.Color | None = None
+        self.names = names
+        self._left = {True: control.initial, False: control.initial}
+        self.running: Color | None = None
         self._since = 0.0
 
-    def remaining(self, color: chess.Color, t: float) -> float:
+    def remaining(self, color: Color, t: float) -> float:
         left = self._left[color]
         if self.running == color:
             left -= max(0.0, t - self._since)
         return max(0.0, left)
 
-    def start(self, color: chess.Color, t: float) -> None:
+    def start(self, color: Color, t: float) -> None:
         """Start ``color``'s time (stopping the other side's without increment)."""
         self.stop(t)
         self.running = color
@@ -55,22 +56,22 @@ class Clock:
             self._left[self.running] = self.remaining(self.running, t)
             self.running = None
 
-    def moved(self, color: chess.Color, t: float) -> float:
+    def moved(self, color: Color, t: float) -> float:
         """``color`` completed a move at ``t``: stop, add the increment; returns its time left."""
         if self.running == color:
             self.stop(t)
         self._left[color] += self.control.increment
         return self._left[color]
 
-    def add(self, color: chess.Color, seconds: float) -> None:
+    def add(self, color: Color, seconds: float) -> None:
         """Give ``color`` extra time (FIDE 7.5.5: two minutes after the opponent's illegal move)."""
         self._left[color] += seconds
 
-    def take_back(self, color: chess.Color, left: float) -> None:
+    def take_back(self, color: Color, left: float) -> None:
         """Restore ``color``'s time to what it had (a takeback)."""
         self._left[color] = left
 
-    def flagged(self, t: float) -> chess.Color | None:
+    def flagged(self, t: float) -> Color | None:
         """The side whose flag has fallen, if any."""
         if self.running is not None and self.remaining(self.running, t) <= 0:
             return self.running
@@ -78,14 +79,14 @@ class Clock:
 
     def to_json(self, t: float) -> dict[str, Any]:
         return {
-            "white": round(self.remaining(chess.WHITE, t), 3),
-            "black": round(self.remaining(chess.BLACK, t), 3),
-            "running": None if self.running is None else chess.COLOR_NAMES[self.running],
+            self.names[0]: round(self.remaining(True, t), 3),
+            self.names[1]: round(self.remaining(False, t), 3),
+            "running": None if self.running is None else self.names[0 if self.running else 1],
         }
 
     @classmethod
-    def from_json(cls, control: TimeControl, data: dict[str, Any]) -> Clock:
+    def from_json(cls, control: TimeControl, data: dict[str, Any], *, names: tuple[str, str] = ("white", "black")) -> Clock:
         """A stopped clock with the saved times (a resumed game restarts the clock when play resumes)."""
-        clock = cls(control)
-        clock._left = {chess.WHITE: float(data["white"]), chess.BLACK: float(data["black"])}
+        clock = cls(control, names=names)
+        clock._left = {True: float(data[names[0]]), False: float(data[names[1]])}
         return clock

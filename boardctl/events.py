@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
-import chess
-
+from boardctl.core.geometry import CHESS_8X8, Geometry, Square
+from boardctl.core.rules import Move
 from boardctl.errors import EventFormatError
 from boardctl.jsonlimits import JsonInputError, loads, short_repr
 from boardctl.lines import Overlong, Unterminated
@@ -87,12 +87,38 @@ class Button(StrEnum):
 REASON_ONLY: frozenset[Code] = frozenset({Code.WEB, Code.ENGINE_ERROR})
 
 
-PROMOTION_BUTTONS: dict[Button, chess.PieceType] = {
-    Button.PROMOTE_QUEEN: chess.QUEEN,
-    Button.PROMOTE_ROOK: chess.ROOK,
-    Button.PROMOTE_BISHOP: chess.BISHOP,
-    Button.PROMOTE_KNIGHT: chess.KNIGHT,
+#: The promotion each button chooses, as the rules name choices (``GameBoard.choices``).
+PROMOTION_BUTTONS: dict[Button, str] = {
+    Button.PROMOTE_QUEEN: "q",
+    Button.PROMOTE_ROOK: "r",
+    Button.PROMOTE_BISHOP: "b",
+    Button.PROMOTE_KNIGHT: "n",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class UciMove:
+    """A move read from a log as text (``e7e5``, ``a7a8q``, ``h2e2``); the game's board turns it
+    into its own move with ``parse_uci``. Equal to another ``UciMove`` of the same text."""
+
+    text: str
+    from_square: Square
+    to_square: Square
+
+    def uci(self) -> str:
+        return self.text
+
+    @classmethod
+    def from_uci(cls, text: str, *, geometry: Geometry = CHESS_8X8) -> UciMove:
+        """Two square names and an optional choice letter; ValueError otherwise."""
+        for body, choice in ((text, ""), (text[:-1], text[-1:])):
+            if choice and choice not in "qrbn":
+                continue
+            for cut in range(2, len(body) - 1):
+                first, second = body[:cut], body[cut:]
+                if geometry.is_name(first) and geometry.is_name(second):
+                    return cls(text, geometry.parse(first), geometry.parse(second))
+        raise ValueError(f"not a move on the {geometry.name} board: {text!r:.20}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +126,7 @@ class SquareChanged:
     """A reed switch changed: a piece arrived on or left ``square``."""
 
     t: float
-    square: chess.Square
+    square: Square
     occupied: bool
 
 
@@ -143,7 +169,7 @@ class EngineReplied:
     """A game log's engine line: the engine's move as shown, and its score (its draw answers follow it)."""
 
     t: float
-    move: chess.Move
+    move: Move
     score: int | None
 
 
@@ -155,11 +181,11 @@ Event = SquareChanged | ButtonPressed | Tick | Snapshot | GameHeader | EngineRep
 class LedIntent:
     """Light ``square`` for reason ``why``; the hardware picks colour and blink pattern from ``why``."""
 
-    square: chess.Square
+    square: Square
     why: Code
 
-    def to_json(self) -> dict[str, str]:
-        return {"square": chess.square_name(self.square), "why": str(self.why)}
+    def to_json(self, geometry: Geometry = CHESS_8X8) -> dict[str, str]:
+        return {"square": geometry.square_name(self.square), "why": str(self.why)}
 
 
 def _where(where: str) -> str:
@@ -174,8 +200,9 @@ def _is_finite(number: int | float) -> bool:
         return False
 
 
-def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Event:
-    """Build an event from a decoded JSON object; ``t`` stamps lines that carry none."""
+def event_from_json(obj: Any, *, t: float | None = None, where: str = "", geometry: Geometry = CHESS_8X8) -> Event:
+    """Build an event from a decoded JSON object; ``t`` stamps lines that carry none. Square
+    names and snapshots are read on ``geometry`` (chess by default)."""
     if not isinstance(obj, dict):
         raise EventFormatError(f"{_where(where)}expected a JSON object, got {type(obj).__name__}")
     unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot", "header", "engine", "score"}
@@ -195,12 +222,13 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
         raise EventFormatError(f"{_where(where)}one event per line, got {' and '.join(kinds)}")
     if "square" in obj:
         name = obj["square"]
-        if not isinstance(name, str) or name not in chess.SQUARE_NAMES:
-            raise EventFormatError(f"{_where(where)}'square' must be a square name like 'e4', got {short_repr(name)}")
+        if not geometry.is_name(name):
+            example = "e4" if geometry.name == "chess" else geometry.square_name(geometry.square(4, 0))
+            raise EventFormatError(f"{_where(where)}'square' must be a square name like '{example}', got {short_repr(name)}")
         occupied = obj.get("occupied")
         if not isinstance(occupied, bool):
             raise EventFormatError(f"{_where(where)}'occupied' must be true or false, got {short_repr(occupied)}")
-        return SquareChanged(t, chess.parse_square(name), occupied)
+        return SquareChanged(t, geometry.parse(name), occupied)
     if "occupied" in obj:
         raise EventFormatError(f"{_where(where)}'occupied' without 'square'")
     if "button" in obj:
@@ -221,7 +249,7 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
         if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
             raise EventFormatError(f"{_where(where)}'score' must be an integer or null, got {short_repr(score)}")
         try:
-            move = chess.Move.from_uci(str(obj["engine"]))
+            move = UciMove.from_uci(str(obj["engine"]), geometry=geometry)
         except ValueError:
             raise EventFormatError(f"{_where(where)}'engine' must be a move in UCI like 'e7e5', got {short_repr(obj['engine'])}") from None
         return EngineReplied(t, move, score)
@@ -231,17 +259,19 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "") -> Eve
             occupancy = int(raw, 16) if isinstance(raw, str) else -1
         except ValueError:
             occupancy = -1
-        if not 0 <= occupancy <= chess.BB_ALL:
-            raise EventFormatError(f"{_where(where)}'snapshot' must be a 64-bit hex bitboard, got {short_repr(raw)}")
+        if not 0 <= occupancy <= geometry.all_mask:
+            raise EventFormatError(
+                f"{_where(where)}'snapshot' must be a {geometry.points}-bit hex bitboard, got {short_repr(raw)}"
+            )
         return Snapshot(t, occupancy)
     return Tick(t)
 
 
-def parse_event(line: str | bytes, *, t: float | None = None, where: str = "") -> Event:
+def parse_event(line: str | bytes, *, t: float | None = None, where: str = "", geometry: Geometry = CHESS_8X8) -> Event:
     """Parse one JSON line. ``where`` (e.g. ``"game.jsonl:12"``) prefixes every error message.
 
     The line is decoded within :mod:`boardctl.jsonlimits`' limits (length, nesting, digits)."""
-    return event_from_json(decode_line(line, where=where), t=t, where=where)
+    return event_from_json(decode_line(line, where=where), t=t, where=where, geometry=geometry)
 
 
 def decode_line(line: str | bytes, *, where: str = "") -> Any:
@@ -261,26 +291,26 @@ def has_time(line: str | bytes) -> bool:
     return isinstance(obj, dict) and "t" in obj
 
 
-def event_to_json(event: Event) -> dict[str, Any]:
+def event_to_json(event: Event, geometry: Geometry = CHESS_8X8) -> dict[str, Any]:
     match event:
         case GameHeader(t, game):
             return {"t": round(t, 6), "header": game}
         case EngineReplied(t, move, score):
             return {"t": round(t, 6), "engine": move.uci(), "score": score}
         case SquareChanged(t, square, occupied):
-            return {"t": round(t, 6), "square": chess.square_name(square), "occupied": occupied}
+            return {"t": round(t, 6), "square": geometry.square_name(square), "occupied": occupied}
         case ButtonPressed(t, button):
             return {"t": round(t, 6), "button": str(button)}
         case Snapshot(t, occupancy):
-            return {"t": round(t, 6), "snapshot": f"{occupancy:016x}"}
+            return {"t": round(t, 6), "snapshot": geometry.to_hex(occupancy)}
         case Tick(t):
             return {"t": round(t, 6)}
     raise TypeError(event)  # pragma: no cover
 
 
-def format_event(event: Event) -> str:
+def format_event(event: Event, geometry: Geometry = CHESS_8X8) -> str:
     """One JSON line, without the newline."""
-    return json.dumps(event_to_json(event), separators=(", ", ": "))
+    return json.dumps(event_to_json(event, geometry), separators=(", ", ": "))
 
 
 def whole_lines(lines: Iterable[L], *, name: str = "-") -> Iterator[L]:
@@ -302,7 +332,7 @@ def whole_lines(lines: Iterable[L], *, name: str = "-") -> Iterator[L]:
     cut = isinstance(previous, Unterminated) or (isinstance(previous, str) and not previous.endswith("\n"))
     if cut and isinstance(previous, str | bytes) and previous.strip():
         try:
-            parse_event(previous)
+            decode_line(previous)  # a line cut short is no whole JSON value (names are judged later)
         except EventFormatError:
             log.warning("%s:%d: the last line is cut short (a crash or a full disk?); read up to line %d", name, number, number - 1)
             return

@@ -10,19 +10,45 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-import chess
-
+from boardctl.core.geometry import Geometry, Square
+from boardctl.core.rules import GameBoard, Move, Variant
 from boardctl.events import PROMOTION_BUTTONS, Button, ButtonPressed, Event, SquareChanged
-from boardctl.tracker import (
-    DEFAULT_TIMING,
-    Policy,
-    Timing,
-    castling_rook_squares,
-    en_passant_victim,
-    move_squares,
-)
+from boardctl.tracker import DEFAULT_TIMING, Policy, Timing, _squares
+from boardctl.variants import get_variant
 
 _BUTTON_FOR_PIECE = {piece: button for button, piece in PROMOTION_BUTTONS.items()}
+
+#: Pieces carried along a line, so a hand may slide them over the empty squares between.
+SLIDERS = frozenset({"bishop", "rook", "queen", "chariot", "cannon"})
+
+
+def _between(geometry: Geometry, start: Square, end: Square) -> list[Square]:
+    """The squares strictly between two squares on one rank, file or diagonal (else none),
+    nearest to ``start`` first."""
+    df = geometry.file_of(end) - geometry.file_of(start)
+    dr = geometry.rank_of(end) - geometry.rank_of(start)
+    steps = max(abs(df), abs(dr))
+    if steps < 2 or (df and dr and abs(df) != abs(dr)):
+        return []
+    sf, sr = (df > 0) - (df < 0), (dr > 0) - (dr < 0)
+    f, r = geometry.file_of(start), geometry.rank_of(start)
+    return [geometry.square(f + sf * i, r + sr * i) for i in range(1, steps)]
+
+
+def _castling_parts(board: GameBoard, move: Move) -> tuple[Square, Square, Square] | None:
+    """A move of two pieces (chess castling): where the king lands, and the rook's from and to."""
+    king_to = board.landing_square(move)
+    mask = board.move_mask(move) & ~(1 << move.from_square | 1 << king_to | 1 << move.to_square)
+    if mask.bit_count() != 2 or not mask & board.occupied:
+        return None
+    rook_from = (mask & board.occupied & -(mask & board.occupied)).bit_length() - 1
+    rook_to = next(sq for sq in _squares(mask) if sq != rook_from)
+    return king_to, rook_from, rook_to
+
+
+def _adopt(board: GameBoard | None, variant: Variant | None) -> GameBoard:
+    variant = variant or get_variant("chess")
+    return variant.adopt(board) if board is not None else variant.board()
 
 
 @dataclass
@@ -31,7 +57,7 @@ class Hand:
 
     rng: random.Random
     timing: Timing = DEFAULT_TIMING
-    policy: Policy = Policy.FIDE
+    policy: Policy = Policy.STRICT
     t: float = 0.0
     brushes: bool = True
     adjusts: bool = True
@@ -45,10 +71,10 @@ class Hand:
     def _pause(self, low: float, high: float) -> None:
         self.t += self.rng.uniform(low, high)
 
-    def _lift(self, out: list[Event], square: chess.Square) -> None:
+    def _lift(self, out: list[Event], square: Square) -> None:
         out.append(SquareChanged(round(self.t, 4), square, False))
 
-    def _place(self, out: list[Event], square: chess.Square) -> None:
+    def _place(self, out: list[Event], square: Square) -> None:
         out.append(SquareChanged(round(self.t, 4), square, True))
 
     def _contact(self) -> float:
@@ -67,15 +93,15 @@ class Hand:
         # captured is then read as a capture that pushed its victim off).
         self._pause(self.timing.brush + 0.05, 0.5 if self.blitz else 0.8)
 
-    def brush(self, board: chess.Board, out: list[Event]) -> None:
+    def brush(self, board: GameBoard, out: list[Event]) -> None:
         """Knock a piece for a moment; it never leaves its square for longer than the brush time."""
-        square = self.rng.choice(list(chess.SquareSet(board.occupied)))
+        square = self.rng.choice(list(_squares(board.occupied)))
         self._lift(out, square)
         self._pause(0.005, self.timing.brush * 0.8)
         self._place(out, square)
         self._pause(0.05, 0.3)
 
-    def adjust(self, out: list[Event], square: chess.Square) -> None:
+    def adjust(self, out: list[Event], square: Square) -> None:
         """Lift a piece past the brush time and set it back within the settle time: its owner
         straightening it. (Kept off longer, FIDE 4.3 would make the side to move capture it.)"""
         self._lift(out, square)
@@ -83,13 +109,11 @@ class Hand:
         self._place(out, square)
         self._released()
 
-    def _travel(self, out: list[Event], board: chess.Board, start: chess.Square, end: chess.Square) -> None:
+    def _travel(self, out: list[Event], board: GameBoard, start: Square, end: Square) -> None:
         """Carry the piece from ``start`` to ``end``, sliding over empty squares when it is a slider."""
-        piece = board.piece_at(start)
-        path = chess.SquareSet(chess.between(start, end)) if piece is not None and piece.piece_type in (chess.BISHOP, chess.ROOK, chess.QUEEN) else chess.SquareSet()
-        if path and not path & board.occupied and self.rng.random() < 0.5:
-            squares = sorted(path, key=lambda s: chess.square_distance(s, start))
-            for square in squares:
+        path = _between(board.geometry, start, end) if board.piece_name(start) in SLIDERS else []
+        if path and not any(board.occupied >> sq & 1 for sq in path) and self.rng.random() < 0.5:
+            for square in path:
                 self._pause(0.01, 0.06)
                 self._place(out, square)
                 self._pause(0.01, self.timing.brush * 0.8)
@@ -98,19 +122,23 @@ class Hand:
         else:
             self._in_hand()
 
-    def move(self, board: chess.Board, move: chess.Move, *, promote_by: str = "choose") -> list[Event]:
-        """Events that make ``move`` on ``board`` (not pushed). ``promote_by`` picks the promotion gesture."""
+    def move(self, board: GameBoard, move: Move, *, promote_by: str = "choose") -> list[Event]:
+        """Events that make ``move`` on ``board`` (not pushed). ``promote_by`` picks the promotion gesture.
+        A plain python-chess ``Board`` is taken as a chess game (copied once)."""
+        if getattr(board, "geometry", None) is None:
+            board = get_variant("chess").adopt(board)
         out: list[Event] = []
         rng = self.rng
         if self.brushes and not self.blitz and rng.random() < 0.15:
             self.brush(board, out)
         if self.adjusts and not self.blitz and rng.random() < 0.1:
-            theirs = board.occupied_co[not board.turn]
-            self.adjust(out, rng.choice(list(chess.SquareSet(theirs))))
-        if board.is_castling(move):
-            self._castle(out, board, move)
-        elif board.is_en_passant(move):
-            victim = en_passant_victim(board, move)
+            theirs = board.occupied_by(not board.turn)
+            self.adjust(out, rng.choice(list(_squares(theirs))))
+        victim = board.capture_square(move)
+        castling = _castling_parts(board, move)
+        if castling is not None:
+            self._castle(out, move, castling)
+        elif victim is not None and victim != move.to_square:  # en passant
             if rng.random() < 0.5:
                 self._lift(out, victim)
                 self._in_hand()
@@ -123,13 +151,13 @@ class Hand:
                 self._place(out, move.to_square)
                 self._pause(0.02, 0.8)
                 self._lift(out, victim)
-        elif move.promotion is not None:
+        elif board.choice_of(move) is not None:
             self._promote(out, board, move, promote_by)
             return out
-        elif board.is_capture(move) and self.pushes and rng.random() < 0.5:
+        elif victim is not None and self.pushes and rng.random() < 0.5:
             self._push_off(out, board, move)
             return out
-        elif board.is_capture(move):
+        elif victim is not None:
             if rng.random() < 0.5:
                 self._lift(out, move.to_square)
                 self._in_hand()
@@ -149,10 +177,10 @@ class Hand:
             self.adjust(out, move.to_square)  # the mover straightens the piece it just set down
         return out
 
-    def _push_off(self, out: list[Event], board: chess.Board, move: chess.Move) -> None:
+    def _push_off(self, out: list[Event], board: GameBoard, move: Move) -> None:
         """The capturer shoves its victim off: the target's switch never opens (or only blinks)."""
         rng = self.rng
-        targets = {m.to_square for m in board.generate_legal_captures(chess.BB_SQUARES[move.from_square]) if not board.is_en_passant(m)}
+        targets = {m.to_square for m in board.generate_legal_moves(1 << move.from_square, board.occupied_by(not board.turn))}
         self._lift(out, move.from_square)
         self._in_hand()
         how = rng.choice(["blink", "clock", "wait"])
@@ -174,9 +202,8 @@ class Hand:
             self._place(out, move.to_square)
         self._pause(self.timing.settle + 0.02, self.timing.settle + 0.5)
 
-    def _castle(self, out: list[Event], board: chess.Board, move: chess.Move) -> None:
-        rook_from, rook_to = castling_rook_squares(board, move)
-        king_to = chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square))
+    def _castle(self, out: list[Event], move: Move, parts: tuple[Square, Square, Square]) -> None:
+        king_to, rook_from, rook_to = parts
         rook_first = self.policy is Policy.CASUAL and self.rng.random() < 0.5
         order = [(rook_from, rook_to), (move.from_square, king_to)] if rook_first else [(move.from_square, king_to), (rook_from, rook_to)]
         for index, (start, end) in enumerate(order):
@@ -186,9 +213,9 @@ class Hand:
             if index == 0:
                 self._pause(0.02, 0.25 if self.blitz else 0.8)  # blitz: one motion, no rest between
 
-    def _promote(self, out: list[Event], board: chess.Board, move: chess.Move, promote_by: str) -> None:
+    def _promote(self, out: list[Event], board: GameBoard, move: Move, promote_by: str) -> None:
         rng = self.rng
-        capture = board.is_capture(move)
+        capture = board.capture_square(move) is not None
         victim_first = capture and rng.random() < 0.5
         if victim_first:
             self._lift(out, move.to_square)
@@ -205,12 +232,13 @@ class Hand:
             self._lift(out, move.to_square)
             self._in_hand()
             self._place(out, move.to_square)
-        piece = move.promotion
+        piece = board.choice_of(move)
+        cycle = board.choices()
         assert piece is not None
-        if piece != chess.QUEEN:
+        if piece != cycle[0]:
             self._pause(0.1, self.timing.settle)
             if promote_by == "cycle":
-                for _ in range([chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT].index(piece)):
+                for _ in range(cycle.index(piece)):
                     out.append(ButtonPressed(round(self.t, 4), Button.PROMOTE))
                     self._pause(0.1, 0.4)
             else:
@@ -222,23 +250,27 @@ class Hand:
             self._released()
 
 
-def random_game(rng: random.Random, *, max_plies: int = 80, bias: bool = True, board: chess.Board | None = None) -> list[chess.Move]:
-    """A random legal game, biased towards castling, en passant, promotions and captures."""
-    board = board.copy() if board is not None else chess.Board()
-    moves: list[chess.Move] = []
-    while len(moves) < max_plies and not board.is_game_over():
-        legal = list(board.legal_moves)
+def random_game(
+    rng: random.Random, *, max_plies: int = 80, bias: bool = True, board: GameBoard | None = None,
+    variant: Variant | None = None,
+) -> list[Move]:
+    """A random legal game (chess unless ``variant``), biased towards moves of several pieces
+    (castling, en passant), promotions, pawn moves and captures."""
+    board = _adopt(board, variant)
+    moves: list[Move] = []
+    while len(moves) < max_plies and board.outcome() is None:
+        legal = list(board.generate_legal_moves())
         weights = []
         for move in legal:
             weight = 1.0
             if bias:
-                if board.is_castling(move) or board.is_en_passant(move):
+                if board.move_mask(move).bit_count() > 2:
                     weight = 60.0
-                elif move.promotion is not None:
+                elif board.choice_of(move) is not None:
                     weight = 40.0
-                elif board.piece_type_at(move.from_square) == chess.PAWN:
+                elif board.piece_name(move.from_square) in ("pawn", "soldier"):
                     weight = 4.0
-                elif board.is_capture(move):
+                elif board.capture_square(move) is not None:
                     weight = 3.0
             weights.append(weight)
         move = rng.choices(legal, weights)[0]
@@ -248,16 +280,17 @@ def random_game(rng: random.Random, *, max_plies: int = 80, bias: bool = True, b
 
 
 def events_for_game(
-    moves: list[chess.Move], hand: Hand, *, board: chess.Board | None = None, overlap: float = 0.0
+    moves: list[Move], hand: Hand, *, board: GameBoard | None = None, overlap: float = 0.0,
+    variant: Variant | None = None,
 ) -> list[Event]:
     """Events for a whole game, each move made by ``hand`` in one of its human orders.
 
     ``overlap``: how often (0..1) the reply's first lift comes before the previous move's last
     placement, by up to 0.29 s (hands overlapping in blitz), where the squares allow it.
     """
-    board = board.copy() if board is not None else chess.Board()
+    board = _adopt(board, variant)
     out: list[Event] = []
-    previous: tuple[chess.Board, chess.Move, list[Event]] | None = None
+    previous: tuple[GameBoard, Move, list[Event]] | None = None
     floor = float("-inf")  # the end of the move before the previous one: the replier's own move
     for move in moves:
         promote_by = hand.rng.choice(["choose", "cycle"]) if not hand.blitz else "choose"
@@ -274,7 +307,7 @@ def events_for_game(
     return sorted(out, key=lambda e: e.t)
 
 
-def _after_release(hand: Hand, previous: tuple[chess.Board, chess.Move, list[Event]], events: list[Event]) -> list[Event]:
+def _after_release(hand: Hand, previous: tuple[GameBoard, Move, list[Event]], events: list[Event]) -> list[Event]:
     """A hand cannot take a piece up within the brush time of its landing (that reads as a blink):
     a reply that starts on a square the previous move just filled waits a little longer."""
     _, _, before = previous
@@ -290,7 +323,7 @@ def _after_release(hand: Hand, previous: tuple[chess.Board, chess.Move, list[Eve
 
 
 def _overlapped(
-    hand: Hand, previous: tuple[chess.Board, chess.Move, list[Event]], events: list[Event], floor: float
+    hand: Hand, previous: tuple[GameBoard, Move, list[Event]], events: list[Event], floor: float
 ) -> list[Event]:
     """Move the reply's first lift before the previous move's last placement, if it is a plain
     lift of a square the previous move did not touch."""
@@ -298,10 +331,10 @@ def _overlapped(
     places = [e for e in before if isinstance(e, SquareChanged) and e.occupied]
     if not events or not places or not isinstance(events[0], SquareChanged) or events[0].occupied or before[-1] is not places[-1]:
         return events  # nothing to overlap, or the move ends with a lift (an e.p. victim taken last)
-    if move.promotion is not None or any(isinstance(e, ButtonPressed) for e in before):
+    if board.choice_of(move) is not None or any(isinstance(e, ButtonPressed) for e in before):
         return events  # a promotion's choice must be made before the reply starts
     first = events[0]
-    touched = {e.square for e in before if isinstance(e, SquareChanged)} | set(chess.SquareSet(move_squares(board, move)))
+    touched = {e.square for e in before if isinstance(e, SquareChanged)} | set(_squares(board.move_mask(move)))
     if first.square in touched or board.color_at(first.square) == board.turn:
         return events  # only the replying side's own piece, on a square the move leaves alone
     when = round(places[-1].t - hand.rng.uniform(0.0, 0.29), 4)

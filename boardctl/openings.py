@@ -10,13 +10,11 @@ from __future__ import annotations
 import csv
 import functools
 import sys
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-import chess
-import chess.pgn
+from boardctl.core.rules import GameBoard
 
 
 @dataclass(frozen=True)
@@ -32,41 +30,31 @@ def _table() -> dict[str, Opening]:
     return {row["epd"]: Opening(row["eco"], row["name"]) for row in rows}
 
 
-def classify(board: chess.Board) -> Opening | None:
-    """The last named position reached in ``board``'s move stack (from its root), if any."""
+def _epd(board: GameBoard) -> str:
+    """The FEN without its move counters: python-chess's ``epd()`` (both name e.p. only if legal)."""
+    return " ".join(board.fen().split()[:4])
+
+
+def classify(board: GameBoard) -> Opening | None:
+    """The last named position reached in ``board``'s move stack (from its root), if any.
+    The table is of chess openings: other games have none."""
+    geometry = getattr(board, "geometry", None)  # a plain python-chess Board has none: chess
+    if geometry is not None and geometry.name != "chess":
+        return None
     table = _table()
     replay = board.root()
-    found = table.get(replay.epd())
+    found = table.get(_epd(replay))
     for move in board.move_stack:
         replay.push(move)
-        found = table.get(replay.epd(), found)
+        found = table.get(_epd(replay), found)
     return found
-
-
-def _epd_of(pgn_moves: str) -> str:
-    board = chess.Board()
-    for token in pgn_moves.split():
-        if not token[0].isdigit():
-            board.push_san(token)
-    return board.epd()
-
-
-def build_rows(sources: Iterable[Path]) -> Iterator[list[str]]:
-    """Rows ``eco, name, pgn, epd`` from the upstream ``*.tsv`` files (header included)."""
-    yield ["eco", "name", "pgn", "epd"]
-    for path in sources:
-        with path.open(encoding="utf-8") as f:
-            for row in csv.DictReader(f, delimiter="\t"):
-                yield [row["eco"], row["name"], row["pgn"], _epd_of(row["pgn"])]
 
 
 def main(argv: list[str]) -> int:
     """Rebuild the packaged table from the upstream directory given as the only argument."""
-    src = Path(argv[0])
-    out = Path(__file__).parent / "data" / "openings.tsv"
-    with out.open("w", encoding="utf-8", newline="") as f:
-        csv.writer(f, delimiter="\t", lineterminator="\n").writerows(build_rows(sorted(src.glob("*.tsv"))))
-    return 0
+    from boardctl.variants.chess.openings import rebuild
+
+    return rebuild(Path(argv[0]), Path(__file__).parent / "data" / "openings.tsv")
 
 
 if __name__ == "__main__":

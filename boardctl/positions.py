@@ -1,53 +1,31 @@
 """Set-up positions: the one check that a FEN describes a position a game can start from.
 
 ``replay --fen``, ``--fen`` on ``play``/``record`` and the ``new-game`` action all call
-:func:`board_from_fen`, so each refuses the same faults with the same words: every fault that
-``chess.Board.status()`` reports (two kings of a colour, the side not to move in check, pawns on
-the first or last rank, ...).
+:func:`board_from_fen`, so each refuses the same faults with the same words: every fault the
+game's rules report (``Variant.faults``; for chess, all of ``chess.Board.status()``: two kings of
+a colour, the side not to move in check, pawns on the first or last rank, ...).
 """
 
 from __future__ import annotations
 
-import chess
-
+from boardctl.core.rules import GameBoard, Variant
 from boardctl.errors import PositionError
-
-#: How each ``chess.Status`` fault is named to the user.
-FAULTS: dict[chess.Status, str] = {
-    chess.STATUS_EMPTY: "the board is empty",
-    chess.STATUS_NO_WHITE_KING: "no white king",
-    chess.STATUS_NO_BLACK_KING: "no black king",
-    chess.STATUS_TOO_MANY_KINGS: "more than one king of a colour",
-    chess.STATUS_TOO_MANY_WHITE_PAWNS: "more than 8 white pawns",
-    chess.STATUS_TOO_MANY_BLACK_PAWNS: "more than 8 black pawns",
-    chess.STATUS_PAWNS_ON_BACKRANK: "pawns on the first or last rank",
-    chess.STATUS_TOO_MANY_WHITE_PIECES: "more than 16 white pieces",
-    chess.STATUS_TOO_MANY_BLACK_PIECES: "more than 16 black pieces",
-    chess.STATUS_BAD_CASTLING_RIGHTS: "castling rights without the king and rook on their squares",
-    chess.STATUS_INVALID_EP_SQUARE: "an impossible en passant square",
-    chess.STATUS_OPPOSITE_CHECK: "the side not to move is in check",
-    chess.STATUS_TOO_MANY_CHECKERS: "the king is checked by more than two pieces",
-    chess.STATUS_IMPOSSIBLE_CHECK: "a check no last move could have given",
-}
+from boardctl.variants import get_variant
 
 
-def faults(board: chess.Board) -> list[str]:
+def faults(board: GameBoard, *, variant: Variant | None = None) -> list[str]:
     """Every fault of ``board``'s position, named; empty when it is a legal position."""
-    status = board.status()
-    named = [text for flag, text in FAULTS.items() if status & flag]
-    unnamed = status & ~sum(FAULTS, chess.STATUS_VALID)
-    if unnamed:
-        named.append(f"status {int(unnamed):#x}")
-    return named
+    return (variant or get_variant("chess")).faults(board)
 
 
-def board_from_fen(fen: str, *, where: str) -> chess.Board:
-    """The board of ``fen``, or :class:`PositionError` naming ``where`` and every fault."""
+def board_from_fen(fen: str, *, where: str, variant: Variant | None = None) -> GameBoard:
+    """The board of ``fen`` (chess unless ``variant``), or :class:`PositionError` naming ``where`` and every fault."""
+    variant = variant or get_variant("chess")
     try:
-        board = chess.Board(fen.strip())
+        board = variant.board(fen.strip())
     except ValueError as exc:
         raise PositionError(f"{where}: not a valid FEN ({exc})") from None
-    problems = faults(board)
+    problems = variant.faults(board)
     if problems:
         raise PositionError(f"{where}: impossible position ({'; '.join(problems)}): {fen.strip()}")
     return board

@@ -18,16 +18,15 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-import chess
-import chess.pgn
-
+from boardctl.core.geometry import Geometry
+from boardctl.core.rules import GameBoard, GameText, Variant
 from boardctl.engine_client import Reply
 from boardctl.errors import EventFormatError, GameFileError
 from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event, whole_lines
 from boardctl.lines import Overlong, is_blank, iter_lines
 from boardctl.positions import board_from_fen
 from boardctl.session import HEADER_VERSION, Session, Settings
-from boardctl.storage import ABANDONED, PGN_VIOLATIONS, GameRecord, pgn_termination
+from boardctl.storage import ABANDONED, PGN_VIOLATIONS, GameRecord, PgnGame, pgn_termination
 from boardctl.tracker import (
     DEFAULT_TIMING,
     GameStarted,
@@ -37,6 +36,7 @@ from boardctl.tracker import (
     Timing,
     Violation,
 )
+from boardctl.variants import NAMES, get_variant
 
 #: Long enough after the last event of a hand-made log for any settle or promotion window to close.
 _FLUSH = 60.0
@@ -48,28 +48,28 @@ class ReplayedGame:
     comments: dict[int, list[str]] = field(default_factory=dict)
 
     @property
-    def board(self) -> chess.Board:
+    def board(self) -> GameBoard:
         return self.record.board()
 
     @property
     def result(self) -> str:
         return self.record.result
 
-    def to_pgn(self) -> chess.pgn.Game:
+    def to_pgn(self) -> PgnGame:
         """As the daemon saves it (storage.GameRecord.to_pgn): a standard Termination, the detailed
         reason after the last move, rule violations as comments and no set-up noise."""
-        game = chess.pgn.Game.from_board(self.board)
-        game.headers["Result"] = self.record.result
-        game.headers["Termination"] = pgn_termination(self.record.result, self.record.termination)
-        node: chess.pgn.GameNode = game
-        for index, node in enumerate(game.mainline()):
-            notes = self.comments.get(index + 1)
-            if notes:
-                node.comment = " ".join(notes)
-        if self.record.termination:
-            detail = "abandoned for a new game" if self.record.termination == ABANDONED else self.record.termination
-            node.comment = " ".join(filter(None, [node.comment, detail]))
-        return game
+        record = self.record
+        final = ""
+        if record.termination:
+            final = "abandoned for a new game" if record.termination == ABANDONED else record.termination
+        text = GameText(
+            fen=record.fen,
+            moves=tuple(record.moves),
+            headers={"Result": record.result, "Termination": pgn_termination(record.result, record.termination)},
+            comments={ply: " ".join(notes) for ply, notes in self.comments.items() if notes and ply >= 1},
+            final=final,
+        )
+        return PgnGame(text, record.rules())
 
 
 @dataclass
@@ -82,8 +82,12 @@ class ReplayWarning:
         return f"warning: {self.code} {self.ply} {self.detail}"
 
 
-def read_events(lines: Iterable[str | bytes | Overlong], *, name: str = "-") -> list[Event]:
-    """Parse every line (blank lines skipped); an error names the file and line number."""
+def read_events(
+    lines: Iterable[str | bytes | Overlong], *, name: str = "-", variant: Variant | None = None
+) -> list[Event]:
+    """Parse every line (blank lines skipped); an error names the file and line number. Squares
+    are read on ``variant``'s board (chess by default) until a header line names the game."""
+    geometry = (variant or get_variant("chess")).geometry
     entries: list[Event] = []
     last_t = 0.0
     for number, line in enumerate(whole_lines(lines, name=name), start=1):
@@ -92,17 +96,18 @@ def read_events(lines: Iterable[str | bytes | Overlong], *, name: str = "-") -> 
             raise EventFormatError(f"{where}: {line}")
         if is_blank(line):
             continue
-        entry = parse_event(line, where=where)
+        entry = parse_event(line, where=where, geometry=geometry)
         if entry.t < last_t:
             raise EventFormatError(f"{where}: 't' went backwards ({entry.t} after {last_t})")
         if isinstance(entry, GameHeader):
-            _check_header(entry, where)
+            geometry = _check_header(entry, where)
         last_t = entry.t
         entries.append(entry)
     return entries
 
 
-def _check_header(header: GameHeader, where: str) -> None:
+def _check_header(header: GameHeader, where: str) -> Geometry:
+    """Refuse a malformed header; the geometry of the game it starts."""
     game = header.game
     if game.get("version") != HEADER_VERSION:
         raise EventFormatError(f"{where}: header version {game.get('version')!r} is not {HEADER_VERSION}")
@@ -110,17 +115,26 @@ def _check_header(header: GameHeader, where: str) -> None:
     names = {f.name for f in fields(Settings)}
     if not isinstance(settings, dict) or set(settings) - names:
         raise EventFormatError(f"{where}: header 'settings' must be an object with keys from {', '.join(sorted(names))}")
+    name = settings.get("variant", "chess")
+    if name not in NAMES:
+        raise EventFormatError(f"{where}: header 'variant' must be one of {', '.join(NAMES)}, got {name!r:.60}")
+    geometry = get_variant(name).geometry
     occupancy = game.get("occupancy")
     try:
         value = int(occupancy, 16) if isinstance(occupancy, str) else -1
     except ValueError:
         value = -1
-    if not 0 <= value <= chess.BB_ALL:
-        raise EventFormatError(f"{where}: header 'occupancy' must be a 64-bit hex bitboard, got {occupancy!r}")
+    if not 0 <= value <= geometry.all_mask:
+        raise EventFormatError(
+            f"{where}: header 'occupancy' must be a {geometry.points}-bit hex bitboard, got {occupancy!r}"
+        )
     try:
-        GameRecord.from_json(game.get("record"), where=where)
+        record = GameRecord.from_json(game.get("record"), where=where)
     except GameFileError as exc:
         raise EventFormatError(str(exc)) from None
+    if record.variant != name:
+        raise EventFormatError(f"{where}: header plays {name} but its record is a game of {record.variant}")
+    return geometry
 
 
 class _Replay:
@@ -190,17 +204,22 @@ class _Replay:
 def replay(
     events: Iterable[Event],
     *,
-    policy: Policy = Policy.FIDE,
-    board: chess.Board | None = None,
+    policy: Policy = Policy.STRICT,
+    board: GameBoard | None = None,
     timing: Timing = DEFAULT_TIMING,
+    variant: Variant | None = None,
 ) -> tuple[list[ReplayedGame], list[ReplayWarning]]:
     """Judge ``events`` as the daemon does; return the games played and the warnings, in order.
 
-    ``policy``, ``board`` and ``timing`` apply until a header line says otherwise.
+    ``policy``, ``board``, ``timing`` and ``variant`` (chess) apply until a header line says otherwise.
     """
     entries = list(events)
-    settings = Settings(mode="record", orientation="normal", policy=Policy(policy).value, takeback="apply", settle=timing.settle)
-    run = _Replay(settings, (board or chess.Board()).fen())
+    variant = variant or get_variant("chess")
+    settings = Settings(
+        mode="record", orientation="normal", policy=Policy(policy).value, takeback="apply", settle=timing.settle,
+        variant=variant.name,
+    )
+    run = _Replay(settings, (board or variant.board()).fen())
     for entry in entries:
         run.feed(entry)
     if entries and not any(isinstance(entry, GameHeader) for entry in entries):
@@ -217,9 +236,11 @@ def add_parser(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser("replay", help="replay an event log (.jsonl) as PGN",
                                                      description=describe(__doc__))
     parser.add_argument("file", help="event file (JSON lines, docs/events.md), or - for standard input")
-    parser.add_argument("--policy", choices=[p.value for p in Policy], default=Policy.FIDE.value,
-                        help="Touch-move rules for a log without a header line: fide enforces them, "
-                        "casual lets any piece be touched. Default: fide.")
+    parser.add_argument("--policy", choices=["strict", "fide", "casual"], default="strict",
+                        help="Touch-move rules for a log without a header line: strict (or its old name fide) "
+                        "enforces them, casual lets any piece be touched. Default: strict.")
+    parser.add_argument("--variant", choices=list(NAMES), default="chess",
+                        help="The game of a log without a header line. Default: chess.")
     parser.add_argument("--fen", help="The game's starting position, for a log without a header line. "
                         "Default: the standard start.")
 
@@ -228,19 +249,20 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    board = board_from_fen(args.fen, where="--fen") if args.fen else None
+    variant = get_variant(getattr(args, "variant", None) or "chess")
+    board = board_from_fen(args.fen, where="--fen", variant=variant) if args.fen else None
     # Read bytes, whatever the locale: a line that is not UTF-8 is an error naming that line.
     if args.file == "-":
         binary = getattr(stdin, "buffer", None)
-        events = read_events(iter_lines(binary) if binary is not None else stdin, name="<stdin>")
+        events = read_events(iter_lines(binary) if binary is not None else stdin, name="<stdin>", variant=variant)
     else:
         path = Path(args.file)
         try:
             with path.open("rb") as handle:
-                events = read_events(iter_lines(handle), name=str(path))
+                events = read_events(iter_lines(handle), name=str(path), variant=variant)
         except OSError as exc:
             raise EventFormatError(f"{path}: cannot read ({exc.strerror})") from None
-    games, warnings = replay(events, policy=Policy(args.policy), board=board)
+    games, warnings = replay(events, policy=Policy(args.policy), board=board, variant=variant)
     for warning in warnings:
         stderr.write(f"{warning}\n")
     stdout.write("\n\n".join(str(game.to_pgn()) for game in games) + "\n")

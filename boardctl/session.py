@@ -5,8 +5,11 @@ engine should be asked (:meth:`Session.engine_request`), hands back replies
 (:meth:`Session.engine_replied`) and reads back state lines, LEDs, sounds and log entries.
 
 Squares: events and LEDs are *physical* (the board's wiring); the tracker, the FEN and the moves
-are *logical* (White on ranks 1-2). With the board turned round (``flipped``) a square maps to
-``63 - square``, both ways.
+are *logical* (White on ranks 1-2, Red on ranks 0-4). With the board turned round (``flipped``) a
+square maps to ``points - 1 - square`` (``63 - square`` in chess), both ways.
+
+The game is the settings' ``variant`` (chess by default); everything here speaks only the core
+rules interface (:mod:`boardctl.core.rules`).
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-import chess
-
 from boardctl.clock import Clock, TimeControl
+from boardctl.core.geometry import CHESS_8X8, Geometry, Square
+from boardctl.core.rules import Color, GameBoard, Move, Variant
 from boardctl.engine_client import MATE_SCORE, Reply
 from boardctl.events import (
     Button,
@@ -50,6 +53,7 @@ from boardctl.tracker import (
     loss_result,
 )
 from boardctl.tracker import Violation as TrackerViolation
+from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +85,7 @@ class Settings:
     legal_moves: bool = False
     blunder_warning: bool = False
     engine_name: str = "boardctl engine"
+    variant: str = "chess"  # boardctl.variants.NAMES
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,7 @@ class EngineRequest:
     """Ask the engine about ``board``; the reply is used only if the game is still at ``serial``."""
 
     kind: Literal["move", "hint"]
-    board: chess.Board
+    board: GameBoard
     serial: int
     not_before: float = 0.0
     #: Seconds the engine may spend by its clock (None: no clock).
@@ -99,19 +104,26 @@ def resume_notice(record: GameRecord) -> str:
     """What to tell the user when an unfinished game is taken up again (page, terminal, log)."""
     board = record.board()
     date = record.started[:10] or "an earlier day"
-    if record.mode == "play" and record.human in ("white", "black"):
+    fields = board.fen().split()
+    number = fields[5] if len(fields) > 5 else "1"
+    if record.mode == "play" and record.human in record.rules().color_names:
         who = f"you play {record.human.capitalize()}"
     else:
         who = "recording two players"
     return (
-        f"Resuming your unfinished game of {date}, move {board.fullmove_number}, {who}. "
+        f"Resuming your unfinished game of {date}, move {number}, {who}. "
         "New game: the New game button on the page, or start with --new."
     )
 
 
-def rotate(bb: int) -> int:
-    """A bitboard turned round (square ``s`` -> ``63 - s``)."""
-    return chess.flip_vertical(chess.flip_horizontal(bb))
+def rotate(bb: int, geometry: Geometry = CHESS_8X8) -> int:
+    """A bitboard turned round (square ``s`` -> ``points - 1 - s``)."""
+    return geometry.turn_mask(bb)
+
+
+def _side_index(color: str) -> int | None:
+    """0 for the side that moves first (``white``, ``red``), 1 for ``black``, None otherwise."""
+    return {"white": 0, "red": 0, "black": 1}.get(color)
 
 
 class Session:
@@ -121,15 +133,23 @@ class Session:
         *,
         record: GameRecord | None = None,
         occupancy: int | None = None,
-        fen: str = chess.STARTING_FEN,
+        fen: str | None = None,
         observer: Callable[[Output], None] | None = None,
+        variant: Variant | None = None,
     ) -> None:
         """A new game (``fen``) or, with ``record``, a resumed one; ``occupancy`` is what the
         switches show now (physical), default: the game's position. ``observer`` sees every
-        tracker output (``boardctl replay`` prints its warnings from them)."""
+        tracker output (``boardctl replay`` prints its warnings from them). The game is
+        ``variant``, else the record's, else the settings' (chess by default)."""
+        if variant is not None and variant.name != settings.variant:
+            settings = replace(settings, variant=variant.name)
         self.settings = settings
+        if variant is None:
+            variant = get_variant(record.variant if record is not None else settings.variant)
+        self.variant: Variant = variant
+        self.geometry = self.variant.geometry
         self.resumed = record is not None
-        self.record = record if record is not None else self._new_record(fen)
+        self.record = record if record is not None else self._new_record(fen or self.variant.starting_fen)
         self.flipped: bool | None = {"normal": False, "flipped": True}.get(self.record.orientation)
         board = self.record.board()
         if occupancy is not None:
@@ -142,6 +162,7 @@ class Session:
             arbiter=settings.arbiter,
             occupancy=occupancy,
             show_legal_moves=settings.legal_moves,
+            variant=self.variant,
         )
         self.clock = self._make_clock()
         self.serial = 0  # bumped whenever the game changes under a pending engine request
@@ -169,30 +190,40 @@ class Session:
         #: up, a resumed game whose pieces are not back yet): nobody's time runs meanwhile.
         self._clock_waits = False
         self.notice: str | None = resume_notice(self.record) if self.resumed else None
-        pending = chess.Move.from_uci(self.record.pending) if self.record.pending else None
-        self._resume_pending: chess.Move | None = None
-        if pending is not None and pending in board.legal_moves and self.is_engine_turn() and not self.is_over():
+        pending = self._legal(board, self.record.pending) if self.record.pending else None
+        self._resume_pending: Move | None = None
+        if pending is not None and self.is_engine_turn() and not self.is_over():
             self._resume_pending = pending  # shown again on the LEDs once time starts (resume)
         else:
             self._schedule_engine(0.0)
 
     # -- records and settings ---------------------------------------------------------------------
 
-    def _human_color(self) -> chess.Color | None:
+    @staticmethod
+    def _legal(board: GameBoard, uci: str) -> Move | None:
+        """The legal move written ``uci`` on ``board``, or None."""
+        try:
+            return board.parse_uci(uci)
+        except ValueError:
+            return None
+
+    def _human_color(self) -> Color | None:
         if self.settings.mode != "play" or self.record.human is None:
             return None
-        return self.record.human == "white"
+        return self.record.human == self.variant.color_names[0]
 
     def _new_record(self, fen: str) -> GameRecord:
         s = self.settings
+        names = self.variant.color_names
         human: str | None = None
-        white, black = "White", "Black"
+        white, black = names[0].capitalize(), names[1].capitalize()
         if s.mode == "play":
-            human = random.choice(["white", "black"]) if s.color == "random" else s.color
+            side = _side_index(s.color)
+            human = random.choice(names) if side is None else names[side]
             engine = f"{s.engine_name} ({s.level})"
-            white, black = ("Human", engine) if human == "white" else (engine, "Human")
+            white, black = ("Human", engine) if human == names[0] else (engine, "Human")
         orientation = s.orientation
-        if orientation == "auto" and (fen != chess.STARTING_FEN or human == "black"):
+        if orientation == "auto" and (fen != self.variant.starting_fen or human == names[1]):
             orientation = "normal"  # only White's first move from the start tells the sides apart
         return GameRecord(
             id=GameRecord.new_id(),
@@ -204,27 +235,29 @@ class Session:
             level=s.level if s.mode == "play" else None,
             orientation=orientation,
             time_control=s.time_control,
+            variant=self.variant.name,
         )
 
     def _make_clock(self) -> Clock | None:
         control = TimeControl.from_string(self.record.time_control)
         if control is None:
             return None
+        names = self.variant.color_names
         if self.record.clock is not None:
-            return Clock.from_json(control, self.record.clock)
-        return Clock(control)
+            return Clock.from_json(control, self.record.clock, names=names)
+        return Clock(control, names=names)
 
     @property
-    def board(self) -> chess.Board:
+    def board(self) -> GameBoard:
         return self.tracker.board
 
     @property
-    def pending(self) -> chess.Move | None:
+    def pending(self) -> Move | None:
         """The engine's move shown but not yet made on the board (the tracker holds it)."""
         return self.tracker.expected
 
     @property
-    def hint_move(self) -> chess.Move | None:
+    def hint_move(self) -> Move | None:
         """The hint shown until the next move (the tracker holds it)."""
         return self.tracker.hint_move
 
@@ -236,7 +269,7 @@ class Session:
             "version": HEADER_VERSION,
             "settings": asdict(self.settings),
             "record": self.record.to_json(),
-            "occupancy": f"{self.tracker.occupancy:016x}",
+            "occupancy": self.geometry.to_hex(self.tracker.occupancy),
         }
 
     def _log_header(self, t: float) -> None:
@@ -257,22 +290,23 @@ class Session:
 
     # -- orientation ------------------------------------------------------------------------------
 
-    def _logical_sq(self, square: chess.Square) -> chess.Square:
-        return 63 - square if self.flipped else square
+    def _logical_sq(self, square: Square) -> Square:
+        return self.geometry.turned(square) if self.flipped else square
 
     def _logical_bb(self, bb: int) -> int:
-        return rotate(bb) if self.flipped else bb
+        return self.geometry.turn_mask(bb) if self.flipped else bb
 
     def physical_occupancy(self) -> int:
         """Where the game's pieces stand, in the board's wiring (what a matching board senses)."""
-        return rotate(self.board.occupied) if self.flipped else self.board.occupied
+        return self._logical_bb(self.board.occupied)
 
     def _to_logical(self, event: Event) -> Event:
         if self.flipped is None and isinstance(event, SquareChanged) and not event.occupied:
             # Auto orientation: White's first move lifts a piece from White's side.
-            self.flipped = chess.square_rank(event.square) >= 4
+            geometry = self.geometry
+            self.flipped = geometry.rank_of(event.square) >= geometry.ranks // 2
             self.record.orientation = "flipped" if self.flipped else "normal"
-            log.info("orientation: %s (from the first lift, %s)", self.record.orientation, chess.square_name(event.square))
+            log.info("orientation: %s (from the first lift, %s)", self.record.orientation, geometry.square_name(event.square))
             self._dirty = True
         if isinstance(event, SquareChanged):
             return replace(event, square=self._logical_sq(event.square))
@@ -351,12 +385,12 @@ class Session:
         outcome = board.outcome(claim_draw=False)
         flagged = self.clock.flagged(t) if self.clock is not None else None
         if forfeit is not None:
-            result, why = forfeit.result, f"{chess.COLOR_NAMES[forfeit.loser]} forfeits: second illegal move"
+            result, why = forfeit.result, f"{self.variant.color_name(forfeit.loser)} forfeits: second illegal move"
         elif outcome is not None:
-            result, why = outcome.result(), outcome.termination.name.lower().replace("_", " ")
+            result, why = outcome.result(), outcome.reason
         elif flagged is not None:
             result = loss_result(board, flagged)
-            name = chess.COLOR_NAMES[flagged]
+            name = self.variant.color_name(flagged)
             why = f"{name} lost on time" if result != "1/2-1/2" else f"{name} ran out of time; opponent cannot mate"
         else:
             return False
@@ -394,7 +428,7 @@ class Session:
             log.warning("move %s after the game ended (%s); not recorded", out.san, self.record.result)
             return
         # From the record, not the tracker's board: later outputs of the same step may have moved it on.
-        start_turn = chess.Board(self.record.fen).turn
+        start_turn = self.variant.board(self.record.fen).turn
         mover = start_turn if len(self.record.moves) % 2 == 0 else not start_turn
         engine_move = self._human_color() not in (None, mover)
         self.draw_offer = False
@@ -435,12 +469,12 @@ class Session:
     def _restore_clocks(self, t: float) -> None:
         if self.clock is None:
             return
-        board = chess.Board(self.record.fen)
-        left = {chess.WHITE: self.clock.control.initial, chess.BLACK: self.clock.control.initial}
+        board = self.variant.board(self.record.fen)
+        left = {True: self.clock.control.initial, False: self.clock.control.initial}
         for uci, clk in zip(self.record.moves, self.record.clocks, strict=True):
             if clk is not None:
                 left[board.turn] = clk
-            board.push_uci(uci)
+            board.push(board.parse_uci(uci))
         self.clock.stop(t)
         for color, value in left.items():
             self.clock.take_back(color, value)
@@ -467,7 +501,7 @@ class Session:
         self._engine_score = None
         self._engine_pv = None
         self._engine_book = False
-        self._illegal_seen = {chess.WHITE: 0, chess.BLACK: 0}
+        self._illegal_seen = {True: 0, False: 0}
         self._game_started = True
         self.serial += 1
         self._dirty = True
@@ -481,7 +515,7 @@ class Session:
             # FIDE 7.5.5: the first completed illegal move gives the opponent two minutes.
             self.clock.add(not out.color, ARBITER_BONUS)
         self._illegal_seen[out.color] = counted
-        color = chess.COLOR_NAMES[out.color]
+        color = self.variant.color_name(out.color)
         self.record.violations.append(Violation(len(self.record.moves), str(out.code), color, out.detail))
         self.warning = f"{color}: {out.code}: {out.detail}"
         self._sounds.append(out.code)
@@ -508,7 +542,7 @@ class Session:
         elif button == Button.RESIGN:
             loser = self._human_color()
             loser = self.board.turn if loser is None else loser
-            self._end("0-1" if loser == chess.WHITE else "1-0", f"{chess.COLOR_NAMES[loser]} resigned", t)
+            self._end("0-1" if loser else "1-0", f"{self.variant.color_name(loser)} resigned", t)
         elif button == Button.CLAIM:
             self._claim(t)
         elif button == Button.DRAW:
@@ -516,12 +550,13 @@ class Session:
 
     def _claim(self, t: float) -> None:
         # Only the position on the board counts: a button cannot announce a move to be made.
-        if self.board.is_repetition(3):
-            self._end("1/2-1/2", "draw claimed: threefold repetition", t)
-        elif self.board.is_fifty_moves():
-            self._end("1/2-1/2", "draw claimed: fifty-move rule", t)
-        else:
+        claim = self.board.claimable_draw()
+        if claim is not None:
+            self._end("1/2-1/2", f"draw claimed: {claim}", t)
+        elif self.variant.name == "chess":
             self.warning = "no draw to claim (neither threefold repetition nor the fifty-move rule)"
+        else:
+            self.warning = f"no draw to claim in {self.variant.name}"
 
     def _draw(self, t: float) -> None:
         if self.settings.mode == "play":
@@ -542,11 +577,11 @@ class Session:
         """Start a new game now (button or web); the tracker waits for the board to match."""
         if settings is not None:
             self.settings = settings
-        board = chess.Board(fen) if fen else None
+        board = self.variant.board(fen) if fen else None
         self._game_started = False
         self._apply(self.tracker.new_game(t, board))
         if not self._game_started:
-            self._on_game_started(board.fen() if board else chess.STARTING_FEN, t)
+            self._on_game_started(board.fen() if board else self.variant.starting_fen, t)
         self._after(t)
 
     def take_back(self, t: float) -> None:
@@ -567,8 +602,8 @@ class Session:
 
     # -- game end ---------------------------------------------------------------------------------
 
-    def _king_squares(self) -> list[chess.Square]:
-        return [sq for c in chess.COLORS if (sq := self.board.king(c)) is not None]
+    def _king_squares(self) -> list[Square]:
+        return [sq for c in (True, False) if (sq := self.board.king(c)) is not None]
 
     def _end(self, result: str, termination: str, t: float) -> None:
         self.record.result = result
@@ -578,8 +613,8 @@ class Session:
         self._tracker_leds = self.tracker.leds()
         if self.clock is not None:
             self.clock.stop(t)
-        kings = {"1-0": [self.board.king(chess.WHITE)], "0-1": [self.board.king(chess.BLACK)]}.get(
-            result, [self.board.king(chess.WHITE), self.board.king(chess.BLACK)]
+        kings = {"1-0": [self.board.king(True)], "0-1": [self.board.king(False)]}.get(
+            result, [self.board.king(True), self.board.king(False)]
         )
         self._extra_leds = [LedIntent(sq, Code.RESULT) for sq in kings if sq is not None]
         self._sounds.append(Code.RESULT)
@@ -615,22 +650,39 @@ class Session:
             log.info("dropping stale engine reply %s", reply.move.uci())
             return
         self._request = None
+        # The reply as this game's own move (a log's engine line is only text until here).
+        move = self._legal(self.board, reply.move.uci())
         if request.kind == "hint":
-            self.tracker.hint(reply.move)
+            self.tracker.hint(move)
             self._tracker_leds = self.tracker.leds()
             return
-        self._log_entry(EngineReplied(t, reply.move, reply.score))
+        if move is None:
+            raise ValueError(f"expected move {reply.move.uci()} is not legal in {self.board.fen()}")
+        self._log_entry(EngineReplied(t, move, reply.score))
         self._check_blunder(reply.score)
         self._engine_score = reply.score
         self._engine_book = reply.book
-        self._engine_pv = request.board.variation_san(list(reply.pv)) if reply.pv else None
+        self._engine_pv = self._pv_text(request.board, reply.pv) if reply.pv else None
         self._dirty = True  # saved, so that a restart shows the same move
         if self.clock is not None:
             engine_color = self.board.turn
             self._shown_left = round(self.clock.moved(engine_color, t), 3)
             self.clock.start(not engine_color, t)  # the human's time runs from the moment it is shown
-        self._apply(self.tracker.expect(reply.move, t))
+        self._apply(self.tracker.expect(move, t))
         self._after(t)
+
+    @staticmethod
+    def _pv_text(board: GameBoard, pv: tuple[Move, ...] | list[Move]) -> str | None:
+        """The engine's line in the game's notation, as far as it is legal from ``board``."""
+        probe = board.copy(stack=False)
+        moves = []
+        for step in pv:
+            move = Session._legal(probe, step.uci())
+            if move is None:
+                break
+            moves.append(move)
+            probe.push(move)
+        return board.variation_san(moves) if moves else None
 
     def _check_blunder(self, score: int | None) -> None:
         if not self.settings.blunder_warning or score is None or self._engine_score is None:
@@ -666,13 +718,14 @@ class Session:
         return {
             "fen": self.board.fen(),
             "start_fen": self.record.fen,
-            "occupancy": f"{rotate(self.tracker.occupancy) if self.flipped else self.tracker.occupancy:016x}",
+            "occupancy": self.geometry.to_hex(self._logical_bb(self.tracker.occupancy)),
             "pending": None if self.pending is None else self.pending.uci(),
             "moves": [move.uci() for move in self.tracker.moves],
-            "leds": [intent.to_json() for intent in self.leds()],
+            "leds": [intent.to_json(self.geometry) for intent in self.leds()],
             "result": self.record.result,
             "termination": self.record.termination or None,
-            "turn": chess.COLOR_NAMES[self.board.turn],
+            "turn": self.variant.color_name(self.board.turn),
+            "variant": self.variant.name,
             "mode": self.settings.mode,
             "human": human,
             "level": self.record.level,
@@ -695,7 +748,7 @@ class Session:
         human = self._human_color()
         if human is None or self._engine_score is None:
             return None
-        score = self._engine_score if human == chess.BLACK else -self._engine_score
+        score = self._engine_score if not human else -self._engine_score
         if abs(score) >= MATE_SCORE - 500:
             moves = MATE_SCORE - abs(score)
             return {"mate": moves if score > 0 else -moves}

@@ -31,13 +31,13 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import chess
-import chess.pgn
-
 from boardctl import openings
 from boardctl.clock import TimeControl
+from boardctl.core.geometry import CHESS_8X8, Geometry
+from boardctl.core.rules import GameBoard, GameText, Variant
 from boardctl.errors import GameFileError
-from boardctl.events import Event, format_event
+from boardctl.events import Event, GameHeader, format_event
+from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class GameRecord:
     mode: str  # "play" or "record"
     white: str
     black: str
-    fen: str = chess.STARTING_FEN  # the position the game started from
+    fen: str = field(default_factory=lambda: get_variant("chess").starting_fen)  # the position the game started from
     moves: list[str] = field(default_factory=list)  # UCI
     clocks: list[float | None] = field(default_factory=list)  # mover's time left after each move
     violations: list[Violation] = field(default_factory=list)
@@ -97,16 +97,20 @@ class GameRecord:
     clock: dict[str, Any] | None = None  # Clock.to_json at the last save
     pending: str | None = None  # the engine's move shown on the LEDs but not yet made (UCI)
     started: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    variant: str = "chess"  # boardctl.variants.NAMES
 
     @staticmethod
     def new_id() -> str:
         """The UTC start time to the microsecond: unique, and sorting ids sorts games by age."""
         return dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-%f")
 
-    def board(self) -> chess.Board:
-        board = chess.Board(self.fen)
+    def rules(self) -> Variant:
+        return get_variant(self.variant)
+
+    def board(self) -> GameBoard:
+        board = self.rules().board(self.fen)
         for uci in self.moves:
-            board.push_uci(uci)
+            board.push(board.parse_uci(uci))
         return board
 
     def is_finished(self) -> bool:
@@ -129,46 +133,61 @@ class GameRecord:
             raise GameFileError(f"{where}: not a valid game state file ({exc})") from None
         return record
 
-    def to_pgn(self) -> chess.pgn.Game:
-        game = chess.pgn.Game()
-        start = chess.Board(self.fen)
-        game.setup(start)  # sets FEN/SetUp only when not the standard start
-        date = self.started[:10].replace("-", ".")
-        game.headers["Event"] = "Casual game" if self.mode == "play" else "Over-the-board game"
-        game.headers["Site"] = "boardctl"
-        game.headers["Date"] = date
-        game.headers["Round"] = "-"
-        game.headers["White"] = self.white
-        game.headers["Black"] = self.black
-        game.headers["Result"] = self.result
+    def to_pgn(self) -> PgnGame:
+        names = self.rules().color_names
+        headers = {
+            "Event": "Casual game" if self.mode == "play" else "Over-the-board game",
+            "Site": "boardctl",
+            "Date": self.started[:10].replace("-", "."),
+            "Round": "-",
+            names[0].capitalize(): self.white,
+            names[1].capitalize(): self.black,
+            "Result": self.result,
+        }
         tc = TimeControl.from_string(self.time_control)
-        game.headers["TimeControl"] = tc.pgn() if tc else "-"
+        headers["TimeControl"] = tc.pgn() if tc else "-"
         opening = openings.classify(self.board())
         if opening is not None:
-            game.headers["ECO"] = opening.eco
-            game.headers["Opening"] = opening.name
-        game.headers["Termination"] = pgn_termination(self.result, self.termination)
+            headers["ECO"] = opening.eco
+            headers["Opening"] = opening.name
+        headers["Termination"] = pgn_termination(self.result, self.termination)
         notes: dict[int, list[str]] = {}
         for v in self.violations:
             if v.code in PGN_VIOLATIONS:  # rule breaches only: set-up, mismatch and takeback noise stays out
                 notes.setdefault(v.ply, []).append(f"{v.color} {v.code}: {v.detail}")
-        node: chess.pgn.GameNode = game
-        if 0 in notes:
-            game.comment = "; ".join(notes[0])
-        for ply, uci in enumerate(self.moves, start=1):
-            node = node.add_variation(chess.Move.from_uci(uci))
-            clock = self.clocks[ply - 1] if ply - 1 < len(self.clocks) else None
-            if clock is not None:
-                node.set_clock(clock)
-            if ply in notes:
-                node.comment = " ".join(filter(None, [node.comment, "; ".join(notes[ply])]))
+        final = ""
         if self.termination:  # the detailed reason, after the last move
-            detail = "abandoned for a new game" if self.termination == ABANDONED else self.termination
-            node.comment = " ".join(filter(None, [node.comment, detail]))
-        return game
+            final = "abandoned for a new game" if self.termination == ABANDONED else self.termination
+        text = GameText(
+            fen=self.fen,
+            moves=tuple(self.moves),
+            headers=headers,
+            comments={ply: "; ".join(texts) for ply, texts in notes.items()},
+            clocks=tuple(self.clocks),
+            final=final,
+        )
+        return PgnGame(text, self.rules())
 
     def pgn_text(self) -> str:
         return str(self.to_pgn()) + "\n"
+
+
+@dataclass(frozen=True)
+class PgnGame:
+    """A game ready to be written as PGN in its game's convention (``str()`` writes it)."""
+
+    text: GameText
+    variant: Variant
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return self.text.headers
+
+    def __str__(self) -> str:
+        write = self.variant.write_pgn
+        if write is None:
+            raise GameFileError(f"no PGN writer for {self.variant.name}")
+        return write(self.text)
 
 
 class StorageError(GameFileError):
@@ -238,18 +257,29 @@ class EventLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._last = self._last_time(path)
+        #: Square names are written on the board of the game the log's header line names.
+        self.geometry: Geometry = CHESS_8X8
+        self._last = self._scan(path)
         self._offset: float | None = None
         self._fd: int | None = None
 
-    @staticmethod
-    def _last_time(path: Path) -> float:
+    def _scan(self, path: Path) -> float:
+        """The last time in an existing log, and its game (from its header line)."""
         last = 0.0
         with contextlib.suppress(OSError), path.open("rb") as f:
             for line in f:
-                with contextlib.suppress(ValueError, TypeError, AttributeError, RecursionError):
-                    last = max(last, float(json.loads(line)["t"]))
+                with contextlib.suppress(ValueError, TypeError, AttributeError, RecursionError, KeyError):
+                    obj = json.loads(line)
+                    last = max(last, float(obj["t"]))
+                    if isinstance(obj.get("header"), dict):
+                        self._follow(obj["header"])
         return last
+
+    def _follow(self, header: dict[str, Any]) -> None:
+        settings = header.get("settings")
+        name = settings.get("variant", "chess") if isinstance(settings, dict) else "chess"
+        with contextlib.suppress(ValueError):
+            self.geometry = get_variant(str(name)).geometry
 
     def _open(self) -> int:
         if self._fd is None:
@@ -271,7 +301,12 @@ class EventLog:
             return
         if self._offset is None:
             self._offset = max(0.0, self._last - events[0].t)
-        data = "".join(format_event(replace(e, t=e.t + self._offset)) + "\n" for e in events).encode("utf-8")
+        lines = []
+        for e in events:
+            if isinstance(e, GameHeader):
+                self._follow(e.game)
+            lines.append(format_event(replace(e, t=e.t + self._offset), self.geometry) + "\n")
+        data = "".join(lines).encode("utf-8")
         try:
             fd = self._open()
             size = os.fstat(fd).st_size

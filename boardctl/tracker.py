@@ -31,11 +31,12 @@ How it decides, in brief (docs/events.md has the user's view):
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-import chess
-
+from boardctl.core.geometry import Square
+from boardctl.core.rules import Color, GameBoard, Move, Variant
 from boardctl.events import (
     PROMOTION_BUTTONS,
     Button,
@@ -47,19 +48,30 @@ from boardctl.events import (
     SquareChanged,
     Tick,
 )
+from boardctl.variants import get_variant
 
 logger = logging.getLogger(__name__)
 
-#: Occupancy of the standard start position.
-START_OCCUPANCY = chess.BB_RANK_1 | chess.BB_RANK_2 | chess.BB_RANK_7 | chess.BB_RANK_8
+CHESS = get_variant("chess")
 
-#: The order ``Button.PROMOTE`` cycles through.
-PROMOTION_CYCLE = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
+#: ``BIT[s]`` is the mask of square ``s`` (any board up to 256 squares; faster than a shift).
+BIT = tuple(1 << s for s in range(256))
+
+#: Occupancy of the standard chess start position.
+START_OCCUPANCY = CHESS.board().occupied
 
 
 class Policy(StrEnum):
-    FIDE = "fide"
+    """``strict``: touch-move as the game's rules have it (FIDE 4.3-4.7; xiangqi's 摸子走子 and
+    落子无悔); ``fide`` is its older name and still accepted. ``casual``: none of it."""
+
+    STRICT = "strict"
+    FIDE = "strict"
     CASUAL = "casual"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Policy | None:
+        return cls.STRICT if value == "fide" else None
 
 
 class TakebackMode(StrEnum):
@@ -90,7 +102,7 @@ DEFAULT_TIMING = Timing()
 @dataclass(frozen=True, slots=True)
 class MoveMade:
     t: float
-    move: chess.Move
+    move: Move
     san: str
     ply: int
 
@@ -98,7 +110,7 @@ class MoveMade:
 @dataclass(frozen=True, slots=True)
 class MoveTakenBack:
     t: float
-    move: chess.Move
+    move: Move
     ply: int
 
 
@@ -107,7 +119,7 @@ class TakebackOffered:
     """The board shows the position before ``move``; ``Button.TAKEBACK`` confirms."""
 
     t: float
-    move: chess.Move
+    move: Move
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +133,7 @@ class Violation:
     t: float
     code: Code
     ply: int
-    color: chess.Color
+    color: Color
     detail: str
 
 
@@ -137,7 +149,7 @@ class Forfeit:
     """FIDE 7.5.5 with ``arbiter``: a second completed illegal move ends the game."""
 
     t: float
-    loser: chess.Color
+    loser: Color
     result: str
 
 
@@ -152,7 +164,7 @@ class Step:
     leds: tuple[LedIntent, ...]
 
     @property
-    def moves(self) -> list[chess.Move]:
+    def moves(self) -> list[Move]:
         return [o.move for o in self.outputs if isinstance(o, MoveMade)]
 
     @property
@@ -163,85 +175,66 @@ class Step:
 @dataclass(slots=True)
 class _Change:
     t: float
-    square: chess.Square
+    square: Square
     occupied: bool
 
 
 @dataclass(slots=True)
 class _Promotion:
-    move: chess.Move
+    move: Move
     deadline: float
     placed_t: float
 
 
-def move_squares(board: chess.Board, move: chess.Move) -> chess.SquareSet:
-    """Every square a hand must touch to make ``move`` on ``board`` (rook and e.p. pawn included)."""
-    squares = chess.SquareSet([move.from_square, move.to_square])
-    if board.is_castling(move):
-        rook_from, rook_to = castling_rook_squares(board, move)
-        squares.add(rook_from)
-        squares.add(rook_to)
-    elif board.is_en_passant(move):
-        squares.add(en_passant_victim(board, move))
-    return squares
+def game_board(board: GameBoard) -> GameBoard:
+    """``board`` itself, or a plain python-chess ``Board`` (no core hooks) as a chess game board."""
+    if getattr(board, "geometry", None) is None:
+        return CHESS.adopt(board)
+    return board
 
 
-def castling_rook_squares(board: chess.Board, move: chess.Move) -> tuple[chess.Square, chess.Square]:
-    """Where the rook of a castling move starts and ends (standard chess)."""
-    rank = chess.square_rank(move.from_square)
-    if board.is_kingside_castling(move):
-        return chess.square(7, rank), chess.square(5, rank)
-    return chess.square(0, rank), chess.square(3, rank)
+def move_squares(board: GameBoard, move: Move) -> int:
+    """Every square a hand must touch to make ``move`` on ``board`` (chess: rook and e.p. pawn included)."""
+    return game_board(board).move_mask(move)
 
 
-def en_passant_victim(board: chess.Board, move: chess.Move) -> chess.Square:
-    """The square of the pawn an en passant move captures."""
-    return chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square))
-
-
-def occupancy_after(board: chess.Board, move: chess.Move) -> int:
+def occupancy_after(board: GameBoard, move: Move) -> int:
     """The occupancy bitboard after ``move``, without pushing it."""
-    occ = board.occupied
-    from_bb, to_bb = chess.BB_SQUARES[move.from_square], chess.BB_SQUARES[move.to_square]
-    if board.is_castling(move):
-        rook_from, rook_to = castling_rook_squares(board, move)
-        king_to = chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square))
-        occ &= ~(from_bb | chess.BB_SQUARES[rook_from])
-        return occ | chess.BB_SQUARES[king_to] | chess.BB_SQUARES[rook_to]
-    if board.is_en_passant(move):
-        occ &= ~chess.BB_SQUARES[en_passant_victim(board, move)]
-    return (occ & ~from_bb) | to_bb
+    return game_board(board).occupied_after(move)
 
 
-def can_mate(board: chess.Board, color: chess.Color) -> bool:
+def can_mate(board: GameBoard, color: Color) -> bool:
     """Whether ``color`` could still mate by some legal series of moves (FIDE 6.9, 7.5.5)."""
     return not board.has_insufficient_material(color)
 
 
-def loss_result(board: chess.Board, loser: chess.Color) -> str:
+def loss_result(board: GameBoard, loser: Color) -> str:
     """The result when ``loser`` loses on time or by forfeit: a draw if the winner cannot mate."""
     if not can_mate(board, not loser):
         return "1/2-1/2"
-    return "0-1" if loser == chess.WHITE else "1-0"
+    return "0-1" if loser else "1-0"
 
 
-def _no_moves_left(board: chess.Board) -> bool:
+def _no_moves_left(board: GameBoard) -> bool:
     """Mate or stalemate: the game is over whoever records it (other endings come from the session)."""
     return not any(board.generate_legal_moves())
 
 
-def _captures(board: chess.Board, move: chess.Move, square: chess.Square) -> bool:
+def _captures(board: GameBoard, move: Move, square: Square) -> bool:
     """Whether ``move`` takes the piece on ``square``."""
-    if board.is_en_passant(move):
-        return en_passant_victim(board, move) == square
-    return move.to_square == square
+    return board.capture_square(move) == square
 
 
-def _king_target(board: chess.Board, move: chess.Move) -> chess.Square:
-    """Where the moved piece lands (for castling: the king's square, not the rook's)."""
-    if board.is_castling(move):
-        return chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square))
-    return move.to_square
+def _squares(mask: int) -> Iterator[Square]:
+    """The squares of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _lsb(mask: int) -> Square:
+    return (mask & -mask).bit_length() - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,20 +242,20 @@ class _Turn:
     """Everything that belongs to the move being made; replaced whole when a move completes."""
 
     #: The first own piece deliberately lifted that has a legal move (FIDE 4.3), and when.
-    touched: chess.Square | None = None
+    touched: Square | None = None
     touched_t: float = float("inf")
     #: The first opponent's piece kept off past the settle time that can be captured, and when.
-    victim: chess.Square | None = None
+    victim: Square | None = None
     victim_t: float = float("inf")
     #: Castling the player is committed to: the king was released on its castling square (4.4).
-    castle: chess.Move | None = None
-    expected: chess.Move | None = None
-    hint: chess.Move | None = None
-    preselect: chess.PieceType | None = None
+    castle: Move | None = None
+    expected: Move | None = None
+    hint: Move | None = None
+    preselect: str | None = None
     adjusting: bool = False
     #: A capture that pushed its victim off: the capturer's square and the candidate victims.
-    which_from: chess.Square | None = None
-    which: tuple[chess.Square, ...] = ()
+    which_from: Square | None = None
+    which: tuple[Square, ...] = ()
     which_since: float = 0.0
 
 
@@ -271,28 +264,34 @@ class Tracker:
 
     def __init__(
         self,
-        board: chess.Board | None = None,
+        board: GameBoard | None = None,
         *,
-        policy: Policy = Policy.FIDE,
+        policy: Policy = Policy.STRICT,
         timing: Timing = DEFAULT_TIMING,
         takeback: TakebackMode = TakebackMode.APPLY,
         arbiter: bool = False,
         occupancy: int | None = None,
         show_legal_moves: bool = False,
+        variant: Variant | None = None,
     ) -> None:
-        self._board = board.copy() if board is not None else chess.Board()
+        self._variant = variant = CHESS if variant is None else variant
+        self._geometry = variant.geometry
+        self._name = variant.geometry.square_name
+        self._all = variant.geometry.all_mask
+        self._start_occ = variant.board().occupied
+        self._board = variant.adopt(board) if board is not None else variant.board()
         self._policy = Policy(policy)
         self._timing = timing
         self._takeback = TakebackMode(takeback)
         self._arbiter = arbiter
         self._show_legal_moves = show_legal_moves
         self._occ = self._board.occupied if occupancy is None else occupancy
-        self.illegal_counts: dict[chess.Color, int] = {chess.WHITE: 0, chess.BLACK: 0}
+        self.illegal_counts: dict[Color, int] = {True: 0, False: 0}
         self._now = 0.0
         self._log: list[_Change] = []
         self._lifted = 0  # squares with a lift in the log (a superset: brushes are not taken out)
         self._blinks: list[_Change] = []
-        self._movable: dict[chess.Square, bool] = {}  # squares with a legal move, in this position
+        self._movable: dict[Square, bool] = {}  # squares with a legal move, in this position
         self._last_change = float("-inf")
         self._settled_done = True
         self._turn = _Turn()
@@ -303,7 +302,7 @@ class Tracker:
         self._mismatch_at: float | None = None
         self._mismatch_shown = False
         self._capture_at: float | None = None
-        self._offer: chess.Move | None = None
+        self._offer: Move | None = None
         self._cleared = False
         self._finished = _no_moves_left(self._board)
         self._over_unknown = False  # True after a move until mate or stalemate is ruled out
@@ -313,7 +312,7 @@ class Tracker:
     # -- read-only views -------------------------------------------------------------------
 
     @property
-    def board(self) -> chess.Board:
+    def board(self) -> GameBoard:
         """The game so far. Do not mutate it; the tracker owns it."""
         return self._board
 
@@ -326,27 +325,27 @@ class Tracker:
         return self._policy
 
     @property
-    def expected(self) -> chess.Move | None:
+    def expected(self) -> Move | None:
         """The engine's move waiting to be made on the board."""
         return self._turn.expected
 
     @property
-    def hint_move(self) -> chess.Move | None:
+    def hint_move(self) -> Move | None:
         """The hint shown until the next move."""
         return self._turn.hint
 
     @property
-    def moves(self) -> list[chess.Move]:
+    def moves(self) -> list[Move]:
         """The game's moves so far."""
         return list(self._board.move_stack)
 
     @property
-    def promotion(self) -> chess.Move | None:
+    def promotion(self) -> Move | None:
         """The promotion waiting for its window to close, if any."""
         return self._promotion.move if self._promotion else None
 
     @property
-    def which_capture(self) -> tuple[chess.Square, ...]:
+    def which_capture(self) -> tuple[Square, ...]:
         """Squares the lifted piece may have captured on, while the player is asked which."""
         return self._turn.which
 
@@ -386,18 +385,18 @@ class Tracker:
     def tick(self, t: float) -> Step:
         return self.feed(Tick(t))
 
-    def expect(self, move: chess.Move | None, t: float) -> Step:
+    def expect(self, move: Move | None, t: float) -> Step:
         """The engine's move is pending: only it is accepted, and touch-move is off meanwhile."""
         out: list[Output] = []
         self._advance(t, out)
-        if move is not None and move not in self._board.legal_moves:
+        if move is not None and not self._board.is_legal(move):
             raise ValueError(f"expected move {move.uci()} is not legal in {self._board.fen()}")
         self._turn = _Turn(expected=move, hint=self._turn.hint, preselect=self._turn.preselect)
         self._settled_done = False
         self._advance(t, out)
         return Step(tuple(out), self._leds())
 
-    def hint(self, move: chess.Move | None) -> None:
+    def hint(self, move: Move | None) -> None:
         """Light ``move`` as a hint until the next move is made."""
         self._turn = replace(self._turn, hint=move)
 
@@ -425,11 +424,11 @@ class Tracker:
             self._restore = Code.TAKEBACK
         return Step(tuple(out), self._leds())
 
-    def new_game(self, t: float, board: chess.Board | None = None) -> Step:
+    def new_game(self, t: float, board: GameBoard | None = None) -> Step:
         """Start over from ``board`` (default: the start position) and wait for the pieces to match."""
         out: list[Output] = []
         self._advance(t, out)
-        self._start_game(t, board if board is not None else chess.Board(), out)
+        self._start_game(t, board if board is not None else self._variant.board(), out)
         if self._occ != self._board.occupied:
             self._restore = Code.SETUP
         return Step(tuple(out), self._leds())
@@ -458,7 +457,7 @@ class Tracker:
     # -- events ----------------------------------------------------------------------------
 
     def _on_square(self, ev: SquareChanged, out: list[Output]) -> None:
-        bit = chess.BB_SQUARES[ev.square]
+        bit = BIT[ev.square]
         if bool(self._occ & bit) == ev.occupied:
             logger.debug("ignoring repeated %s at %s", "place" if ev.occupied else "lift", ev.t)
             return
@@ -502,15 +501,18 @@ class Tracker:
     def _on_button(self, ev: ButtonPressed, out: list[Output]) -> None:
         button = ev.button
         if button in PROMOTION_BUTTONS or button is Button.PROMOTE:
-            current = self._promotion.move.promotion if self._promotion else self._turn.preselect
+            board = self._board
+            cycle = board.choices()
+            if not cycle:
+                return  # a game without promotion
+            current = board.choice_of(self._promotion.move) if self._promotion else self._turn.preselect
             if button is Button.PROMOTE:
-                index = PROMOTION_CYCLE.index(current) if current in PROMOTION_CYCLE else 0
-                piece = PROMOTION_CYCLE[(index + 1) % len(PROMOTION_CYCLE)]
+                index = cycle.index(current) if current in cycle else 0
+                piece = cycle[(index + 1) % len(cycle)]
             else:
                 piece = PROMOTION_BUTTONS[button]
             if self._promotion is not None:
-                move = self._promotion.move
-                self._promotion.move = chess.Move(move.from_square, move.to_square, piece)
+                self._promotion.move = board.with_choice(self._promotion.move, piece)
                 if self._promotion.deadline != float("inf"):
                     self._promotion.deadline = ev.t + self._timing.promotion_window
             else:
@@ -536,7 +538,7 @@ class Tracker:
             return
         if button is Button.NEW_GAME:
             out.append(ev)
-            self._start_game(ev.t, chess.Board(), out)
+            self._start_game(ev.t, self._variant.board(), out)
             if self._occ != self._board.occupied:
                 self._restore = Code.SETUP
             return
@@ -546,7 +548,7 @@ class Tracker:
         """A resync: compared, never replayed, so no move is ever inferred from it."""
         if ev.occupancy == self._occ:
             return
-        logger.info("resync changed %s squares", chess.popcount(ev.occupancy ^ self._occ))
+        logger.info("resync changed %s squares", (ev.occupancy ^ self._occ).bit_count())
         self._occ = ev.occupancy
         self._log.clear()
         self._blinks.clear()
@@ -559,56 +561,61 @@ class Tracker:
 
     # -- the log ---------------------------------------------------------------------------
 
-    def _legal_after(self, from_mask: int = chess.BB_ALL, to_mask: int = chess.BB_ALL) -> list[tuple[chess.Move, int]]:
+    def _legal_after(self, from_mask: int | None = None, to_mask: int | None = None) -> list[tuple[Move, int]]:
         """Legal moves from ``from_mask`` to ``to_mask``, each with the occupancy after it."""
         board = self._board
-        return [(m, occupancy_after(board, m)) for m in board.generate_legal_moves(from_mask, to_mask)]
+        every = self._all
+        after = board.occupied_after
+        return [
+            (m, after(m))
+            for m in board.generate_legal_moves(every if from_mask is None else from_mask, every if to_mask is None else to_mask)
+        ]
 
-    def _has_legal_move_from(self, square: chess.Square) -> bool:
+    def _has_legal_move_from(self, square: Square) -> bool:
         known = self._movable.get(square)
         if known is None:
-            known = self._movable[square] = any(self._board.generate_legal_moves(chess.BB_SQUARES[square]))
+            known = self._movable[square] = any(self._board.generate_legal_moves(BIT[square]))
         return known
 
-    def _last_event(self, square: chess.Square) -> _Change | None:
+    def _last_event(self, square: Square) -> _Change | None:
         for change in reversed(self._log):
             if change.square == square:
                 return change
         return None
 
-    def _first_lift(self, square: chess.Square) -> _Change | None:
+    def _first_lift(self, square: Square) -> _Change | None:
         for change in self._log:
             if change.square == square and not change.occupied:
                 return change
         return None
 
-    def _is_consistent(self, move: chess.Move, occ: int, *, placed: _Change | None = None) -> bool:
+    def _is_consistent(self, move: Move, occ: int, *, placed: _Change | None = None) -> bool:
         """The log tells the story of ``move``: its piece lifted, its target filled afterwards
         (``placed``: the target's filling, when it has been lifted again since)."""
         board = self._board
         lift = self._first_lift(move.from_square)
         if lift is None:
             return False
-        for square in chess.SquareSet(occ ^ board.occupied):
+        for square in _squares(occ ^ board.occupied):
             if self._last_event(square) is None:
                 return False
-        last = placed or self._last_event(_king_target(board, move))
+        last = placed or self._last_event(board.landing_square(move))
         # A capture's square, like any target, must be filled after the mover was lifted: a square
         # emptied and refilled before that (a phantom capture) does not qualify.
         return last is not None and last.occupied and last.t >= lift.t
 
-    def _explained(self, occ: int) -> list[chess.Move]:
+    def _explained(self, occ: int) -> list[Move]:
         """Legal moves whose occupancy is ``occ`` and whose story the log tells."""
         board = self._board
         filled = 0
         for change in self._log:
             if change.occupied:
-                filled |= chess.BB_SQUARES[change.square]
+                filled |= BIT[change.square]
         if not filled:
             return []  # nothing set down since the last position: no move's target was filled
         own_lifted = board.occupied_co[board.turn] & ~occ
         # A target is a square set down on; castling is generated by its rook's square.
-        targets = filled & occ | board.castling_rights
+        targets = filled & occ | board.extra_targets()
         return [m for m, after in self._legal_after(own_lifted, targets) if after == occ and self._is_consistent(m, occ)]
 
     def _set_aside(self, occ: int) -> int:
@@ -621,23 +628,23 @@ class Tracker:
         if self._mover_lift_t() == float("inf"):
             return 0
         aside = 0
-        for square in chess.SquareSet(theirs_off):
+        for square in _squares(theirs_off):
             last = self._last_event(square)
             if last is not None and not last.occupied:
-                aside |= chess.BB_SQUARES[square]
+                aside |= BIT[square]
         return aside
 
-    def _retaken(self, occ: int) -> dict[chess.Square, _Change]:
+    def _retaken(self, occ: int) -> dict[Square, _Change]:
         """Squares set down on after the mover's lift and lifted again, empty now: the piece
         just moved, being taken by the reply. Each with its placement."""
         own = self._board.occupied_co[self._board.turn]
-        first_own = next((c.t for c in self._log if not c.occupied and own & chess.BB_SQUARES[c.square]), None)
-        found: dict[chess.Square, _Change] = {}
+        first_own = next((c.t for c in self._log if not c.occupied and own & BIT[c.square]), None)
+        found: dict[Square, _Change] = {}
         if first_own is None:
             return found
         for i in range(len(self._log) - 1, 0, -1):
             change = self._log[i]
-            bit = chess.BB_SQUARES[change.square]
+            bit = BIT[change.square]
             if change.occupied or occ & bit or change.square in found or self._last_event(change.square) is not change:
                 continue
             before = next((c for c in reversed(self._log[:i]) if c.square == change.square), None)
@@ -660,19 +667,19 @@ class Tracker:
         if (not hidden or own_lifted & (own_lifted - 1) == 0) and not board.occupied_co[not board.turn] & ~occ:
             return False  # nothing of the other side's is off, nor (settled) two of the mover's
         eligible = self._set_aside(occ)
-        if not eligible and (not hidden or chess.popcount(own_lifted) < 2):
+        if not eligible and (not hidden or own_lifted.bit_count() < 2):
             return False
         mover_lift = self._mover_lift_t()
         filled = 0
         for change in self._log:
             if change.occupied:
-                filled |= chess.BB_SQUARES[change.square]  # a move fills its target
+                filled |= BIT[change.square]  # a move fills its target
         retaken = self._retaken(occ) if eligible and filled else {}
-        also = sum(chess.BB_SQUARES[sq] for sq in retaken)
-        for move, after in self._legal_after(own_lifted, filled | board.castling_rights) if filled else ():
+        also = sum(BIT[sq] for sq in retaken)
+        for move, after in self._legal_after(own_lifted, filled | board.extra_targets()) if filled else ():
             aside = after & ~occ  # what the move leaves standing that is off now: the reply's lifts
-            target = _king_target(board, move)
-            if occ & ~after or not aside or aside & also & ~chess.BB_SQUARES[target]:
+            target = board.landing_square(move)
+            if occ & ~after or not aside or aside & also & ~BIT[target]:
                 continue
             if not hidden and not aside & eligible:
                 continue  # before it settles, only the other side's lift proves the mover let go
@@ -683,7 +690,7 @@ class Tracker:
             # Theirs lifted after the mover's lift, or at most ``settle`` before the piece touched down;
             # the mover's own pieces lifted after it touched down, as the reply's victims.
             earliest = min(mover_lift, placed.t - self._timing.settle - 1e-9)  # "up to settle before" includes settle
-            if all(self._lift_t(sq) > earliest for sq in chess.SquareSet(theirs)) and (
+            if all(self._lift_t(sq) > earliest for sq in _squares(theirs)) and (
                 not own or self._reply_victims(move, own, placed.t)
             ):
                 self._update_touch(t, exclude=aside)
@@ -693,8 +700,8 @@ class Tracker:
         # A capture that pushed its victim off, with the reply already under way: the other side
         # lifting, or even setting its piece down (then the mover's piece is surely down too).
         extra = occ & ~board.occupied
-        first_reply = min(self._lift_t(sq) for sq in chess.SquareSet(eligible))
-        if extra and not all(self._placed_after(sq, first_reply) for sq in chess.SquareSet(extra)):
+        first_reply = min(self._lift_t(sq) for sq in _squares(eligible))
+        if extra and not all(self._placed_after(sq, first_reply) for sq in _squares(extra)):
             return False
         square = self._hidden_from((occ | eligible) & ~extra) if hidden or extra else None
         if square is not None:
@@ -708,19 +715,20 @@ class Tracker:
                     return self._complete_with_reply(t, capture, eligible | extra, out)
         return False
 
-    def _placed_after(self, square: chess.Square, t: float) -> bool:
+    def _placed_after(self, square: Square, t: float) -> bool:
         last = self._last_event(square)
         return last is not None and last.occupied and last.t > t
 
-    def _reply_victims(self, move: chess.Move, squares: int, placed_t: float) -> bool:
+    def _reply_victims(self, move: Move, squares: int, placed_t: float) -> bool:
         """The mover's pieces on ``squares`` were lifted after ``move`` touched down, and the
         reply could capture each: the opponent taking them, not the mover touching another piece."""
         board = self._board
-        if any(self._lift_t(sq) < placed_t or self._first_lift(sq) is not self._last_event(sq) for sq in chess.SquareSet(squares)):
+        if any(self._lift_t(sq) < placed_t or self._first_lift(sq) is not self._last_event(sq) for sq in _squares(squares)):
             return False
         board.push(move)
         try:
-            return all(any(board.generate_legal_captures(chess.BB_ALL, chess.BB_SQUARES[sq])) for sq in chess.SquareSet(squares))
+            every = self._all
+            return all(any(board.generate_legal_moves(every, BIT[sq])) for sq in _squares(squares))
         finally:
             board.pop()
 
@@ -728,47 +736,50 @@ class Tracker:
         """When the side to move first lifted a piece of its own since the last position (or inf)."""
         own = self._board.occupied_co[self._board.turn]
         for change in self._log:
-            if not change.occupied and own & chess.BB_SQUARES[change.square]:
+            if not change.occupied and own & BIT[change.square]:
                 return change.t
         return float("inf")
 
-    def _lift_t(self, square: chess.Square) -> float:
+    def _lift_t(self, square: Square) -> float:
         last = self._last_event(square)
         return last.t if last is not None else float("-inf")
 
-    def _complete_with_reply(self, t: float, move: chess.Move, aside: int, out: list[Output]) -> bool:
-        reply = [c for c in self._log if aside & chess.BB_SQUARES[c.square] and c is self._last_event(c.square)]
-        if move.promotion is not None:
-            move = chess.Move(move.from_square, move.to_square, self._turn.preselect or chess.QUEEN)
+    def _complete_with_reply(self, t: float, move: Move, aside: int, out: list[Output]) -> bool:
+        reply = [c for c in self._log if aside & BIT[c.square] and c is self._last_event(c.square)]
+        board = self._board
+        if board.choice_of(move) is not None:
+            move = board.with_choice(move, self._turn.preselect or board.choices()[0])
         if not self._judge_move(t, move, out, final=True):
             return False
         self._log.extend(reply)  # the other side's lifts open the reply
         for change in reply:
             if not change.occupied:
-                self._lifted |= chess.BB_SQUARES[change.square]
+                self._lifted |= BIT[change.square]
         self._settled_done = False
         self._last_change = max(c.t for c in reply)
         return True
 
     # -- captures whose square never read empty ---------------------------------------------
 
-    def _hidden_from(self, occ: int | None = None) -> chess.Square | None:
+    def _hidden_from(self, occ: int | None = None) -> Square | None:
         """The one own piece lifted, nothing else changed: a piece in the hand, or a capture
         that pushed its victim off. Its square, or None."""
         board = self._board
         occ = self._occ if occ is None else occ
         missing = board.occupied ^ occ
-        if occ & ~board.occupied or chess.popcount(missing) != 1 or not missing & board.occupied_co[board.turn]:
+        if occ & ~board.occupied or missing.bit_count() != 1 or not missing & board.occupied_co[board.turn]:
             return None
-        square = chess.lsb(missing)
+        square = _lsb(missing)
         return square if self._first_lift(square) is not None else None
 
-    def _capture_targets(self, square: chess.Square) -> int:
+    def _capture_targets(self, square: Square) -> int:
         board = self._board
+        cycle = board.choices()
+        default = cycle[0] if cycle else None
         return sum(
-            chess.BB_SQUARES[m.to_square]
-            for m in board.generate_legal_captures(chess.BB_SQUARES[square])
-            if not board.is_en_passant(m) and m.promotion in (None, chess.QUEEN)
+            BIT[m.to_square]
+            for m in board.generate_legal_moves(BIT[square], board.occupied_co[not board.turn])
+            if board.choice_of(m) in (None, default)
         )
 
     def _hidden_capture(self, t: float, out: list[Output]) -> None:
@@ -782,26 +793,27 @@ class Tracker:
             if move is not None:
                 self._judge_move(t, move, out, final=True)
 
-    def _resolve_hidden(self, t: float, square: chess.Square, targets: int, out: list[Output]) -> chess.Move | None:
+    def _resolve_hidden(self, t: float, square: Square, targets: int, out: list[Output]) -> Move | None:
         """The capture to record, or None while the player is asked which (``which-capture``)."""
         lift = self._first_lift(square)
         assert lift is not None
-        blinked = sum(chess.BB_SQUARES[b.square] for b in self._blinks if b.t >= lift.t) & targets
+        blinked = sum(BIT[b.square] for b in self._blinks if b.t >= lift.t) & targets
         if blinked:
             targets = blinked
-        if chess.popcount(targets) == 1:
-            return self._capture_move(square, chess.lsb(targets))
-        self._turn = replace(self._turn, which_from=square, which=tuple(chess.SquareSet(targets)), which_since=t)
+        if targets.bit_count() == 1:
+            return self._capture_move(square, _lsb(targets))
+        self._turn = replace(self._turn, which_from=square, which=tuple(_squares(targets)), which_since=t)
         return None
 
-    def _capture_move(self, from_square: chess.Square, to_square: chess.Square) -> chess.Move:
+    def _capture_move(self, from_square: Square, to_square: Square) -> Move:
+        """The legal capture from ``from_square`` to ``to_square`` (a promotion: the preselected piece)."""
         board = self._board
-        promotion = None
-        if board.piece_type_at(from_square) == chess.PAWN and chess.BB_SQUARES[to_square] & chess.BB_BACKRANKS:
-            promotion = self._turn.preselect or chess.QUEEN
-        return chess.Move(from_square, to_square, promotion)
+        move = next(board.generate_legal_moves(BIT[from_square], BIT[to_square]))
+        if board.choice_of(move) is not None:
+            move = board.with_choice(move, self._turn.preselect or board.choices()[0])
+        return move
 
-    def _which_confirmed(self) -> chess.Move | None:
+    def _which_confirmed(self) -> Move | None:
         """The capturer lifted from one candidate square and put back: that capture."""
         turn = self._turn
         if turn.which_from is None or self._hidden_from(self._occ | self._set_aside(self._occ)) != turn.which_from:
@@ -819,7 +831,7 @@ class Tracker:
         """The first piece of each colour touched deliberately, as FIDE 4.3 counts them
         (``exclude``: the other side's lifts that belong to the reply)."""
         turn = self._turn
-        if self._policy is not Policy.FIDE or turn.expected is not None or turn.adjusting:
+        if self._policy is not Policy.STRICT or turn.expected is not None or turn.adjusting:
             return  # casual, the engine's move, or "j'adoube" announced
         if turn.touched is not None and turn.victim is not None:
             return
@@ -832,7 +844,7 @@ class Tracker:
         touched, touched_t = turn.touched, turn.touched_t
         victim, victim_t = turn.victim, turn.victim_t
         for index, change in enumerate(self._log):
-            bit = chess.BB_SQUARES[change.square]
+            bit = BIT[change.square]
             if change.occupied or seen & bit:
                 continue
             seen |= bit
@@ -851,13 +863,11 @@ class Tracker:
                 turn.adjusting, turn.which_from, turn.which, turn.which_since,
             )
 
-    def _can_capture(self, square: chess.Square) -> bool:
+    def _can_capture(self, square: Square) -> bool:
         """Whether some legal move of the side to move takes the piece on ``square``."""
         board = self._board
-        to_mask = chess.BB_SQUARES[square]
-        if board.ep_square is not None and board.piece_type_at(square) == chess.PAWN:
-            to_mask |= chess.BB_SQUARES[board.ep_square]
-        return any(_captures(board, m, square) for m in board.generate_legal_captures(chess.BB_ALL, to_mask))
+        to_mask = board.capture_to_mask(square)
+        return any(_captures(board, m, square) for m in board.generate_legal_moves(self._all, to_mask))
 
     def _evaluate(self, t: float, out: list[Output]) -> None:
         board = self._board
@@ -865,8 +875,8 @@ class Tracker:
         if self._finished:
             if occ == board.occupied:
                 self._settle_matched(t, out)
-            elif occ == START_OCCUPANCY and (board.move_stack or self._cleared or board.fen() != chess.STARTING_FEN):
-                self._start_game(t, chess.Board(), out)
+            elif occ == self._start_occ and (board.move_stack or self._cleared or board.fen() != self._variant.starting_fen):
+                self._start_game(t, self._variant.board(), out)
             return  # clearing up after the result
         if self._promotion is None and occ != board.occupied and self._reply_started(t, out):
             return
@@ -879,7 +889,7 @@ class Tracker:
             return
         confirmed = self._which_confirmed()
         if confirmed is not None:
-            aside = board.occupied & ~occ & ~chess.BB_SQUARES[confirmed.from_square]
+            aside = board.occupied & ~occ & ~BIT[confirmed.from_square]
             if aside:
                 self._complete_with_reply(t, confirmed, aside, out)  # the opponent already lifting
             else:
@@ -889,8 +899,9 @@ class Tracker:
         if candidates:
             self._judge_move(t, candidates[0], out)
             return
-        if self._is_castling_after_rook(occ):
-            return self._castling_after_rook(t, out)
+        castle = board.compound_after(occ) if board.move_stack else None
+        if castle is not None:
+            return self._castling_after_rook(t, castle, out)
         if self._takeback is not TakebackMode.OFF and board.move_stack and self._is_takeback(occ):
             if self._check_over():
                 return self._evaluate(t, out)  # stalemate: moving back is clearing up
@@ -902,8 +913,8 @@ class Tracker:
                 out.append(TakebackOffered(t, move))
             return
         self._offer = None
-        if occ == START_OCCUPANCY and self._cleared:
-            self._start_game(t, chess.Board(), out)
+        if occ == self._start_occ and self._cleared:
+            self._start_game(t, self._variant.board(), out)
             return
         hidden = self._hidden_from()
         if hidden is not None and not self._turn.which:
@@ -911,7 +922,7 @@ class Tracker:
             assert lift is not None
             blinked = [b for b in self._blinks if b.t >= lift.t]
             targets = self._capture_targets(hidden) if blinked else 0
-            if any(targets & chess.BB_SQUARES[b.square] for b in blinked):
+            if any(targets & BIT[b.square] for b in blinked):
                 capture = self._resolve_hidden(t, hidden, targets, out)
                 if capture is not None:
                     self._judge_move(t, capture, out, final=True)
@@ -928,34 +939,33 @@ class Tracker:
         if was_off:
             out.append(Matched(t))
 
-    def _touch_refusal(self, move: chess.Move) -> tuple[Code, str] | None:
+    def _touch_refusal(self, move: Move) -> tuple[Code, str] | None:
         """Why FIDE 4.3-4.4 forbids ``move`` now, or None."""
         board = self._board
         turn = self._turn
         if turn.castle is not None and move != turn.castle:
-            king = chess.square_name(_king_target(board, turn.castle))
+            king = self._name(board.landing_square(turn.castle))
             return Code.TOUCH_MOVE, f"{board.san(move)} but the king was released on {king}: castling {board.san(turn.castle)} is due"
         own, victim = turn.touched, turn.victim
         if own is not None and victim is not None:
-            pair = [m for m in board.generate_legal_moves(chess.BB_SQUARES[own]) if _captures(board, m, victim)]
+            pair = [m for m in board.generate_legal_moves(BIT[own]) if _captures(board, m, victim)]
             if pair:
                 if move.from_square == own and _captures(board, move, victim):
                     return None
-                return Code.TOUCH_MOVE, f"{board.san(move)} but {chess.square_name(own)} must capture {chess.square_name(victim)}"
+                return Code.TOUCH_MOVE, f"{board.san(move)} but {self._name(own)} must capture {self._name(victim)}"
             if turn.touched_t <= turn.victim_t:
                 victim = None
             else:
                 own = None
         if own is not None and move.from_square != own:
-            touched_piece = board.piece_at(own)
-            if board.is_castling(move) and touched_piece is not None and touched_piece.piece_type == chess.ROOK:
-                return Code.CASTLING_ROOK_FIRST, f"rook {chess.square_name(own)} touched before the king"
-            return Code.TOUCH_MOVE, f"{board.san(move)} but {chess.square_name(own)} was touched first"
+            if board.touch_first_forbids(move, own):
+                return Code.CASTLING_ROOK_FIRST, f"rook {self._name(own)} touched before the king"
+            return Code.TOUCH_MOVE, f"{board.san(move)} but {self._name(own)} was touched first"
         if victim is not None and own is None and not _captures(board, move, victim):
-            return Code.TOUCH_MOVE, f"{board.san(move)} but {chess.square_name(victim)} was taken off and must be captured"
+            return Code.TOUCH_MOVE, f"{board.san(move)} but {self._name(victim)} was taken off and must be captured"
         return None
 
-    def _judge_move(self, t: float, move: chess.Move, out: list[Output], *, final: bool = False) -> bool:
+    def _judge_move(self, t: float, move: Move, out: list[Output], *, final: bool = False) -> bool:
         """Accept ``move`` (or open its promotion window), or refuse it; True if accepted."""
         board = self._board
         expected = self._turn.expected
@@ -969,12 +979,12 @@ class Tracker:
         if refusal is not None:
             self._refuse(t, refusal[0], refusal[1], out, count=False)
             return False
-        if move.promotion is not None and not final:
-            piece = self._turn.preselect or chess.QUEEN
+        if board.choice_of(move) is not None and not final:
+            piece = self._turn.preselect or board.choices()[0]
             last = self._last_event(move.to_square)
             placed = last.t if last is not None else t
             self._promotion = _Promotion(
-                chess.Move(move.from_square, move.to_square, piece), t + self._timing.promotion_window, placed
+                board.with_choice(move, piece), t + self._timing.promotion_window, placed
             )
             return True
         self._accept(t, move, out)
@@ -985,7 +995,7 @@ class Tracker:
         lift there was the opponent taking the new piece, so it belongs to the next move."""
         promo = self._promotion
         assert promo is not None
-        to_bit = chess.BB_SQUARES[promo.move.to_square]
+        to_bit = BIT[promo.move.to_square]
         last = self._last_event(promo.move.to_square)
         if self._occ & to_bit or last is None or last.occupied or last.t < promo.placed_t:
             self._close_promotion(out)
@@ -1002,21 +1012,28 @@ class Tracker:
     def _close_promotion(self, out: list[Output]) -> None:
         promo = self._promotion
         assert promo is not None
-        if not self._occ & chess.BB_SQUARES[promo.move.to_square]:
+        if not self._occ & BIT[promo.move.to_square]:
             return  # the new piece is still in the hand
         self._promotion = None
         self._accept(promo.placed_t + self._timing.settle, promo.move, out)
 
-    def _accept(self, t: float, move: chess.Move, out: list[Output]) -> None:
+    def _accept(self, t: float, move: Move, out: list[Output]) -> None:
         board = self._board
         ply = len(board.move_stack) + 1
         san = board.san_and_push(move)
         out.append(MoveMade(t, move, san, ply))
         self._turn = _Turn()
         self._reset_window()
-        # Mate (or, looked for later, stalemate): what follows is clearing up.
-        self._finished = san.endswith("#")
-        self._over_unknown = not self._finished and not san.endswith("+")
+        # Mate (or, looked for later, no move at all): what follows is clearing up.
+        if board.notation_marks_mate:  # the notation already says: "#" mate, "+" check
+            self._finished = san.endswith("#")
+            self._over_unknown = not self._finished and not san.endswith("+")
+        elif board.is_check():
+            self._finished = _no_moves_left(board)
+            self._over_unknown = False
+        else:
+            self._finished = False
+            self._over_unknown = True
         # Pieces that moved after the move completed (e.g. the opponent already lifting) stay in play.
         self._settled_done = self._occ == board.occupied
 
@@ -1040,13 +1057,7 @@ class Tracker:
         diff = self._occ ^ board.occupied
         if self._refused is not None and not diff & ~self._refused:
             return
-        region = diff
-        for square in chess.SquareSet(diff & board.kings & board.occupied_co[board.turn]):
-            rank, file = chess.square_rank(square), chess.square_file(square)
-            for side, rook_file, rook_to in ((2, 7, file + 1), (-2, 0, file - 1)):
-                if 0 <= file + side < 8 and diff & ~board.occupied & chess.BB_SQUARES[chess.square(file + side, rank)]:
-                    # The king went two files: the castling rook may still follow, as one attempt.
-                    region |= chess.BB_SQUARES[chess.square(rook_file, rank)] | chess.BB_SQUARES[chess.square(rook_to, rank)]
+        region = board.attempt_region(diff)
         self._refused = region | (self._refused or 0)
         self._restore = code
         self._capture_at = None
@@ -1064,7 +1075,7 @@ class Tracker:
     def _is_takeback(self, occ: int) -> bool:
         board = self._board
         last = board.peek()
-        if not occ & chess.BB_SQUARES[last.from_square]:
+        if not occ & BIT[last.from_square]:
             return False  # the moved piece is not back where it came from
         move = board.pop()
         try:
@@ -1073,7 +1084,7 @@ class Tracker:
             board.push(move)
         if occ != before:
             return False
-        return all(self._last_event(sq) is not None for sq in chess.SquareSet(occ ^ board.occupied))
+        return all(self._last_event(sq) is not None for sq in _squares(occ ^ board.occupied))
 
     def _is_taking_back(self, occ: int) -> bool:
         """Every square that differs belongs to the last move: its pieces are being moved back."""
@@ -1082,7 +1093,7 @@ class Tracker:
             return False
         move = board.pop()
         try:
-            squares = int(move_squares(board, move))
+            squares = board.move_mask(move)
         finally:
             board.push(move)
         return not (occ ^ board.occupied) & ~squares
@@ -1097,32 +1108,15 @@ class Tracker:
         self._reset_window()
         self._settled_done = self._occ == self._board.occupied
 
-    def _is_castling_after_rook(self, occ: int) -> bool:
-        """The rook went first and settled (a completed rook move), then the king followed."""
-        board = self._board
-        if not board.move_stack or not board.kings & board.occupied_co[not board.turn] & ~occ:
-            return False  # castling after the rook moves the king of the side that just moved
-        last = board.peek()
-        if board.piece_type_at(last.to_square) != chess.ROOK or occ & chess.BB_SQUARES[last.to_square] == 0:
-            return False
-        rook_move = board.pop()
-        try:
-            for move in board.generate_castling_moves():
-                rook_from, rook_to = castling_rook_squares(board, move)
-                if (rook_move.from_square, rook_move.to_square) == (rook_from, rook_to) and occupancy_after(board, move) == occ:
-                    return True
-            return False
-        finally:
-            board.push(rook_move)
-
-    def _castling_after_rook(self, t: float, out: list[Output]) -> None:
+    def _castling_after_rook(self, t: float, castle: Move, out: list[Output]) -> None:
+        """The rook went first and settled (a completed rook move), then the king followed
+        (the chess rules' :meth:`~boardctl.core.rules.GameBoard.compound_after`)."""
         board = self._board
         rook_move = board.peek()
         if self._policy is Policy.CASUAL:
             ply = len(board.move_stack)
             board.pop()
             out.append(MoveTakenBack(t, rook_move, ply))
-            castle = next(m for m in board.generate_castling_moves() if occupancy_after(board, m) == self._occ)
             self._accept(t, castle, out)
             return
         if self._refused is not None:
@@ -1139,7 +1133,7 @@ class Tracker:
         missing = board.occupied & ~occ
         extra = occ & ~board.occupied
         own_missing = missing & own
-        if any(self._last_event(sq) is None for sq in chess.SquareSet(occ ^ board.occupied)):
+        if any(self._last_event(sq) is None for sq in _squares(occ ^ board.occupied)):
             if self._restore not in (None, Code.MISMATCH):
                 return  # already guiding a set-up or a restore
             # Changed without events (a resync): only the player can say what happened.
@@ -1148,16 +1142,16 @@ class Tracker:
             return
         castle = self._is_partial(occ)
         if castle is not None:
-            if isinstance(castle, chess.Move) and self._policy is Policy.FIDE and self._turn.expected is None:
+            if not isinstance(castle, bool) and self._policy is Policy.STRICT and self._turn.expected is None:
                 self._turn = replace(self._turn, castle=castle)  # the king released on its castling square
             return  # a move half made: castling's king without its rook, an e.p. pawn beside its victim
         if self._check_over():
             return  # stalemate: clearing up
         # A piece set down where it did not stand, or on a square emptied after a lift: released.
-        first_lift = min((c.t for c in self._log if not c.occupied and missing & chess.BB_SQUARES[c.square]), default=None)
+        first_lift = min((c.t for c in self._log if not c.occupied and missing & BIT[c.square]), default=None)
         placed_on_emptied = first_lift is not None and any(
-            change.occupied and board.occupied & chess.BB_SQUARES[change.square] and change.t > first_lift
-            and self._first_lift(change.square) is not None and occ & chess.BB_SQUARES[change.square]
+            change.occupied and board.occupied & BIT[change.square] and change.t > first_lift
+            and self._first_lift(change.square) is not None and occ & BIT[change.square]
             for change in self._log
         )
         if missing and (extra or placed_on_emptied) and not own_missing and self._is_taking_back(occ):
@@ -1165,13 +1159,13 @@ class Tracker:
         elif missing and (extra or placed_on_emptied):
             obligation = self._capture_obligation(t) if own_missing else None
             if obligation is not None:
-                self._refuse(t, Code.TOUCH_MOVE, f"{chess.square_name(obligation)} was taken off and must be captured", out, count=False)
+                self._refuse(t, Code.TOUCH_MOVE, f"{self._name(obligation)} was taken off and must be captured", out, count=False)
             elif own_missing:
                 self._refuse(t, Code.ILLEGAL_MOVE, self._diff_detail(), out, count=True)
             else:
-                self._refuse(t, Code.ILLEGAL_MOVE, f"{self._diff_detail()}: not {chess.COLOR_NAMES[board.turn]}'s piece", out, count=True)
+                self._refuse(t, Code.ILLEGAL_MOVE, f"{self._diff_detail()}: not {self._variant.color_name(board.turn)}'s piece", out, count=True)
             return
-        in_hand = not extra and chess.popcount(own_missing) <= 1 and chess.popcount(missing & ~own) <= 1
+        in_hand = not extra and own_missing.bit_count() <= 1 and (missing & ~own).bit_count() <= 1
         if (in_hand and self._restore is None) or occ == 0 or self._cleared:
             return  # a piece in the hand, or the board being cleared or set up
         self._mismatch_at = t + self._timing.mismatch_delay
@@ -1179,7 +1173,7 @@ class Tracker:
         if self._restore is not None and self._restore is not Code.MISMATCH:
             self._mismatch_at = None  # already guiding a restore
 
-    def _is_partial(self, occ: int) -> chess.Move | bool | None:
+    def _is_partial(self, occ: int) -> Move | bool | None:
         """Every difference from the game position belongs to one legal move, not yet finished:
         the castling move whose king stands on its square, True for another, else None."""
         board = self._board
@@ -1189,45 +1183,45 @@ class Tracker:
             return None  # nothing of the mover's has left its square
         if diff == lifted_own and diff & (diff - 1) == 0:
             # One piece in the hand: a move being made (with or without a legal move, it waits).
-            return True if self._first_lift(chess.lsb(diff)) is not None else None
-        for move, after in self._legal_after(lifted_own, diff | board.castling_rights):
-            changed = (board.occupied ^ after) | chess.BB_SQUARES[move.to_square]
+            return True if self._first_lift(_lsb(diff)) is not None else None
+        for move, after in self._legal_after(lifted_own, diff | board.extra_targets()):
+            changed = (board.occupied ^ after) | BIT[move.to_square]
             if not diff & ~changed and self._first_lift(move.from_square) is not None:
-                if board.is_castling(move) and occ & chess.BB_SQUARES[_king_target(board, move)]:
+                if board.commits_to(move, occ):
                     return move
                 return True
         return None
 
-    def _capture_obligation(self, t: float) -> chess.Square | None:
+    def _capture_obligation(self, t: float) -> Square | None:
         """An opponent's piece kept off past the settle time, while a legal move would have matched."""
-        if self._policy is not Policy.FIDE or self._turn.expected is not None:
+        if self._policy is not Policy.STRICT or self._turn.expected is not None:
             return None
         board = self._board
         theirs = board.occupied_co[not board.turn]
         off = theirs & ~self._occ
-        for square in chess.SquareSet(off):
+        for square in _squares(off):
             lift = self._first_lift(square)
             if lift is None or t - lift.t < self._timing.settle:
                 continue
-            with_victim = self._occ | chess.BB_SQUARES[square]
+            with_victim = self._occ | BIT[square]
             if any(after == with_victim for _, after in self._legal_after()):
                 return square
         return None
 
     def _diff_detail(self) -> str:
         board = self._board
-        missing = chess.SquareSet(board.occupied & ~self._occ)
-        extra = chess.SquareSet(self._occ & ~board.occupied)
+        missing = list(_squares(board.occupied & ~self._occ))
+        extra = list(_squares(self._occ & ~board.occupied))
         parts = []
         if missing:
-            parts.append("empty " + ",".join(chess.square_name(s) for s in missing))
+            parts.append("empty " + ",".join(self._name(s) for s in missing))
         if extra:
-            parts.append("occupied " + ",".join(chess.square_name(s) for s in extra))
+            parts.append("occupied " + ",".join(self._name(s) for s in extra))
         return "; ".join(parts) or "board matches"
 
-    def _start_game(self, t: float, board: chess.Board, out: list[Output]) -> None:
-        self._board = board.copy()
-        self.illegal_counts = {chess.WHITE: 0, chess.BLACK: 0}
+    def _start_game(self, t: float, board: GameBoard, out: list[Output]) -> None:
+        self._board = self._variant.adopt(board)
+        self.illegal_counts = {True: 0, False: 0}
         self._turn = _Turn()
         self._promotion = None
         self._finished = _no_moves_left(self._board)
@@ -1248,7 +1242,7 @@ class Tracker:
             and turn.expected is None and turn.hint is None
         ):
             return ()  # the usual case: nothing to show
-        lit: dict[chess.Square, Code] = {}
+        lit: dict[Square, Code] = {}
         diff = self._occ ^ board.occupied
         restore = self._restore
         if restore is None and self._mismatch_shown:
@@ -1258,25 +1252,25 @@ class Tracker:
         if self._finished and restore is not Code.SETUP:
             restore = None  # clearing up after the result
         if restore is not None and diff and self._promotion is None:
-            for square in chess.SquareSet(diff):
+            for square in _squares(diff):
                 lit[square] = restore
         for square in turn.which:
             lit.setdefault(square, Code.WHICH_CAPTURE)
-        if turn.touched is not None and turn.expected is None and self._occ & chess.BB_SQUARES[turn.touched]:
+        if turn.touched is not None and turn.expected is None and self._occ & BIT[turn.touched]:
             lit.setdefault(turn.touched, Code.TOUCH_MOVE)  # put back: a reminder that it must move
-        if turn.victim is not None and turn.expected is None and self._occ & chess.BB_SQUARES[turn.victim]:
+        if turn.victim is not None and turn.expected is None and self._occ & BIT[turn.victim]:
             lit.setdefault(turn.victim, Code.TOUCH_MOVE)  # put back: it must still be captured
         if self._promotion is not None:
             lit[self._promotion.move.to_square] = Code.PROMOTION
         if turn.expected is not None:
-            for square in move_squares(board, turn.expected):
+            for square in _squares(board.move_mask(turn.expected)):
                 lit.setdefault(square, Code.ENGINE_MOVE)
-        if turn.hint is not None and turn.hint in board.legal_moves:
-            for square in move_squares(board, turn.hint):
+        if turn.hint is not None and board.is_legal(turn.hint):
+            for square in _squares(board.move_mask(turn.hint)):
                 lit.setdefault(square, Code.HINT)
         if self._show_legal_moves and restore is None and turn.expected is None:
             own_missing = board.occupied_co[board.turn] & ~self._occ
-            if chess.popcount(own_missing) == 1:
+            if own_missing.bit_count() == 1:
                 for move in board.generate_legal_moves(own_missing):
                     lit.setdefault(move.to_square, Code.LEGAL_MOVES)
         return tuple(LedIntent(square, why) for square, why in sorted(lit.items()))

@@ -7,6 +7,7 @@ from pathlib import Path
 import chess
 
 from boardctl import openings
+from boardctl.variants.chess import openings as chess_openings
 
 SHARED = Path("/work/shared/data/openings")
 PACKAGED = Path(openings.__file__).parent / "data" / "openings.tsv"
@@ -48,7 +49,7 @@ def test_packaged_table_matches_upstream_rows_and_epds() -> None:
         rows = list(csv.DictReader(f, delimiter="\t"))
     assert len(rows) == 3807
     for row in itertools.islice(rows, 0, None, 97):
-        assert row["epd"] == openings._epd_of(row["pgn"])
+        assert row["epd"] == chess_openings._epd_of(row["pgn"])
     if SHARED.is_dir():
         upstream = []
         for path in sorted(SHARED.glob("*.tsv")):

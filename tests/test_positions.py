@@ -11,9 +11,10 @@ import pytest
 from boardctl import cli
 from boardctl.daemon import ActionError, Daemon
 from boardctl.errors import BoardctlError, PositionError
-from boardctl.positions import FAULTS, board_from_fen, faults
+from boardctl.positions import board_from_fen, faults
 from boardctl.session import Session, Settings
 from boardctl.storage import GameStore
+from boardctl.variants.chess.positions import FAULTS
 
 #: (FEN, words the error must contain). Each is a fault ``chess.Board.status()`` reports.
 IMPOSSIBLE = [

@@ -166,4 +166,9 @@ def test_game_log_lines_round_trip() -> None:
 
     for event in (EngineReplied(2.5, chess.Move.from_uci("e7e5"), -35), EngineReplied(3.0, chess.Move.from_uci("a7a8q"), None),
                   GameHeader(0.0, {"version": 1, "settings": {}, "record": {}, "occupancy": "0"})):
-        assert parse_event(format_event(event)) == event
+        parsed = parse_event(format_event(event))
+        assert format_event(parsed) == format_event(event)
+        if isinstance(event, EngineReplied):  # read back as text, made the board's own move by the session
+            assert isinstance(parsed, EngineReplied) and parsed.move.uci() == event.move.uci() and parsed.score == event.score
+        else:
+            assert parsed == event

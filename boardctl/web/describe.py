@@ -1,4 +1,4 @@
-"""Plain words for the page about a position and the pieces on the board (pure, python-chess only).
+"""Plain words for the page about a position and the pieces on the board (pure, core rules only).
 
 The state line says *that* the board differs from the game (``matching``) and lights squares; the
 page also needs to say *what* to do, e.g. after the king half of castling, when nothing is lit
@@ -7,24 +7,21 @@ because the tracker waits for the rook.
 
 from __future__ import annotations
 
-import chess
+from boardctl.core.geometry import CHESS_8X8, Geometry, Square
+from boardctl.core.rules import GameBoard
+from boardctl.tracker import game_board
 
-from boardctl.tracker import castling_rook_squares, en_passant_victim, occupancy_after
-
-_NAMES = {
-    chess.PAWN: "pawn",
-    chess.KNIGHT: "knight",
-    chess.BISHOP: "bishop",
-    chess.ROOK: "rook",
-    chess.QUEEN: "queen",
-    chess.KING: "king",
-}
 #: Squares listed by name before the rest is counted ("… and 9 more"): the status stays short.
 MAX_LISTED = 6
 
 
-def _squares(bb: int) -> list[str]:
-    return [chess.square_name(sq) for sq in chess.SquareSet(bb)]
+def _bits(bb: int) -> list[Square]:
+    out = []
+    while bb:
+        low = bb & -bb
+        out.append(low.bit_length() - 1)
+        bb ^= low
+    return out
 
 
 def _listed(names: list[str]) -> str:
@@ -33,65 +30,82 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:MAX_LISTED]) + f" and {len(names) - MAX_LISTED} more"
 
 
-def describe_board(board: chess.Board, occupancy: int) -> str | None:
+def _half_made(board: GameBoard, occupancy: int) -> str | None:
+    """Words for a move of two pieces with only its first piece moved (castling's king, an e.p.
+    pawn beside its victim), when ``occupancy`` shows exactly that."""
+    occupied = board.occupied
+    name = board.geometry.square_name
+    for move in board.generate_legal_moves():
+        mask = board.move_mask(move)
+        if mask.bit_count() <= 2:
+            continue
+        landing = board.landing_square(move)
+        first_only = (occupied & ~(1 << move.from_square)) | 1 << landing
+        if occupancy != first_only:
+            continue
+        victim = board.capture_square(move)
+        if victim is not None and victim != move.to_square:
+            return f"Complete en passant: take the {board.piece_name(victim)} on {name(victim)} off the board."
+        rest = mask & ~(1 << move.from_square | 1 << landing | 1 << move.to_square)
+        start = rest & occupied
+        end = rest & ~occupied
+        if start and end:
+            piece = board.piece_name(_bits(start)[0])
+            return f"Complete castling: move the {piece} {name(_bits(start)[0])}\u2192{name(_bits(end)[0])}."
+    return None
+
+
+def describe_board(board: GameBoard, occupancy: int) -> str | None:
     """What to do so that the pieces (``occupancy``, logical squares) show ``board``.
 
     None when they match, or when the difference is a move in the hand (a lifted piece, a capture
     under way), which needs no words.
     """
+    board = game_board(board)
     occupied = board.occupied
     missing = occupied & ~occupancy
     extra = occupancy & ~occupied
     if not missing and not extra:
         return None
-    for move in board.generate_castling_moves():
-        rook_from, rook_to = castling_rook_squares(board, move)
-        king_to = chess.square(6 if board.is_kingside_castling(move) else 2, chess.square_rank(move.from_square))
-        king_only = (occupied & ~chess.BB_SQUARES[move.from_square]) | chess.BB_SQUARES[king_to]
-        if occupancy == king_only:
-            return (
-                f"Complete castling: move the rook {chess.square_name(rook_from)}\u2192{chess.square_name(rook_to)}."
-            )
-    for move in board.generate_legal_ep():
-        victim = en_passant_victim(board, move)
-        pawn_only = (occupied & ~chess.BB_SQUARES[move.from_square]) | chess.BB_SQUARES[move.to_square]
-        if occupancy == pawn_only:
-            return f"Complete en passant: take the pawn on {chess.square_name(victim)} off the board."
-    if any(occupancy_after(board, move) == occupancy for move in board.generate_legal_moves()):
+    half = _half_made(board, occupancy)
+    if half is not None:
+        return half
+    if any(board.occupied_after(move) == occupancy for move in board.generate_legal_moves()):
         return None  # a move made, about to settle
-    own = board.occupied_co[board.turn]
-    theirs = board.occupied_co[not board.turn]
-    if not extra and chess.popcount(missing & own) <= 1 and chess.popcount(missing & theirs) <= 1:
+    own = board.occupied_by(board.turn)
+    theirs = board.occupied_by(not board.turn)
+    if not extra and (missing & own).bit_count() <= 1 and (missing & theirs).bit_count() <= 1:
         return None  # a piece in the hand, or a capture being made
+    name = board.geometry.square_name
     parts = []
     if missing:
-        pieces = []
-        for sq in chess.SquareSet(missing):
-            piece = board.piece_at(sq)
-            assert piece is not None
-            pieces.append(f"{_NAMES[piece.piece_type]} {chess.square_name(sq)}")
+        pieces = [f"{board.piece_name(sq)} {name(sq)}" for sq in _bits(missing)]
         parts.append("put back " + _listed(pieces))
     if extra:
-        parts.append("take the pieces off " + _listed(_squares(extra)))
+        parts.append("take the pieces off " + _listed([name(sq) for sq in _bits(extra)]))
     return "The board differs from the game: " + "; ".join(parts) + "."
 
 
-def check_square(board: chess.Board) -> str | None:
+def check_square(board: GameBoard) -> str | None:
     """The square of the king in check (the side to move's), else None."""
+    board = game_board(board)
     if not board.is_check():
         return None
     king = board.king(board.turn)
-    return chess.square_name(king) if king is not None else None
+    return board.geometry.square_name(king) if king is not None else None
 
 
-def can_promote(board: chess.Board) -> bool:
-    """Whether the side to move has a legal promotion now."""
-    rank = chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
-    pawns = board.pawns & board.occupied_co[board.turn] & rank
-    return pawns != 0 and any(m.promotion for m in board.generate_legal_moves(pawns))
+def can_promote(board: GameBoard) -> bool:
+    """Whether the side to move has a legal move with a choice (a promotion) now."""
+    board = game_board(board)
+    if not board.choices():
+        return False
+    return any(board.choice_of(m) is not None for m in board.generate_legal_moves())
 
 
-def logical_occupancy(occupancy: str | int | None, *, flipped: bool) -> int | None:
+def logical_occupancy(
+    occupancy: str | int | None, *, flipped: bool, geometry: Geometry = CHESS_8X8
+) -> int | None:
     """The state line's ``occupancy`` (hex, board wiring) on the game's squares."""
     if occupancy is None:
         return None
@@ -99,6 +113,6 @@ def logical_occupancy(occupancy: str | int | None, *, flipped: bool) -> int | No
         bb = int(occupancy, 16) if isinstance(occupancy, str) else int(occupancy)
     except ValueError:
         return None
-    if not 0 <= bb < 1 << 64:
+    if not 0 <= bb <= geometry.all_mask:
         return None
-    return chess.flip_vertical(chess.flip_horizontal(bb)) if flipped else bb
+    return geometry.turn_mask(bb) if flipped else bb

@@ -31,7 +31,6 @@ import contextlib
 import errno
 import functools
 import hmac
-import io
 import ipaddress
 import json
 import logging
@@ -39,14 +38,14 @@ import re
 import socket
 import time
 from pathlib import Path
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, TextIO
 
-import chess
-import chess.pgn
 from aiohttp import WSMsgType, web
 
 from boardctl.actions import Action
+from boardctl.core.rules import GameBoard, GameText, Variant
 from boardctl.errors import BoardctlError, ConfigError
+from boardctl.variants import NAMES, get_variant
 from boardctl.web.describe import can_promote, check_square, describe_board, logical_occupancy
 from boardctl.web.protocol import (
     MAX_MESSAGE_BYTES,
@@ -569,24 +568,27 @@ class Annotator:
     """Adds ``san`` and ``opening`` to state lines that lack them, for the page's move list.
 
     The daemon's state lines are passed on unchanged otherwise; keys the daemon sends itself
-    always win. Moves are replayed from ``start_fen`` (default: the standard start), and the
-    last game's replay is kept, so a new move costs one push, not a replay of the game.
+    always win. Moves are replayed from ``start_fen`` (default: the game's start) in the line's
+    ``variant`` (default chess), and the last game's replay is kept, so a new move costs one push,
+    not a replay of the game.
     """
 
     def __init__(self) -> None:
-        self._board = chess.Board()
+        self._variant = get_variant("chess")
+        self._board = self._variant.board()
         self._san: list[str] = []
         # The daemon hands the same dict to every subscriber: annotate it once for all pages.
         self._last: tuple[dict[str, Any], dict[str, Any]] | None = None
 
-    def _replay(self, start: str, moves: list[str]) -> list[str] | None:
+    def _replay(self, variant: Variant, start: str, moves: list[str]) -> list[str] | None:
         board = self._board
         done = [m.uci() for m in board.move_stack]
-        if board.root().fen() != start or done != moves[: len(done)]:
+        if variant is not self._variant or board.root().fen() != start or done != moves[: len(done)]:
             try:
-                board = chess.Board(start)
+                board = variant.board(start)
             except ValueError:
                 return None
+            self._variant = variant
             self._san = []
         try:
             for uci in moves[len(board.move_stack) :]:
@@ -594,7 +596,7 @@ class Annotator:
                 self._san.append(board.san(move))
                 board.push(move)
         except ValueError:
-            self._board, self._san = chess.Board(), []
+            self._board, self._san = variant.board(), []
             return None
         self._board = board
         return list(self._san)
@@ -611,7 +613,11 @@ class Annotator:
         moves = line.get("moves")
         if not wanted or not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             return line
-        san = self._replay(str(line.get("start_fen") or chess.STARTING_FEN), moves)
+        name = line.get("variant") or "chess"
+        if name not in NAMES:
+            return line
+        variant = get_variant(str(name))
+        san = self._replay(variant, str(line.get("start_fen") or variant.starting_fen), moves)
         if san is None:
             return line
         board = self._board
@@ -625,7 +631,9 @@ class Annotator:
         out.setdefault("check", check_square(board))
         out.setdefault("can_promote", can_promote(board))
         if "board_hint" not in line:
-            occupancy = logical_occupancy(line.get("occupancy"), flipped=line.get("orientation") == "flipped")
+            occupancy = logical_occupancy(
+                line.get("occupancy"), flipped=line.get("orientation") == "flipped", geometry=variant.geometry
+            )
             out["board_hint"] = None if occupancy is None else describe_board(board, occupancy)
         return out
 
@@ -641,19 +649,22 @@ def game_for_viewer(path: Path) -> dict[str, Any]:
     """
     try:
         with path.open(encoding="utf-8", errors="replace") as fh:
-            game = chess.pgn.read_game(fh)
+            variant = _variant_of(fh)
+            reader = variant.read_pgn
+            game = reader(fh) if reader is not None else None
     except OSError as exc:
         raise BoardctlError(f"{path.name}: cannot read ({exc.strerror or exc})") from None
     if game is None:
         raise BoardctlError(f"{path.name}: no game in the file")
-    board = game.board()
+    board = variant.board(game.fen)
     fens, san, uci = [board.fen()], [], []
-    for move in game.mainline_moves():
+    for text in game.moves:
+        move = board.parse_uci(text)
         san.append(board.san(move))
         uci.append(move.uci())
         board.push(move)
         fens.append(board.fen())
-    headers = dict(game.headers)
+    headers = game.headers
     return {
         "name": path.name,
         "headers": headers,
@@ -662,11 +673,22 @@ def game_for_viewer(path: Path) -> dict[str, Any]:
         "san": san,
         "moves": uci,
         "result": headers.get("Result", "*"),
-        "errors": [str(e) for e in game.errors],
+        "errors": list(game.errors),
     }
 
 
-def _san_of(board: chess.Board, uci: Any) -> str | None:
+def _variant_of(handle: TextIO) -> Variant:
+    """The game a PGN file records (``[Game "Chinese Chess"]`` or ``[Variant "xiangqi"]``: xiangqi;
+    else chess), read from its first lines; the handle is rewound."""
+    start = handle.tell()
+    head = handle.read(4096)
+    handle.seek(start)
+    if re.search(r'\[(Game\s+"Chinese Chess"|Variant\s+"xiangqi")\]', head, re.IGNORECASE):
+        return get_variant("xiangqi")
+    return get_variant("chess")
+
+
+def _san_of(board: GameBoard, uci: Any) -> str | None:
     """SAN of a UCI move in ``board``'s position; None when it is not a legal move there."""
     if not isinstance(uci, str) or not uci:
         return None
@@ -676,7 +698,7 @@ def _san_of(board: chess.Board, uci: Any) -> str | None:
         return None
 
 
-def _opening_name(board: chess.Board) -> str | None:
+def _opening_name(board: GameBoard) -> str | None:
     try:
         from boardctl.openings import classify
     except ImportError:  # the openings table is optional for the page
@@ -712,7 +734,8 @@ def list_games(folder: Path) -> list[dict[str, Any]]:
     for mtime, path in sorted(found, key=lambda item: item[0], reverse=True):
         try:
             with path.open(encoding="utf-8", errors="replace") as fh:
-                headers = chess.pgn.read_headers(fh)
+                reader = _variant_of(fh).read_pgn_headers
+                headers = reader(fh) if reader is not None else None
         except OSError as exc:
             log.info("cannot read %s: %s", path, exc)
             continue
@@ -734,19 +757,19 @@ def list_games(folder: Path) -> list[dict[str, Any]]:
 
 def pgn_from_state(state: dict[str, Any]) -> str:
     """A PGN from a state line, for daemons that do not offer ``pgn()`` themselves."""
-    start = state.get("start_fen") or state.get("initial_fen") or chess.STARTING_FEN
-    board = chess.Board(start)
-    for uci in state.get("moves", []):
-        board.push_uci(uci)
-    game = chess.pgn.Game.from_board(board)
-    result = state.get("result") or "*"
-    game.headers["Result"] = result
-    game.headers["Event"] = "boardctl"
+    variant = get_variant(str(state.get("variant") or "chess"))
+    start = state.get("start_fen") or state.get("initial_fen") or variant.starting_fen
+    moves = tuple(str(uci) for uci in state.get("moves", []))
+    board = variant.board(start)
+    for uci in moves:
+        board.push(board.parse_uci(uci))  # every move must be legal
+    headers = {"Event": "boardctl", "Result": state.get("result") or "*"}
     if state.get("opening"):
-        game.headers["Opening"] = str(state["opening"])
-    out = io.StringIO()
-    print(game, file=out, end="\n")
-    return out.getvalue()
+        headers["Opening"] = str(state["opening"])
+    write = variant.write_pgn
+    if write is None:
+        raise BoardctlError(f"no PGN writer for {variant.name}")
+    return write(GameText(fen=board.root().fen(), moves=moves, headers=headers)) + "\n"
 
 
 def _dumps(obj: Any) -> str:

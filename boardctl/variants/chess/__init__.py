@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 import chess
 
 from boardctl.core.geometry import CHESS_8X8
 from boardctl.core.rules import GameBoard, Variant
+from boardctl.variants.chess.board import ChessBoard
+from boardctl.variants.chess.pgn import read_pgn, read_pgn_headers, write_pgn
+from boardctl.variants.chess.positions import faults
+
+__all__ = ["VARIANT", "ChessBoard"]
 
 
 def _board(fen: str) -> GameBoard:
-    # Placeholder factory until ChessBoard (a chess.Board subclass implementing GameBoard) exists.
-    return cast(GameBoard, chess.Board(fen))
+    return ChessBoard(fen)
+
+
+def _adopt(board: GameBoard) -> GameBoard:
+    return ChessBoard.adopt(board)
 
 
 VARIANT = Variant(
@@ -21,4 +27,9 @@ VARIANT = Variant(
     starting_fen=chess.STARTING_FEN,
     color_names=("white", "black"),
     board_factory=_board,
+    adopt=_adopt,
+    faults=faults,
+    write_pgn=write_pgn,
+    read_pgn=read_pgn,
+    read_pgn_headers=read_pgn_headers,
 )
