@@ -356,7 +356,12 @@ def test_a_past_xiangqi_game_opens_in_the_viewer(browser: Any) -> None:
               "san": ["H2-E2"], "result": "*"}
     with xiangqi_page(browser) as (page, daemon):
         daemon.records["g.json"] = record
-        page.evaluate("() => window.boardctl.openViewer('g.pgn')")
+        daemon.games = [{"name": "g.pgn", "date": "2026.12.01", "red": "Human", "black": "boardctl",
+                         "result": "*", "opening": ""}]
+        page.locator("#past-games summary").click()
+        row = page.locator('#games tr[data-name="g.pgn"]')
+        assert "Human – boardctl" in row.inner_text()
+        row.locator("button.view-game").click()
         page.wait_for_selector("#viewer[open]")
         assert page.locator("#viewer-board [data-square]").count() == 90
         assert pieces_on_page(page, "#viewer-board")["e2"][1] == "炮"

@@ -876,7 +876,8 @@ async function loadGames() {
     for (const g of data.games || []) {
       const tr = document.createElement("tr");
       tr.dataset.name = g.name;
-      const cells = [g.date || "", `${g.white || g.red || "?"} – ${g.black || "?"}`, g.result || "", g.opening || ""];
+      // Xiangqi's first player is Red (the server's "red", when it names it).
+      const cells = [g.date || "", `${g.red || g.white || "?"} – ${g.black || "?"}`, g.result || "", g.opening || ""];
       cells.forEach((text, i) => {
         const td = document.createElement("td");
         td.textContent = text;
