@@ -52,6 +52,8 @@ CAPTURE_PAUSE = 0.25
 QUIET_AFTER_INPUT = 0.45
 #: Otherwise (engine move, hint, clock) redraw after this little quiet.
 QUIET = 0.05
+#: After a legal typed move, wait at most this long (seconds) for the tracker to count it.
+MOVE_COUNT_WAIT = 1.5
 
 EMPTY_SQUARE = "·"
 #: An empty point inside a xiangqi palace (where the general and advisors stay).
@@ -813,7 +815,21 @@ class TerminalView:
                 # piped in types faster than hands move).
                 settle = getattr(getattr(self.daemon.session, "settings", None), "settle", 0.3)
                 await asyncio.sleep(settle + QUIET)
+                if legal:
+                    # On a busy machine the tracker may count the move a little later: the next
+                    # line must be read against the position after it, or a piped "e7e5, Nf3"
+                    # reads Nf3 while Black is still to move.
+                    await self._until_counted(len(state.get("moves") or []))
         return True
+
+    async def _until_counted(self, moves_before: int) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + MOVE_COUNT_WAIT
+        while loop.time() < deadline:
+            now = self.daemon.state()
+            if len(now.get("moves") or []) != moves_before or (now.get("result") or "*") != "*":
+                return
+            await asyncio.sleep(QUIET)
 
     # -- the loops ------------------------------------------------------------------------------
 

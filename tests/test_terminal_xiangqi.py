@@ -381,14 +381,23 @@ def test_steps_that_wood_cannot_do_name_the_points() -> None:
 
 
 class FakeSim:
-    def __init__(self) -> None:
+    """The sim board's hands, recorded; ``count_after`` seconds after a piece is set down the
+    tracker "counts" the move (the daemon's state becomes ``counted``), as a busy daemon would."""
+
+    def __init__(self, daemon: FakeDaemon) -> None:
+        self.daemon = daemon
         self.done: list[tuple[str, object]] = []
+        self.count_after = 0.0
+        self.counted: dict[str, Any] | None = None
 
     def lift(self, square: int) -> None:
         self.done.append(("lift", G.square_name(square)))
 
     def place(self, square: int) -> None:
         self.done.append(("place", G.square_name(square)))
+        if self.counted is not None:
+            counted = self.counted
+            asyncio.get_running_loop().call_later(self.count_after, lambda: setattr(self.daemon, "line", counted))
 
     def toggle(self, square: int) -> None:
         self.done.append(("toggle", G.square_name(square)))
@@ -400,7 +409,7 @@ class FakeSim:
 class FakeDaemon:
     def __init__(self, line: dict[str, Any]) -> None:
         self.line = line
-        self.board = FakeSim()
+        self.board = FakeSim(self)
         self.session = type("S", (), {"settings": type("T", (), {"settle": 0.0})()})()
 
     def state(self) -> dict[str, Any]:
@@ -441,3 +450,19 @@ def test_clocks_are_red_and_black() -> None:
     black = next(line for line in text.splitlines() if line.startswith(" Black"))
     assert "1:01 ⏱" in red and "to move" in red
     assert "0:12.5" in black and "⏱" not in black
+
+
+def test_piped_lines_are_read_after_the_last_move_is_counted() -> None:
+    """A script types faster than a busy tracker counts: ``h2e2`` then ``H8+7`` must read the
+    second against the position after the first (Black's horse h9g7, not Red's b0c2)."""
+    daemon = FakeDaemon(state())
+    daemon.board.counted = state(AFTER_CANNON, start_fen=START, moves=["h2e2"])
+    daemon.board.count_after = 0.5  # longer than the settle time the view waits anyway
+
+    async def script() -> None:
+        view = TerminalView(daemon, out=io.StringIO(), style="unicode", clock=lambda: 0.0)
+        assert await view.apply("h2e2")
+        assert await view.apply("H8+7")
+
+    asyncio.run(script())
+    assert daemon.board.done == [("lift", "h2"), ("place", "e2"), ("lift", "h9"), ("place", "g7")]

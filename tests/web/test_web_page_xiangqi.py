@@ -178,14 +178,19 @@ def test_every_led_code_lights_a_point_in_its_colour(browser: Any) -> None:
 
 def test_last_move_and_check_are_marked_on_points(browser: Any, artifacts: Path) -> None:
     # Only the last move is drawn; the chariot came up the e-file onto the soldier's point.
-    line = xq_state(CHECK_FEN, moves=["a0a1", "b9c7", "a1e1", "a9a8", "e1e6"], check="e9",
+    line = xq_state(CHECK_FEN, start_fen=XQ_START, moves=["a0a1", "b9c7", "a1e1", "a9a8", "e1e6"], check="e9",
                     leds=[{"square": "e9", "why": "check"}])
-    with xiangqi_page(browser, line) as (page, _):
+    with xiangqi_page(browser, line) as (page, daemon):
         last = page.eval_on_selector_all("#board .last-move", "els => els.map(e => e.dataset.square)")
         assert sorted(last) == ["e1", "e6"]
         assert page.eval_on_selector_all("#board .in-check", "els => els.map(e => e.dataset.square)") == ["e9"]
         assert page.locator("#status").inner_text().startswith("Black to move")
+        # Without the server's notation the move list shows the moves as played, numbered.
+        assert page.locator("#moves li").first.locator("span").all_inner_texts() == ["a0a1", "b9c7"]
+        assert page.locator("#moves li").count() == 3
         page.screenshot(path=str(artifacts / "page-xiangqi-check-desktop.png"))
+        daemon.publish(dict(line, san=["R9+1", "H8+7", "R9.5", "R1+1", "R5+5"]))
+        assert page.locator("#moves li").nth(2).locator("span").all_inner_texts() == ["R5+5"]
     flipped = dict(line, orientation="flipped")
     with xiangqi_page(browser, flipped) as (page, _):
         # Physical points: logical e1/e6 are wired at e8/e3, the general in check at e0.
@@ -351,7 +356,12 @@ def test_a_past_xiangqi_game_opens_in_the_viewer(browser: Any) -> None:
               "san": ["H2-E2"], "result": "*"}
     with xiangqi_page(browser) as (page, daemon):
         daemon.records["g.json"] = record
-        page.evaluate("() => window.boardctl.openViewer('g.pgn')")
+        daemon.games = [{"name": "g.pgn", "date": "2026.12.01", "red": "Human", "black": "boardctl",
+                         "result": "*", "opening": ""}]
+        page.locator("#past-games summary").click()
+        row = page.locator('#games tr[data-name="g.pgn"]')
+        assert "Human – boardctl" in row.inner_text()
+        row.locator("button.view-game").click()
         page.wait_for_selector("#viewer[open]")
         assert page.locator("#viewer-board [data-square]").count() == 90
         assert pieces_on_page(page, "#viewer-board")["e2"][1] == "炮"

@@ -490,7 +490,10 @@ function fillMoveList(list, sanMoves, startFen, marked) {
 
 function renderMoves(state) {
   const list = $("#moves");
-  const moves = state.san || state.moves || [];
+  // The moves as the server names them (SAN, or WXF in xiangqi) when it names them all, else as
+  // played (engine coordinates).
+  const played = state.moves || [];
+  const moves = Array.isArray(state.san) && state.san.length === played.length ? state.san : played;
   const offset = (state.start_fen || "").split(" ")[1] === "b" ? 1 : 0;
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
   fillMoveList(list, moves, state.start_fen || state.initial_fen || "", moves.length - 1 + offset);
@@ -873,7 +876,8 @@ async function loadGames() {
     for (const g of data.games || []) {
       const tr = document.createElement("tr");
       tr.dataset.name = g.name;
-      const cells = [g.date || "", `${g.white || g.red || "?"} – ${g.black || "?"}`, g.result || "", g.opening || ""];
+      // Xiangqi's first player is Red (the server's "red", when it names it).
+      const cells = [g.date || "", `${g.red || g.white || "?"} – ${g.black || "?"}`, g.result || "", g.opening || ""];
       cells.forEach((text, i) => {
         const td = document.createElement("td");
         td.textContent = text;
