@@ -221,7 +221,7 @@ def xiangqi_svg(data: dict[str, Any]) -> str:
     low_a = draw_variant(
         svg,
         20,
-        "Variant A: the Pi scans (--board gpio --pinout hardware/pinout-xiangqi.toml)",
+        "Variant A: the Pi scans (--board gpio)",
         "Raspberry Pi (BCM)",
         gpio,
         [

@@ -19,7 +19,7 @@ from boardctl.hw import EventQueue
 from boardctl.hw import protocol as p
 from boardctl.hw.seriallink import SerialBoard, wait_for_device
 
-from .serialdevice import START, LoopPico
+from .serialdevice import LoopPico
 from .test_seriallink import PtyDevice, _next
 
 G = XIANGQI_9X10
@@ -220,8 +220,7 @@ def test_wait_for_device_refuses_at_start(lines: list[tuple[str, ...]], geometry
             with pytest.raises(HardwareError, match=refusal) as info:
                 wait_for_device(device.path, timeout=5.0, geometry=geometry)
             assert "\n" not in str(info.value)
-        assert time.monotonic() - started < 3.0  # answered, so no waiting out the timeout
-        assert START  # the chess start position is what the other tests' devices hold
+        assert time.monotonic() - started < 4.5  # it answered: the 5 s timeout was not waited out
     finally:
         thread.join(3)
         device.unplug()
