@@ -269,6 +269,12 @@ def test_repetition_rulings_end_the_game(fen: str, moves: str, result: str, term
     assert line["variant"] == "xiangqi" and line["result"] == result and line["turn"] in ("red", "black")
 
 
+@pytest.mark.parametrize(("clock", "result"), [(119, ("1/2-1/2", "sixty moves")), (118, ("*", ""))])
+def test_sixty_moves_without_a_capture_is_a_draw(clock: int, result: tuple[str, str]) -> None:
+    session = _session_plays(f"r3k4/9/9/9/9/9/9/9/9/R2K5 w - - {clock} 80", ["d0d1"])
+    assert (session.record.result, session.record.termination) == result
+
+
 def test_mate_is_recorded_with_red_and_black() -> None:
     session = _session_plays(MATE_IN_ONE, ["b0b9"])
     assert (session.record.result, session.record.termination) == ("1-0", "checkmate")
