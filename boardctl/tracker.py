@@ -228,6 +228,17 @@ def _captures(board: GameBoard, move: Move, square: Square) -> bool:
     return board.capture_square(move) == square
 
 
+_START_OCCUPANCY: dict[str, int] = {}
+
+
+def _start_occupancy(variant: Variant) -> int:
+    """The occupancy of ``variant``'s start position (worked out once per game)."""
+    known = _START_OCCUPANCY.get(variant.name)
+    if known is None:
+        known = _START_OCCUPANCY[variant.name] = variant.board().occupied
+    return known
+
+
 def _squares(mask: int) -> Iterator[Square]:
     """The squares of ``mask``, lowest first."""
     while mask:
@@ -281,7 +292,7 @@ class Tracker:
         self._geometry = variant.geometry
         self._name = variant.geometry.square_name
         self._all = variant.geometry.all_mask
-        self._start_occ = variant.board().occupied
+        self._start_occ = _start_occupancy(variant)
         self._board = variant.adopt(board) if board is not None else variant.board()
         self._policy = Policy(policy)
         self._timing = timing
