@@ -12,6 +12,7 @@ import logging
 import re
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from boardctl import __version__
 from boardctl.errors import BoardctlError, HardwareError
@@ -60,6 +61,31 @@ def config_help(name: str, *, help: str | None = None, default: str | None = Non
         sentence = sentence[0].upper() + sentence[1:]
     sentence = sentence.rstrip(".")
     return f"{sentence}. Default: {shown} (config {name})."
+
+
+def add_key_option(group: argparse._ActionsContainer, key: Any, *, shown_default: str | None = None) -> None:
+    """The flag of config key ``key`` (a ``config.Key``), made from the table: type from the
+    default, choices from the check, sentence and default from the key; ``None`` as argparse's
+    default, so that a flag not given leaves the config files to speak."""
+    assert key.flag is not None, key.name
+    kwargs: dict[str, Any] = {
+        "help": config_help(key.name, help=key.flag_help, default=shown_default or key.shown_default),
+    }
+    if isinstance(key.default, bool):
+        if key.flag.startswith("--no-"):
+            kwargs.update(dest=key.dest, action="store_const", const=False, default=None)
+        else:
+            kwargs.update(action=argparse.BooleanOptionalAction, default=None)
+    else:
+        if key.choices is not None:
+            kwargs["choices"] = list(key.choices)
+        if key.metavar is not None:
+            kwargs["metavar"] = key.metavar
+        if isinstance(key.default, float):
+            kwargs["type"] = float
+        elif isinstance(key.default, int):
+            kwargs["type"] = int
+    group.add_argument(key.flag, **kwargs)
 
 
 def _mark_parsers(parser: argparse.ArgumentParser) -> None:

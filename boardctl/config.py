@@ -14,7 +14,7 @@ import os
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,11 @@ from boardctl.tracker import DEFAULT_TIMING
 from engine import levels
 
 SYSTEM_FILE = Path("/etc/boardctl.toml")
+
+#: The games (``boardctl.variants.NAMES``; not imported, so reading settings loads no game).
+VARIANTS = ("chess", "xiangqi")
+#: Each game's sides, first to move first (``Variant.color_names``), for ``game.color``.
+SIDES = {"chess": ("white", "black"), "xiangqi": ("red", "black")}
 
 # every level rule lives in engine/levels.py (numba-free); config validates through it
 NAMED_LEVELS, PRACTICE_LEVELS = levels.NAMED_LEVELS, levels.PRACTICE_LEVELS
@@ -45,13 +50,28 @@ def data_dir() -> Path:
     return Path(base) / "boardctl"
 
 
-def _choice(*choices: str) -> Callable[[Any], Any]:
-    def check(value: Any) -> Any:
-        if not isinstance(value, str) or value not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}, got {short_repr(value)}")
+@dataclass(frozen=True)
+class _Choice:
+    """One of a few words; ``aliases`` are other words for them (``fide`` for ``strict``)."""
+
+    choices: tuple[str, ...]
+    aliases: Mapping[str, str] = field(default_factory=dict)
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, str) and value in self.aliases:
+            return self.aliases[value]
+        if not isinstance(value, str) or value not in self.choices:
+            raise ValueError(f"must be one of {', '.join(self.words)}, got {short_repr(value)}")
         return value
 
-    return check
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Every word accepted: the choices, then the aliases (the CLI's ``choices``)."""
+        return (*self.choices, *self.aliases)
+
+
+def _choice(*choices: str, aliases: Mapping[str, str] | None = None) -> _Choice:
+    return _Choice(choices, dict(aliases or {}))
 
 
 def _string(value: Any) -> Any:
@@ -144,39 +164,107 @@ def check_time_control(value: Any) -> Any:
     raise ValueError(f"must be minutes+increment like '15+10' or '' for no clock, got {short_repr(value)}")
 
 
+#: The commands that read the settings; a key's flag is on each unless it says otherwise.
+COMMANDS = frozenset({"play", "record", "demo"})
+#: Commands against the engine (``engine.*`` and ``game.color`` make sense only there).
+ENGINE_COMMANDS = frozenset({"play", "demo"})
+#: The ``--help`` groups of the flags, in order.
+GROUPS = ("board", "engine", "game", "files and web")
+
+
 @dataclass(frozen=True)
 class Key:
+    """One setting: its TOML name, check, default, and its command-line flag.
+
+    The CLI's options are made from this table (``boardctl.launch.add_arguments``): the flag's
+    type follows the default (a boolean is ``--x/--no-x``, or ``--no-x`` alone when ``flag``
+    says so), its choices the check's, its sentence ``flag_help`` or ``help``, its default
+    ``shown_default`` or the value."""
+
     name: str  # "section.key" in TOML
     check: Callable[[Any], Any]
     default: Any
     flag: str | None
     help: str
+    group: str = "board"
+    commands: frozenset[str] = COMMANDS
+    metavar: str | None = None
+    #: The flag's sentence, when it says more than ``help`` (the table's short wording).
+    flag_help: str | None = None
+    #: The default as the flag's help shows it, when not the value itself.
+    shown_default: str | None = None
+
+    @property
+    def choices(self) -> tuple[str, ...] | None:
+        """The words the value may be, for a key that takes one of a few."""
+        return self.check.words if isinstance(self.check, _Choice) else None
+
+    @property
+    def dest(self) -> str | None:
+        """The flag's attribute in the parsed arguments (``--no-web`` -> ``web``)."""
+        if self.flag is None:
+            return None
+        return self.flag.removeprefix("--").removeprefix("no-").replace("-", "_")
+
+
+def _level_sentence() -> str:
+    practice = f"{PRACTICE_LEVELS[0]} to {PRACTICE_LEVELS[-1]}"
+    return f"engine strength: {', '.join(NAMED_LEVELS)}, {practice}, or an Elo number from {MIN_ELO} to {MAX_ELO}"
 
 
 KEYS: tuple[Key, ...] = (
-    Key("board.backend", _choice("sim", "gpio", "serial"), "sim", "--board", "board hardware"),
-    Key("board.serial_url", _string, "/dev/ttyACM0", "--serial-url", "pyserial URL of the microcontroller"),
+    Key("board.backend", _choice("sim", "gpio", "serial"), "sim", "--board", "board hardware",
+        flag_help="board hardware: sim (no hardware), gpio (the Pi scans the switches) or serial (a Pico does)"),
+    Key("board.serial_url", _string, "/dev/ttyACM0", "--serial-url", "pyserial URL of the microcontroller",
+        metavar="URL", flag_help="serial: the port of the board's microcontroller (a pyserial URL)"),
     Key("board.serial_wait", _boolean, False, "--serial-wait",
         "serial: at start, wait as long as it takes for the board to answer, instead of giving up within 10 s"),
     Key("board.orientation", _choice("auto", "normal", "flipped"), "auto", "--orientation",
-        "normal: White on ranks 1-2 of the board's wiring; flipped: turned round; auto: from White's first move"),
-    Key("board.settle", _settle, 0.3, "--settle", "seconds before a placed piece counts as released"),
-    Key("board.debounce", _seconds, 0.025, "--debounce", "gpio: seconds a switch must hold a new state"),
-    Key("board.pinout", _string, "", "--pinout", "gpio: pin map file; empty: hardware/pinout.toml"),
-    Key("engine.path", _string, "", "--engine", "UCI engine executable; empty: the bundled boardctl-engine"),
-    Key("engine.level", check_level, "intermediate", "--level", "engine strength"),
-    Key("engine.movetime", _seconds, 1.0, "--movetime", "engine thinking time per move, seconds"),
-    Key("game.color", _choice("white", "black", "random"), "white", "--color", "the human's colour in play"),
-    Key("game.time_control", check_time_control, "", "--time-control", "clock, e.g. 15+10; empty: none"),
-    Key("game.policy", _choice("fide", "casual"), "fide", "--policy", "touch-move rules"),
-    Key("game.arbiter", _boolean, False, "--arbiter", "FIDE 7.5.5: a first illegal move gives the opponent 2 minutes, a second loses"),
-    Key("game.takeback", _choice("apply", "offer", "off"), "apply", "--takeback", "taking moves back"),
-    Key("game.legal_moves", _boolean, False, "--legal-moves", "lifting a piece lights its legal destinations"),
-    Key("game.blunder_warning", _boolean, False, "--blunder-warning", "warn (LEDs) after a move that loses 2+ pawns"),
-    Key("storage.games_dir", _path, "", "--games-dir", "where games are saved; empty: $XDG_DATA_HOME/boardctl/games"),
-    Key("web.enabled", _boolean, True, "--no-web", "serve the web page"),
-    Key("web.host", _host, "127.0.0.1", "--host", "web page address"),
-    Key("web.port", _port, 8080, "--port", "web page port"),
+        "normal: White on ranks 1-2 of the board's wiring; flipped: turned round; auto: from White's first move",
+        flag_help="which way round the board stands: normal (White on ranks 1-2 of its wiring), "
+        "flipped (turned round), or auto (from White's first move)"),
+    Key("board.settle", _settle, 0.3, "--settle", "seconds before a placed piece counts as released", metavar="SECONDS"),
+    Key("board.debounce", _seconds, 0.025, "--debounce", "gpio: seconds a switch must hold a new state",
+        metavar="SECONDS"),
+    Key("board.pinout", _string, "", "--pinout", "gpio: pin map file; empty: hardware/pinout.toml", metavar="FILE"),
+    Key("engine.path", _string, "", "--engine", "UCI engine executable; empty: the bundled boardctl-engine",
+        group="engine", commands=ENGINE_COMMANDS, metavar="COMMAND"),
+    Key("engine.level", check_level, "intermediate", "--level", "engine strength", group="engine",
+        commands=ENGINE_COMMANDS, metavar="LEVEL", flag_help=_level_sentence()),
+    Key("engine.movetime", _seconds, 1.0, "--movetime", "engine thinking time per move, seconds", group="engine",
+        commands=ENGINE_COMMANDS, metavar="SECONDS"),
+    Key("game.color", _choice("white", "red", "black", "random"), "white", "--color",
+        "the human's side in play: white, black or random in chess; red, black or random in xiangqi "
+        "(the default white is red in xiangqi)",
+        group="engine", commands=ENGINE_COMMANDS,
+        flag_help="the human's side in play: white, black or random in chess; red, black or random in xiangqi",
+        shown_default="white (red in xiangqi)"),
+    Key("game.variant", _choice(*VARIANTS), "chess", "--variant",
+        "the game on the board: chess, or xiangqi (Chinese chess, on a board of 9 x 10 points)", group="game"),
+    Key("game.time_control", check_time_control, "", "--time-control", "clock, e.g. 15+10; empty: none",
+        group="game", metavar="MIN+INC", flag_help="chess clock as minutes+increment seconds, e.g. 15+10",
+        shown_default="none, no clock"),
+    Key("game.policy", _choice("strict", "casual", aliases={"fide": "strict"}), "strict", "--policy",
+        "touch-move rules", group="game",
+        flag_help="touch-move rules: strict (also called fide) enforces them (in xiangqi: a touched piece "
+        "must be moved, a released piece stays), casual lets any piece be touched"),
+    Key("game.arbiter", _boolean, False, "--arbiter",
+        "FIDE 7.5.5: a first illegal move gives the opponent 2 minutes, a second loses", group="game"),
+    Key("game.takeback", _choice("apply", "offer", "off"), "apply", "--takeback", "taking moves back", group="game",
+        flag_help="a move reversed by hand is taken back (apply), needs the takeback button (offer), "
+        "or counts as a mismatch (off)"),
+    Key("game.legal_moves", _boolean, False, "--legal-moves", "lifting a piece lights its legal destinations",
+        group="game"),
+    Key("game.blunder_warning", _boolean, False, "--blunder-warning", "warn (LEDs) after a move that loses 2+ pawns",
+        group="game"),
+    Key("storage.games_dir", _path, "", "--games-dir", "where games are saved; empty: $XDG_DATA_HOME/boardctl/games",
+        group="files and web", metavar="DIR"),
+    Key("web.enabled", _boolean, True, "--no-web", "serve the web page", group="files and web",
+        flag_help="do not serve the web page", shown_default="served"),
+    Key("web.host", _host, "127.0.0.1", "--host", "web page address", group="files and web",
+        flag_help="address the web page listens on; anything but 127.0.0.1/localhost is LAN mode and needs the PIN"),
+    Key("web.port", _port, 8080, "--port", "web page port", group="files and web",
+        flag_help="port of the web page (0: any free port)"),
     Key("terminal.pieces", _choice("unicode", "letters"), "unicode", "--pieces",
         "how the sim's terminal view draws pieces: unicode figurines or letters (KQRBNP, lower case for Black)"),
     Key("web.pin", _pin, "", None, "PIN the web page asks for; empty: generated on first start and stored"),
@@ -199,6 +287,7 @@ class Config:
     engine_level: str
     engine_movetime: float
     game_color: str
+    game_variant: str
     game_time_control: str
     game_policy: str
     game_arbiter: bool
@@ -333,8 +422,10 @@ def load(
         layers.append((str(path), read_file(path)))
     layers.append(("command line", {k: v for k, v in (cli or {}).items() if v is not None}))
     values: dict[str, Any] = {key.name: key.default for key in KEYS}
+    given: dict[str, str] = {}  # key -> where its value came from
     for source, layer in layers:
         for name, value in layer.items():
+            given[name] = source
             key = KEY_BY_NAME.get(name)
             if key is None:
                 raise ConfigError(f"{source}: unknown key {short_repr(name)} (known keys: {', '.join(KEY_BY_NAME)})")
@@ -343,4 +434,22 @@ def load(
             except (ValueError, TypeError, OverflowError) as exc:
                 where = f"{key.flag} ({name})" if source == "command line" and key.flag else name
                 raise ConfigError(f"{source}: {where}: {exc}") from None
+    _check_side(values, given)
     return Config(**{name.replace(".", "_"): value for name, value in values.items()})
+
+
+def _check_side(values: dict[str, Any], given: dict[str, str]) -> None:
+    """``game.color`` names a side of ``game.variant``; the default (white) is the first side."""
+    game, color = values["game.variant"], values["game.color"]
+    sides = SIDES[game]
+    if color in (*sides, "random"):
+        return
+    if "game.color" not in given:
+        values["game.color"] = sides[0]
+        return
+    source = given["game.color"]
+    key = KEY_BY_NAME["game.color"]
+    where = f"{key.flag} (game.color)" if source == "command line" else "game.color"
+    raise ConfigError(
+        f"{source}: {where}: {color} is not a side in {game}; choose {sides[0]}, {sides[1]} or random"
+    )

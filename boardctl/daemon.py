@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from boardctl import config as config_mod
 from boardctl import events
@@ -25,12 +25,11 @@ from boardctl.actions import ActionError as ActionError  # re-exported: callers 
 from boardctl.config import Config
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
 from boardctl.core.rules import Variant
-from boardctl.engine_client import EngineClient
+from boardctl.engine_client import Reply
 from boardctl.errors import EngineError
 from boardctl.events import ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.session import EngineRequest, Session
 from boardctl.storage import EventLog, GameRecord, GameStore, StorageError
-from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +54,20 @@ def corner_squares(geometry: Geometry) -> tuple[Square, ...]:
 STORAGE_SQUARES = corner_squares(CHESS_8X8)
 
 
+class Engine(Protocol):
+    """What the daemon asks of its engine: ``EngineClient`` for every game, or a test's stand-in."""
+
+    level: str
+
+    async def set_level(self, level: str) -> None: ...
+
+    async def play(self, board: Any, *, budget: float | None = None) -> Reply: ...
+
+    async def hint(self, board: Any) -> Reply: ...
+
+    async def close(self) -> None: ...
+
+
 class Daemon:
     """Owns the session, the saved files, the engine task and the subscribers."""
 
@@ -63,7 +76,7 @@ class Daemon:
         session: Session,
         *,
         store: GameStore,
-        engine: EngineClient | None = None,
+        engine: Engine | None = None,
         board: Any = None,
         virtual_board: bool = False,
         virtual_time: bool = False,
@@ -104,9 +117,8 @@ class Daemon:
 
     @property
     def variant(self) -> Variant:
-        """The game being played: the session's (chess until the session says otherwise)."""
-        variant = getattr(self.session, "variant", None)
-        return variant if isinstance(variant, Variant) else get_variant("chess")
+        """The game being played: the session's."""
+        return self.session.variant
 
     # -- the web's view ---------------------------------------------------------------------------
 
@@ -191,8 +203,9 @@ class Daemon:
         if board is None or not hasattr(board, "inject"):
             return self.handle(event, reason=reason)
         if not board.inject(event):
-            self._after(reason, error=f"impossible on a real board, ignored: {format_event(event)}")
-            raise ActionError(f"impossible on a real board: {format_event(event)}")
+            written = format_event(event, self.variant.geometry)
+            self._after(reason, error=f"impossible on a real board, ignored: {written}")
+            raise ActionError(f"impossible on a real board: {written}")
         return self._after(reason) if self.direct else None
 
     def tick(self) -> None:
@@ -217,9 +230,10 @@ class Daemon:
 
     def _publish(self, reason: str | None, *, only_if_changed: bool = False, error: str | None = None) -> dict[str, Any]:
         line = self.session.state_line()
+        line.setdefault("variant", self.variant.name)  # the game on the board: chess or xiangqi
         if self.storage_error is not None:
             line["warning"] = "; ".join(filter(None, [f"storage: {self.storage_error}", line.get("warning")]))
-            line["leds"] = [*line["leds"], *(intent.to_json() for intent in self._storage_leds())]
+            line["leds"] = [*line["leds"], *(intent.to_json(self.variant.geometry) for intent in self._storage_leds())]
         compared = {k: v for k, v in line.items() if k != "clock"}
         if only_if_changed and compared == self._last_compared:
             return line

@@ -22,12 +22,20 @@ from boardctl.games import demo_games_dir
 #: The documented default port of the page (``web.port``).
 DEFAULT_PORT = 8080
 
+#: The defaults the demo sets itself (:func:`run`), as its ``--help`` says them.
+SHOWN_DEFAULTS = {
+    "board.backend": "sim (the demo's board)",
+    "engine.movetime": "0.5 in the demo",
+    "storage.games_dir": "$XDG_DATA_HOME/boardctl/demo-games",
+    "web.port": f"{DEFAULT_PORT}, or any free port if {DEFAULT_PORT} is taken",
+}
+
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from boardctl.cli import describe
 
     parser = sub.add_parser("demo", help="play the engine on the simulated board", description=describe(__doc__))
-    launch.add_arguments(parser, mode="demo")
+    launch.add_arguments(parser, mode="demo", shown_defaults=SHOWN_DEFAULTS)
 
 
 def is_port_free(host: str, port: int) -> bool:

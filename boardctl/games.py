@@ -1,6 +1,11 @@
-"""``boardctl games list|show|export``: the saved games (PGN, state file and event log per game).
+"""``boardctl games list|show|export|open``: the saved games (PGN, state file and event log per
+game), and any game record to play on from.
 
 Games of boardctl demo are kept apart, so that play never resumes one; --demo reads them.
+``export --notation`` writes xiangqi moves in ICCS (H2-E2), WXF (C2.5) or Chinese (炮二平五);
+chess games keep SAN. ``open FILE`` sets up the position after ``--ply N`` (default: the last)
+of the one game in FILE (a PGN; in xiangqi also an XQF file) and plays on from it, against the
+engine by default (``--mode record``: two people), with every option of ``boardctl play``.
 """
 
 from __future__ import annotations
@@ -71,6 +76,30 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                                 description="All saved games (or the given ones) as one PGN file.")
     export.add_argument("games", nargs="*", help="game ids or prefixes. Default: all games.")
     export.add_argument("-o", "--output", type=Path, metavar="FILE", help="Write here. Default: standard output.")
+    export.add_argument("--notation", choices=NOTATIONS, default=None, help=(
+        "How xiangqi moves are written: iccs (H2-E2), wxf (C2.5) or chinese (炮二平五); chess games keep SAN. "
+        "Default: iccs."))
+    _add_open(actions)
+
+
+#: Xiangqi move notations of ``games export --notation`` (boardctl.variants.xiangqi.notation).
+NOTATIONS = ("iccs", "wxf", "chinese")
+
+
+def _add_open(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from boardctl import launch
+
+    opener = actions.add_parser(
+        "open", help="play on from a game record (PGN, or XQF in xiangqi)",
+        description="Set up the position after ply N of the one game in FILE and play on from it: against the "
+        "engine (--mode play, the default) or between two people (--mode record). Takes every option of "
+        "boardctl play; the game's own moves are not part of the new game.")
+    opener.add_argument("file", type=Path, metavar="FILE", help="the game record: a PGN file, or XQF in xiangqi")
+    opener.add_argument("--ply", type=int, metavar="N", default=None,
+                        help="Set up the position after this many half-moves (0: the start). Default: the last.")
+    opener.add_argument("--mode", choices=("play", "record"), default="play",
+                        help="Play on against the engine (play) or between two people (record). Default: play.")
+    launch.add_arguments(opener, mode="play")
 
 
 def _find(store: GameStore, name: str) -> GameRecord:
@@ -91,7 +120,94 @@ def _demo_hint(store: GameStore) -> str:
     return ""
 
 
+def guess_variant(data: bytes) -> str:
+    """The game a record is of: XQF files and PGNs tagged ``[Game "Chinese Chess"]`` (or
+    ``[Variant "xiangqi"]``) are xiangqi, anything else chess."""
+    if data[:2] == b"XQ":
+        return "xiangqi"
+    head = data[:4096].decode("utf-8", errors="replace").lower()
+    if '[game "chinese chess"]' in head or '[variant "xiangqi"]' in head:
+        return "xiangqi"
+    return "chess"
+
+
+#: Largest record ``games open`` reads: a PGN of one long game is some tens of kilobytes.
+MAX_RECORD_BYTES = 1024 * 1024
+
+
+def read_opened(args: argparse.Namespace) -> tuple[str, str, str]:
+    """``(variant, fen, note)``: the game ``games open`` plays on from, read from ``args.file`` at
+    ``args.ply``; every fault is one GameFileError naming the file."""
+    from boardctl.records import RecordError, read_record
+    from boardctl.variants import get_variant
+
+    path: Path = args.file
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        raise GameFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise GameFileError(f"{path}: larger than {MAX_RECORD_BYTES} bytes; is it one game?")
+    name = guess_variant(data)
+    if args.variant is not None and args.variant != name:
+        raise GameFileError(f"{path}: a {name} record, but --variant {args.variant} was given")
+    try:
+        variant = get_variant(name)
+    except ImportError:
+        raise GameFileError(f"{path}: a {name} record, and this build has no {name} rules yet") from None
+    try:
+        game = read_record(variant, data, path=path)
+        board = game.board_after(variant, args.ply)
+    except RecordError as exc:
+        raise GameFileError(f"{path}: {exc}") from None
+    plies = len(board.move_stack)
+    note = (f"{path.name} is set up as it stands after {plies} of its {len(game.moves)} half-moves; "
+            "the new game starts there")
+    return variant.name, board.fen(), note
+
+
+def open_record(args: argparse.Namespace) -> int:
+    """``games open``: the daemon of ``--mode`` on the position read from the record."""
+    from boardctl import launch
+
+    variant, fen, note = read_opened(args)
+    args.variant, args.fen, args.new = variant, fen, False
+    args.open_note = note
+    log.warning("%s", note)
+    return launch.run_command(args.mode, args)
+
+
+def _export_text(record: GameRecord, notation: str | None) -> str:
+    """One game's PGN; a xiangqi game's moves in ``notation`` (chess keeps SAN)."""
+    if getattr(record, "variant", "chess") != "xiangqi":
+        return record.pgn_text()
+    return xiangqi_pgn(record, notation or "iccs")
+
+
+def xiangqi_pgn(record: GameRecord, notation: str) -> str:
+    """A xiangqi game as PGN in the Chinese-chess convention (``[Game "Chinese Chess"]`` first,
+    ``Red``, ``Black``, ``Result``, ``FEN`` for a set-up, ``Format``), its moves in ``notation``,
+    written by ``boardctl.variants.xiangqi.records.export`` from the record's moves and tags."""
+    import importlib
+    import re
+
+    try:
+        records = importlib.import_module("boardctl.variants.xiangqi.records")
+    except ImportError:
+        raise GameFileError("writing xiangqi moves in ICCS, WXF or Chinese needs boardctl.variants.xiangqi.records, "
+                            "not in this build yet") from None
+    tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]\s*$', record.pgn_text(), flags=re.MULTILINE))
+    for western, side in (("White", "Red"), ("Black", "Black")):
+        if western in tags and side not in tags:
+            tags[side] = tags.pop(western)
+    text: str = records.export(list(record.moves), record.fen, notation, tags=tags, result=record.result)
+    return text
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.action == "open":
+        return open_record(args)
     if args.demo:
         root = demo_games_dir()
     else:
@@ -114,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
         out.write(_find(store, args.game).pgn_text())
     else:
         records = [_find(store, g) for g in args.games] if args.games else list(store.records())
-        text = "\n".join(record.pgn_text() for record in records)
+        text = "\n".join(_export_text(record, args.notation) for record in records)
         if args.output is not None:
             args.output.write_text(text, encoding="utf-8")
         else:

@@ -14,12 +14,14 @@ import importlib
 import logging
 import signal
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from boardctl import config as config_mod
 from boardctl.config import Config
+from boardctl.core.rules import Variant
 from boardctl.daemon import Daemon, _start_web
 from boardctl.engine_client import EngineClient, resolve_command
 from boardctl.errors import ConfigError
@@ -28,6 +30,7 @@ from boardctl.positions import board_from_fen
 from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
 from boardctl.storage import GameRecord, GameStore
+from boardctl.tracker import Policy
 from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
@@ -40,111 +43,87 @@ def settings_from_config(mode: str, cfg: Config) -> Settings:
         level=cfg.engine_level,
         orientation=cfg.board_orientation,
         time_control=cfg.game_time_control,
-        policy=cfg.game_policy,
+        policy=Policy(cfg.game_policy).value,
         arbiter=cfg.game_arbiter,
         takeback=cfg.game_takeback,
         settle=cfg.board_settle,
         legal_moves=cfg.game_legal_moves,
         blunder_warning=cfg.game_blunder_warning,
+        variant=cfg.game_variant,
     )
 
 
-def add_arguments(parser: argparse.ArgumentParser, *, mode: str) -> None:
-    """The options of ``play``/``record``/``demo``; ``None`` defaults let the config files speak.
+class NotReady(ConfigError):
+    """The chosen game cannot run with the chosen parts; the message says which part."""
 
-    Options that set a config key take their sentence and default from ``config.KEYS``.
-    """
-    from boardctl.cli import config_help
 
-    g = parser.add_argument_group("board")
-    g.add_argument("--board", choices=["sim", "gpio", "serial"], help=config_help(
-        "board.backend", help="board hardware: sim (no hardware), gpio (the Pi scans the switches) "
-        "or serial (a Pico does)", default="sim" if mode != "demo" else "sim (the demo's board)"))
-    g.add_argument("--serial-url", metavar="URL", help=config_help(
-        "board.serial_url", help="serial: the port of the board's microcontroller (a pyserial URL)"))
-    g.add_argument("--serial-wait", action=argparse.BooleanOptionalAction, default=None,
-                   help=config_help("board.serial_wait"))
-    g.add_argument("--orientation", choices=["auto", "normal", "flipped"], help=config_help(
-        "board.orientation", help="which way round the board stands: normal (White on ranks 1-2 of its wiring), "
-        "flipped (turned round), or auto (from White's first move)"))
-    g.add_argument("--settle", type=float, metavar="SECONDS", help=config_help("board.settle"))
-    g.add_argument("--debounce", type=float, metavar="SECONDS", help=config_help("board.debounce"))
-    g.add_argument("--pinout", metavar="FILE", help=config_help("board.pinout"))
-    g.add_argument("--stdio", action="store_true",
-                   help="Sim only: read events as JSON lines on stdin and write state lines on stdout "
-                   "(docs/events.md). Default: off.")
-    g.add_argument("--sim-setup", default="expected", metavar="expected|start|empty|FEN",
-                   help="Where the sim board's pieces stand at start. Default: expected (where the game has them).")
-    g.add_argument("--no-terminal", dest="terminal", action="store_false",
-                   help="Sim without --stdio: do not show the board in this terminal nor read moves from it. "
-                   "Default: shown when the input is a terminal or a pipe.")
-    g.add_argument("--pieces", choices=["unicode", "letters"], help=config_help("terminal.pieces"))
-    if mode in ("play", "demo"):
-        e = parser.add_argument_group("engine")
-        e.add_argument("--engine", metavar="COMMAND", help=config_help("engine.path"))
-        e.add_argument("--level", metavar="LEVEL", help=config_help(
-            "engine.level", help="engine strength: beginner, intermediate, advanced, master, "
-            "practice1 to practice5, or an Elo number from 400 to 3200"))
-        e.add_argument("--movetime", type=float, metavar="SECONDS", help=config_help(
-            "engine.movetime", default="1.0" if mode != "demo" else "0.5 in the demo"))
-        e.add_argument("--color", choices=["white", "black", "random"], help=config_help("game.color"))
-    gm = parser.add_argument_group("game")
-    gm.add_argument("--time-control", metavar="MIN+INC", help=config_help(
-        "game.time_control", help="chess clock as minutes+increment seconds, e.g. 15+10", default="none, no clock"))
-    gm.add_argument("--policy", choices=["fide", "casual"], help=config_help(
-        "game.policy", help="touch-move rules: fide enforces them, casual lets any piece be touched"))
-    gm.add_argument("--arbiter", action=argparse.BooleanOptionalAction, default=None, help=config_help("game.arbiter"))
-    gm.add_argument("--takeback", choices=["apply", "offer", "off"], help=config_help(
-        "game.takeback", help="a move reversed by hand is taken back (apply), needs the takeback button (offer), "
-        "or counts as a mismatch (off)"))
-    gm.add_argument("--legal-moves", action=argparse.BooleanOptionalAction, default=None,
-                    help=config_help("game.legal_moves"))
-    gm.add_argument("--blunder-warning", action=argparse.BooleanOptionalAction, default=None,
-                    help=config_help("game.blunder_warning"))
-    gm.add_argument("--fen", help="Start a new game from this position (FEN). Default: the standard start, "
-                    "or the unfinished game.")
-    gm.add_argument("--new", action="store_true",
-                    help="Start a new game even if one is unfinished; the unfinished one is marked abandoned "
-                    "(as the page's New game does). Default: resume it.")
-    s = parser.add_argument_group("files and web")
-    s.add_argument("--games-dir", metavar="DIR", help=config_help("storage.games_dir", default=(
-        "$XDG_DATA_HOME/boardctl/games" if mode != "demo" else "$XDG_DATA_HOME/boardctl/demo-games")))
-    s.add_argument("--config", type=Path, metavar="FILE",
-                   help="Read settings from this file instead of the user file. Default: ~/.config/boardctl/config.toml.")
-    s.add_argument("--no-web", dest="web", action="store_const", const=False, default=None,
-                   help="Do not serve the web page. Default: served (config web.enabled).")
-    s.add_argument("--host", help=config_help("web.host", help="address the web page listens on; "
-                                              "anything but 127.0.0.1/localhost is LAN mode and needs the PIN"))
-    s.add_argument("--port", type=int, help=config_help(
-        "web.port", help="port of the web page (0: any free port)",
-        default="8080" if mode != "demo" else "8080, or any free port if 8080 is taken"))
+def check_game_ready(mode: str, cfg: Config) -> Variant:
+    """The game of ``game.variant``, once the parts it needs are in this build; otherwise one
+    clear :class:`NotReady` naming the part (never a traceback half-way through starting). A
+    board that does not fit the game (an 8 x 8 pin map for xiangqi, a serial device of another
+    size) is refused by the board itself when it opens, in one line too."""
+    where = f"--variant {cfg.game_variant}"
+    try:
+        variant = get_variant(cfg.game_variant)
+    except ImportError:
+        raise NotReady(f"{where}: this build has no {cfg.game_variant} rules yet "
+                       f"(boardctl/variants/{cfg.game_variant})") from None
+    if variant.write_pgn is None:  # every move is saved as PGN: a game that cannot be is not started
+        raise NotReady(f"{where}: this build cannot save {variant.name} games as PGN yet")
+    return variant
+
+
+def _board_extras(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--stdio", action="store_true",
+                       help="Sim only: read events as JSON lines on stdin and write state lines on stdout "
+                       "(docs/events.md). Default: off.")
+    group.add_argument("--sim-setup", default="expected", metavar="expected|start|empty|FEN",
+                       help="Where the sim board's pieces stand at start. Default: expected (where the game has them).")
+    group.add_argument("--no-terminal", dest="terminal", action="store_false",
+                       help="Sim without --stdio: do not show the board in this terminal nor read moves from it. "
+                       "Default: shown when the input is a terminal or a pipe.")
+
+
+def _game_extras(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--fen", help="Start a new game from this position (FEN). Default: the standard start, "
+                       "or the unfinished game.")
+    group.add_argument("--new", action="store_true",
+                       help="Start a new game even if one is unfinished; the unfinished one is marked abandoned "
+                       "(as the page's New game does). Default: resume it.")
+
+
+def _files_extras(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--config", type=Path, metavar="FILE",
+                       help="Read settings from this file instead of the user file. Default: ~/.config/boardctl/config.toml.")
+
+
+#: The options that are not settings, each after the setting it sits beside in ``--help``.
+EXTRAS_AFTER: dict[str, Callable[[argparse._ArgumentGroup], None]] = {
+    "board.pinout": _board_extras,
+    "game.blunder_warning": _game_extras,
+    "storage.games_dir": _files_extras,
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, mode: str, shown_defaults: Mapping[str, str] | None = None) -> None:
+    """The options of ``play``/``record``/``demo``: one flag per key of ``config.KEYS`` that
+    ``mode`` reads (``boardctl.cli.add_key_option``), plus the few that are not settings.
+    ``shown_defaults``: a default as this command's help says it (the demo's own)."""
+    from boardctl.cli import add_key_option
+
+    keys = sorted((key for key in config_mod.KEYS if key.flag is not None and mode in key.commands),
+                  key=lambda key: config_mod.GROUPS.index(key.group))  # stable: table order in a group
+    groups = {name: parser.add_argument_group(name) for name in config_mod.GROUPS
+              if any(key.group == name for key in keys)}
+    for key in keys:
+        add_key_option(groups[key.group], key, shown_default=(shown_defaults or {}).get(key.name))
+        if key.name in EXTRAS_AFTER:
+            EXTRAS_AFTER[key.name](groups[key.group])
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
-    cli = {
-        "board.backend": args.board,
-        "board.serial_url": args.serial_url,
-        "board.serial_wait": args.serial_wait,
-        "board.orientation": args.orientation,
-        "board.settle": args.settle,
-        "board.debounce": args.debounce,
-        "board.pinout": args.pinout,
-        "engine.path": getattr(args, "engine", None),
-        "engine.level": getattr(args, "level", None),
-        "engine.movetime": getattr(args, "movetime", None),
-        "game.color": getattr(args, "color", None),
-        "game.time_control": args.time_control,
-        "game.policy": args.policy,
-        "game.arbiter": args.arbiter,
-        "game.takeback": args.takeback,
-        "game.legal_moves": args.legal_moves,
-        "game.blunder_warning": args.blunder_warning,
-        "storage.games_dir": args.games_dir,
-        "web.enabled": args.web,
-        "web.host": args.host,
-        "web.port": args.port,
-        "terminal.pieces": args.pieces,
-    }
+    """The settings: the flags given in ``args`` over the config files (``--config`` or the usual ones)."""
+    cli = {key.name: getattr(args, key.dest, None) for key in config_mod.KEYS if key.dest is not None}
     files = None
     if args.config is not None:
         if not args.config.exists():
@@ -158,17 +137,31 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
     """A new game, or the newest unfinished one of ``mode``, announced in the log at level
     ``announce`` (INFO when the terminal view shows the announcement itself)."""
     settings = replace(settings_from_config(mode, cfg), engine_name=engine_name)
+    variant = get_variant(cfg.game_variant)
     record: GameRecord | None = None
     if not args.new and not args.fen:
         record = store.unfinished(mode)
+        if record is not None and record.variant != variant.name:
+            log.log(announce, "an unfinished game of %s is kept for boardctl %s --variant %s",
+                    record.variant, mode, record.variant)
+            record = None
         if record is not None:
             log.log(announce, "%s", resume_notice(record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
             if record.level:
                 settings = replace(settings, level=record.level)
     elif args.new:
         abandon_unfinished(store, mode)
-    fen = board_from_fen(args.fen, where="--fen").fen() if args.fen else get_variant("chess").starting_fen
-    return Session(settings, record=record, fen=fen)
+    fen = _start_fen(args.fen, variant) if args.fen else variant.starting_fen
+    session = Session(settings, record=record, fen=fen)
+    note = getattr(args, "open_note", None)  # boardctl games open: where the position came from
+    if note:
+        session.warning = note
+    return session
+
+
+def _start_fen(fen: str, variant: Variant) -> str:
+    """``--fen``, checked as a position of ``variant`` to start from (PositionError names every fault)."""
+    return board_from_fen(fen, where="--fen", variant=variant).fen()
 
 
 def _preload_web(cfg: Config) -> None:
@@ -183,8 +176,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
     from boardctl.hw.sim import occupancy_for_setup
 
     cfg = config_from_args(args)
+    variant = check_game_ready(mode, cfg)
     if args.fen:
-        board_from_fen(args.fen, where="--fen")  # refused before anything starts
+        _start_fen(args.fen, variant)  # refused before anything starts
     if args.stdio and cfg.board_backend != "sim":
         raise ConfigError("--stdio: only with the sim board (--board sim)")
     loop = asyncio.get_running_loop()
@@ -208,8 +202,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             storage_problem = exc
         engine: EngineClient | None = None
         if mode == "play":
-            command = resolve_command(cfg.engine_path)
-            engine = EngineClient(command, level=cfg.engine_level, movetime=cfg.engine_movetime)
+            # One UCI client for every game: it sets UCI_Variant from the boards it is given.
+            engine = EngineClient(resolve_command(cfg.engine_path), level=cfg.engine_level,
+                                  movetime=cfg.engine_movetime)
             stack.push_async_callback(engine.close)
             # The engine starts in its own process while this one imports the web server.
             await asyncio.gather(engine.start(), asyncio.to_thread(_preload_web, cfg))
@@ -229,7 +224,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             url=cfg.board_serial_url,
             pinout=cfg.board_pinout or None,
             debounce=cfg.board_debounce,
-            occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy()),
+            occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy(),
+                                          geometry=variant.geometry),
+            geometry=variant.geometry,
         )
         stack.callback(board.close)
         daemon = Daemon(session, store=store, engine=engine, board=board, virtual_board=cfg.board_backend == "sim",

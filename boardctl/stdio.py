@@ -102,6 +102,7 @@ async def run_stdio(
     counter = [0]
     printer = loop.create_task(_printer(queue, out, counter))
     timed: bool | None = None
+    board_names = _board_names(daemon)
     ticker: asyncio.Task[None] | None = None
     stopper = loop.create_task(stop.wait())
     lines = read_lines(stdin_fd, loop, name="stdin-reader")
@@ -125,7 +126,7 @@ async def run_stdio(
                     raise EventFormatError(f"{where}: {raw}")
                 obj = decode_line(raw, where=where)
                 if not isinstance(obj, dict):  # answered, and says nothing about the time base
-                    event_from_json(obj, where=where)
+                    event_from_json(obj, where=where, **board_names)
             except EventFormatError as exc:
                 log.warning("%s", exc)
                 daemon.flush(error=str(exc))
@@ -143,7 +144,7 @@ async def run_stdio(
                     f"(the first line {'did' if timed else 'did not'}, this one {'does' if line_timed else 'does not'})"
                 )
             try:
-                event = event_from_json(obj, t=None if timed else daemon.now(), where=where)
+                event = event_from_json(obj, t=None if timed else daemon.now(), where=where, **board_names)
                 if event.t < daemon.session.t:
                     raise EventFormatError(f"{where}: 't' went back from {daemon.session.t:g} to {event.t:g}")
             except EventFormatError as exc:
@@ -172,13 +173,19 @@ async def run_stdio(
     return status
 
 
+def _board_names(daemon: Daemon) -> dict[str, Any]:
+    """How input lines name the points: the game's own (``a0``..``i9`` in xiangqi, snapshots of
+    its hex width)."""
+    return {"geometry": daemon.variant.geometry}
+
+
 def _start(daemon: Daemon, clock: InputClock, first: Any, timed: bool) -> None:
     """Start the sim board once the time base is known: its opening snapshot is stamped with the
     first line's time (virtual) or now (real)."""
     t = 0.0
     if timed:
         with contextlib.suppress(EventFormatError):
-            t = max(daemon.session.t, event_from_json(first).t)
+            t = max(daemon.session.t, event_from_json(first, **_board_names(daemon)).t)
     clock.decide(virtual=timed, t=t)
     if daemon.board is not None:
         daemon.board.start(daemon.feed)

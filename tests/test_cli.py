@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from boardctl import launch
 from boardctl.cli import COMMANDS, build_parser, main
 
 
@@ -35,7 +37,7 @@ def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
 
 # -- help text, version, usage errors (table-driven over every sub-command) -----------------------
 
-SUBCOMMANDS = [[name] for name in COMMANDS] + [["games", "list"], ["games", "show"], ["games", "export"]]
+SUBCOMMANDS = [[name] for name in COMMANDS] + [["games", "list"], ["games", "show"], ["games", "export"], ["games", "open"]]
 
 
 def help_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -172,3 +174,80 @@ def test_demo_takes_the_documented_port_unless_it_is_taken() -> None:
         port = busy.getsockname()[1]
         assert not is_port_free("127.0.0.1", port)
     assert is_port_free("127.0.0.1", port)
+
+
+def _action_of(parser: argparse.ArgumentParser, flag: str) -> argparse.Action:
+    return next(a for a in parser._actions if flag in a.option_strings)
+
+
+@pytest.mark.parametrize("command", ["play", "record", "demo"])
+def test_the_settings_flags_are_made_from_the_config_table(command: str) -> None:
+    """One flag per key the command reads, with the key's dest, choices and config name; none hand-listed."""
+    from boardctl.config import KEYS
+
+    parser = argparse.ArgumentParser()
+    launch.add_arguments(parser, mode=command)
+    for key in KEYS:
+        if key.flag is None or command not in key.commands:
+            assert key.flag is None or all(key.flag not in a.option_strings for a in parser._actions), key.name
+            continue
+        action = _action_of(parser, key.flag)
+        assert action.dest == key.dest, key.name
+        assert action.default is None, key.name  # not given: the config files speak
+        assert f"(config {key.name})" in (action.help or ""), key.name
+        if key.choices is not None:
+            assert list(action.choices or []) == list(key.choices), key.name
+    source = Path(launch.__file__).read_text(encoding="utf-8")
+    hand_listed = [key.flag for key in KEYS if key.flag and f'"{key.flag}"' in source]
+    assert not hand_listed, f"flags written out by hand in boardctl/launch.py: {hand_listed}"
+
+
+SAMPLE_VALUES = {
+    "board.backend": ("--board", "gpio", "gpio"),
+    "board.serial_url": ("--serial-url", "loop://", "loop://"),
+    "board.serial_wait": ("--serial-wait", None, True),
+    "board.orientation": ("--orientation", "flipped", "flipped"),
+    "board.settle": ("--settle", "0.5", 0.5),
+    "board.debounce": ("--debounce", "0.01", 0.01),
+    "board.pinout": ("--pinout", "pins.toml", "pins.toml"),
+    "engine.path": ("--engine", "stockfish", "stockfish"),
+    "engine.level": ("--level", "1500", "1500"),
+    "engine.movetime": ("--movetime", "2", 2.0),
+    "game.color": ("--color", "black", "black"),
+    "game.time_control": ("--time-control", "5+3", "5+3"),
+    "game.arbiter": ("--arbiter", None, True),
+    "game.takeback": ("--takeback", "offer", "offer"),
+    "game.legal_moves": ("--no-legal-moves", None, False),
+    "game.blunder_warning": ("--blunder-warning", None, True),
+    "storage.games_dir": ("--games-dir", "/tmp/g", "/tmp/g"),
+    "web.enabled": ("--no-web", None, False),
+    "web.host": ("--host", "::1", "::1"),
+    "web.port": ("--port", "9000", 9000),
+    "terminal.pieces": ("--pieces", "letters", "letters"),
+}
+
+
+@pytest.mark.parametrize(("name", "sample"), sorted(SAMPLE_VALUES.items()))
+def test_each_flag_sets_its_key(name: str, sample: tuple[str, str | None, object]) -> None:
+    flag, text, expected = sample
+    parser = argparse.ArgumentParser()
+    launch.add_arguments(parser, mode="play")
+    args = parser.parse_args([flag] if text is None else [flag, text])
+    args.config = None
+    cfg = launch.config_from_args(args)
+    assert getattr(cfg, name.replace(".", "_")) == expected
+
+
+def test_every_flag_of_the_table_has_a_sample() -> None:
+    from boardctl.config import KEYS
+
+    flagged = {key.name for key in KEYS if key.flag is not None}
+    assert flagged - set(SAMPLE_VALUES) <= {"game.policy", "game.variant"}  # tested with their aliases
+
+
+def test_the_level_help_says_the_one_rule_of_engine_levels(capsys: pytest.CaptureFixture[str]) -> None:
+    from engine import levels
+
+    text = " ".join(help_of(["play"], capsys).split())
+    assert f"an Elo number from {levels.REQUEST_ELO_MIN} to {levels.REQUEST_ELO_MAX}" in text
+    assert all(name in text for name in levels.NAMED_LEVELS)

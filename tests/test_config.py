@@ -116,12 +116,12 @@ def test_the_commands_read_the_user_file_and_the_flags_win(tmp_path: Path) -> No
 
 def test_the_commands_stop_with_one_error_naming_the_key(tmp_path: Path) -> None:
     (tmp_path / "xdg" / "boardctl").mkdir(parents=True)
-    write(tmp_path / "xdg" / "boardctl" / "config.toml", "[game]\npolicy = \"strict\"\n")
+    write(tmp_path / "xdg" / "boardctl" / "config.toml", "[game]\npolicy = \"lenient\"\n")
     out = _record(tmp_path)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip().splitlines() == [
         f"boardctl record: error: {tmp_path / 'xdg' / 'boardctl' / 'config.toml'}: game.policy: "
-        "must be one of fide, casual, got 'strict'"
+        "must be one of strict, casual, fide, got 'lenient'"
     ]
     (tmp_path / "xdg" / "boardctl" / "config.toml").unlink()
     out = _record(tmp_path, "--settle", "-1")
@@ -133,3 +133,46 @@ def test_the_commands_stop_with_one_error_naming_the_key(tmp_path: Path) -> None
 def test_settle_must_outlast_a_brush(settle: float) -> None:
     with pytest.raises(ConfigError, match=r"board\.settle"):
         config.load({"board.settle": settle}, files=[])
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({}, ("chess", "white", "strict")),
+        ({"game.policy": "fide"}, ("chess", "white", "strict")),  # the old name is an alias
+        ({"game.policy": "strict"}, ("chess", "white", "strict")),
+        ({"game.policy": "casual"}, ("chess", "white", "casual")),
+        ({"game.color": "black"}, ("chess", "black", "strict")),
+        ({"game.color": "random"}, ("chess", "random", "strict")),
+        ({"game.variant": "xiangqi"}, ("xiangqi", "red", "strict")),  # the default side is the first
+        ({"game.variant": "xiangqi", "game.color": "red"}, ("xiangqi", "red", "strict")),
+        ({"game.variant": "xiangqi", "game.color": "black"}, ("xiangqi", "black", "strict")),
+        ({"game.variant": "xiangqi", "game.color": "random", "game.policy": "fide"}, ("xiangqi", "random", "strict")),
+    ],
+)
+def test_the_game_its_sides_and_the_policy_names(given: dict[str, str], expected: tuple[str, str, str]) -> None:
+    cfg = config.load(given, files=[])
+    assert (cfg.game_variant, cfg.game_color, cfg.game_policy) == expected
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"game.variant": "xiangqi", "game.color": "white"},
+         "command line: --color (game.color): white is not a side in xiangqi; choose red, black or random"),
+        ({"game.color": "red"}, "command line: --color (game.color): red is not a side in chess; choose white, black or random"),
+        ({"game.variant": "shogi"}, "command line: --variant (game.variant): must be one of chess, xiangqi, got 'shogi'"),
+        ({"game.policy": "FIDE"}, "must be one of strict, casual, fide, got 'FIDE'"),
+    ],
+)
+def test_a_side_of_another_game_is_refused_naming_both(given: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        config.load(given, files=[])
+    assert message in str(info.value)
+
+
+def test_a_side_from_a_file_is_named_with_the_file(tmp_path: Path) -> None:
+    user = write(tmp_path / "user.toml", '[game]\ncolor = "red"\n')
+    with pytest.raises(ConfigError, match=r"user\.toml: game\.color: red is not a side in chess"):
+        config.load({}, files=[user])
+    assert config.load({"game.variant": "xiangqi"}, files=[user]).game_color == "red"

@@ -4,6 +4,7 @@ and the page's parsers fuzzed."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 
 import aiohttp
@@ -14,9 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_web_server import RecordingDaemon, serve
 
+from boardctl.actions import NewGameAction
 from boardctl.web.protocol import (
     MAX_MESSAGE_BYTES,
     WebInputError,
+    action_to_json,
     fen_from_pgn,
     parse_action,
     parse_client_message,
@@ -79,7 +82,9 @@ def test_any_action_value_is_accepted_or_one_input_error(value: object) -> None:
     except WebInputError as exc:
         assert len(str(exc)) < 600
     else:
-        assert validate_action(action) == action  # normalised actions are stable
+        # checked actions are stable: their JSON form reads back to them (an upload's note aside)
+        kept = dataclasses.replace(action, note=None) if isinstance(action, NewGameAction) else action
+        assert validate_action(action_to_json(action)) == kept
 
 
 @pytest.mark.fuzz

@@ -1,0 +1,136 @@
+"""``--variant``, ``--color`` and ``--policy`` on the real daemon: chess unchanged, xiangqi when its
+parts are in this build, and one clear line (never a traceback) for whatever cannot play it yet."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_daemon_support import Daemon
+
+from boardctl import config, launch
+from boardctl.errors import ConfigError
+
+
+def _run(games: Path, mode: str, *extra: str, stdin: str = '{"t": 0}\n') -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "boardctl", mode, "--board", "sim", "--stdio", "--no-web",
+         "--games-dir", str(games), *extra],
+        input=stdin, capture_output=True, text=True, timeout=60,
+    )
+
+
+def _xiangqi_missing(mode: str) -> str | None:
+    """Why this build cannot run ``mode --variant xiangqi`` (None: it can)."""
+    try:
+        launch.check_game_ready(mode, config.load({"game.variant": "xiangqi"}, files=[]))
+    except ConfigError as exc:
+        return str(exc)
+    return None
+
+
+def _plays(daemon: Daemon, steps: list[tuple[str, bool]]) -> dict[str, object]:
+    for square, occupied in steps:
+        daemon.event(square, occupied)
+    return daemon.tick()
+
+
+def test_a_chess_state_line_names_its_game(tmp_path: Path) -> None:
+    daemon = Daemon("record", tmp_path / "g")
+    line = daemon.send({"t": 0})
+    assert line["variant"] == "chess"
+    line = _plays(daemon, [("e2", False), ("e4", True)])
+    assert line["moves"] == ["e2e4"] and line["variant"] == "chess"
+    assert daemon.close() == 0
+
+
+#: FIDE 4.3: d2 was touched first (held 0.4 s), so e2-e4 is refused and d2 must move.
+FIRST_TOUCHED = [("d2", False, 0.1), ("d2", True, 0.4), ("e2", False, 0.3), ("e4", True, 0.3)]
+THEN_THE_TOUCHED_PIECE = [("e4", False, 0.5), ("e2", True, 0.3), ("d2", False, 0.5), ("d4", True, 0.3)]
+
+
+def _judged(tmp_path: Path, policy: str) -> list[dict[str, object]]:
+    daemon = Daemon("record", tmp_path / policy, "--policy", policy)
+    daemon.send({"t": 0})
+    lines = []
+    for steps in (FIRST_TOUCHED, THEN_THE_TOUCHED_PIECE):
+        for square, occupied, dt in steps:
+            daemon.event(square, occupied, dt)
+        lines.append({k: v for k, v in daemon.tick().items() if k != "game"})
+    assert daemon.close() == 0
+    return lines
+
+
+def test_strict_and_its_alias_fide_judge_exactly_alike(tmp_path: Path) -> None:
+    """The piece touched first must move under strict and fide alike; casual lets another go."""
+    strict, fide, casual = (_judged(tmp_path, policy) for policy in ("strict", "fide", "casual"))
+    assert strict == fide
+    assert strict[0]["moves"] == [] and "touch-move" in str(strict[0]["warning"]), strict[0]
+    assert strict[1]["moves"] == ["d2d4"]
+    assert casual[0]["moves"] == ["e2e4"]
+
+
+def test_a_side_of_the_other_game_stops_with_one_line(tmp_path: Path) -> None:
+    out = _run(tmp_path / "g", "play", "--variant", "xiangqi", "--color", "white")
+    assert out.returncode == 2, out.stderr
+    assert out.stdout == "" and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [
+        "boardctl play: error: command line: --color (game.color): white is not a side in xiangqi; "
+        "choose red, black or random"
+    ]
+    out = _run(tmp_path / "g", "play", "--color", "red")
+    assert out.returncode == 2 and "red is not a side in chess; choose white, black or random" in out.stderr
+
+
+def test_the_help_says_which_sides_each_game_has(capsys: pytest.CaptureFixture[str]) -> None:
+    from boardctl.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "white, black or random in chess; red, black or random in xiangqi" in text
+    assert "--variant {chess,xiangqi}" in text and "--policy {strict,casual,fide}" in text
+    assert "strict (also called fide) enforces them" in text
+
+
+@pytest.mark.parametrize("mode", ["record", "play", "demo"])
+def test_xiangqi_runs_or_says_in_one_line_what_is_missing(tmp_path: Path, mode: str) -> None:
+    missing = _xiangqi_missing("play" if mode == "demo" else mode)
+    if missing is None:
+        pytest.skip("xiangqi can run in this build: the games below play it")
+    extra = ["--engine", "true"] if mode != "record" else []
+    if mode == "demo":
+        out = subprocess.run([sys.executable, "-m", "boardctl", "demo", "--variant", "xiangqi", "--no-web",
+                              "--no-terminal", "--games-dir", str(tmp_path / "g")],
+                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    else:
+        out = _run(tmp_path / "g", mode, "--variant", "xiangqi", *extra)
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+    assert out.stderr.strip().splitlines() == [f"boardctl {mode}: error: {missing}"]
+    assert "--variant xiangqi: " in missing
+    assert not list((tmp_path / "g").glob("*.json"))  # nothing half-started was saved
+
+
+RED_CANNON_AND_BLACK_HORSE = [("h2", False), ("e2", True)], [("h9", False), ("g7", True)]
+
+
+def test_a_recorded_xiangqi_game_on_the_sim(tmp_path: Path) -> None:
+    missing = _xiangqi_missing("record")
+    if missing is not None:
+        pytest.skip(f"waiting for the xiangqi parts: {missing}")
+    daemon = Daemon("record", tmp_path / "g", "--variant", "xiangqi")
+    line = daemon.send({"t": 0})
+    assert line["variant"] == "xiangqi" and line["turn"] == "red"
+    assert len(line["occupancy"]) == 23
+    for steps in RED_CANNON_AND_BLACK_HORSE:
+        line = _plays(daemon, steps)
+    assert line["moves"] == ["h2e2", "h9g7"], line
+    assert line["fen"] == "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2"
+    assert line["turn"] == "red"
+    assert daemon.close() == 0
+    (state,) = (tmp_path / "g").glob("*.json")
+    assert json.loads(state.read_text())["moves"] == ["h2e2", "h9g7"]
