@@ -53,7 +53,7 @@ def main(argv: list[str]) -> None:
     wall, cpu = statistics.median(rates), statistics.median(cpu_rates)
     name = "tracker" if variant.name == "chess" else f"tracker ({variant.name})"
     print(f"{name}: {total} events in {args.games} games, {args.rounds} rounds (median of rounds)")
-    print(f"tracker: {cpu:,.0f} events/s per CPU second ({1e6 / cpu:.1f} us/event, target <= 50 us); "
+    print(f"{name}: {cpu:,.0f} events/s per CPU second ({1e6 / cpu:.1f} us/event, target <= 50 us); "
           f"wall clock {wall:,.0f} events/s; slowest single event {worst * 1e6:.0f} us")
 
 

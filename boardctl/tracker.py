@@ -1,6 +1,8 @@
-"""The move tracker: reed-switch events in, chess moves, LED intents and violations out.
+"""The move tracker: reed-switch events in, moves, LED intents and violations out.
 
-It is pure: no I/O, no threads, no clock. Time comes only from the events and ``tick``.
+It is pure: no I/O, no threads, no clock. Time comes only from the events and ``tick``. It knows no
+game: it speaks :mod:`boardctl.core.rules` (``GameBoard``), so chess and xiangqi go through the very
+same machinery; what is chess's alone (castling, en passant, promotion) are the board's hooks.
 
 How it decides, in brief (docs/events.md has the user's view):
 
@@ -18,9 +20,10 @@ How it decides, in brief (docs/events.md has the user's view):
 - A capture whose square never read empty (the victim pushed off) looks like a piece in the hand;
   it completes on the opponent's lift, the clock button, a blink of the captured square or the
   mismatch delay. Several possible victims light ``which-capture`` until the player confirms one.
-- Policy ``fide`` adds touch-move (FIDE 4.3-4.6): the first piece touched decides; an opponent's
-  piece kept off past the settle time must be captured; a king released on its castling square
-  must castle; touching the rook first forbids castling. ``casual`` has none of it.
+- Policy ``strict`` (``fide`` is its older name) adds touch-move (FIDE 4.3-4.6; xiangqi's 摸子走子
+  and 落子无悔): the first piece touched decides; an opponent's piece kept off past the settle
+  time must be captured; a king released on its castling square must castle; touching the rook
+  first forbids castling. ``casual`` has none of it.
 - One completed illegal move is one violation: the states while it is put right are not new ones.
 - After the result (mate, stalemate, a forfeit, or :meth:`Tracker.finish`) moving pieces is
   clearing up: neither a move, a takeback nor a violation.
@@ -225,6 +228,17 @@ def _captures(board: GameBoard, move: Move, square: Square) -> bool:
     return board.capture_square(move) == square
 
 
+_START_OCCUPANCY: dict[str, int] = {}
+
+
+def _start_occupancy(variant: Variant) -> int:
+    """The occupancy of ``variant``'s start position (worked out once per game)."""
+    known = _START_OCCUPANCY.get(variant.name)
+    if known is None:
+        known = _START_OCCUPANCY[variant.name] = variant.board().occupied
+    return known
+
+
 def _squares(mask: int) -> Iterator[Square]:
     """The squares of ``mask``, lowest first."""
     while mask:
@@ -278,7 +292,7 @@ class Tracker:
         self._geometry = variant.geometry
         self._name = variant.geometry.square_name
         self._all = variant.geometry.all_mask
-        self._start_occ = variant.board().occupied
+        self._start_occ = _start_occupancy(variant)
         self._board = variant.adopt(board) if board is not None else variant.board()
         self._policy = Policy(policy)
         self._timing = timing

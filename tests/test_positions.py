@@ -88,3 +88,16 @@ def test_new_game_action_refuses_an_impossible_fen(fen: str, words: str, tmp_pat
         await daemon.close()
 
     asyncio.run(go())
+
+
+def test_xiangqi_setups_are_checked_by_the_xiangqi_reader() -> None:
+    from boardctl.variants import get_variant
+
+    xiangqi = get_variant("xiangqi")
+    board = board_from_fen("4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 1", where="--fen", variant=xiangqi)
+    assert board.geometry is xiangqi.geometry and board.fen().startswith("4k4/R8/")
+    for fen in ("4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",  # the generals face each other
+                "9/9/9/9/9/9/9/9/9/4K4 w - - 0 1",  # no black general
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"):  # a chess FEN
+        with pytest.raises(PositionError, match="--fen"):
+            board_from_fen(fen, where="--fen", variant=xiangqi)

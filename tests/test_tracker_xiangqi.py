@@ -192,7 +192,31 @@ END = [
     Case("no-legal-move-then-pieces-moved", "e9- 0.3 f9+ 0.5 a8- 0.3 a1+", m(), fen=NO_MOVE),
 ]
 
-CASES = [*PLAIN, *CAPTURES, *TOUCH, *REFUSED, *END]
+# -- blitz: the reply's lift proves the mover let go, after any gap or even overlapping ----------------
+
+#: (name, moves before, the mover's script, its move, the reply's script, the reply)
+MOVERS = [
+    ("cannon", (), "h2- 0.3 e2+", "h2e2", "h7- 0.3 e7+", "h7e7"),
+    ("horse", (), "h0- 0.25 g2+", "h0g2", "h9- 0.3 g7+", "h9g7"),
+    ("chariot-slide", ("a3a4", "a6a5"), "a0- 0.05 a1+ 0.05 a1- 0.05 a2+ 0.05 a2- 0.05 a3+", "a0a3", "a9- 0.3 a7+", "a9a7"),
+    ("cannon-capture-victim-first", (), "h9- 0.4 h2- 0.3 h9+", "h2h9", "b7- 0.3 e7+", "b7e7"),
+    ("cannon-capture-victim-second", (), "h2- 0.2 h9- 0.3 h9+", "h2h9", "b7- 0.3 e7+", "b7e7"),
+    ("black-mover", ("h2e2",), "h7- 0.3 e7+", "h7e7", "h0- 0.3 g2+", "h0g2"),
+    ("soldier", (), "c3- 0.3 c4+", "c3c4", "c6- 0.3 c5+", "c6c5"),
+]
+GAPS = [0.0, 0.05, 0.1, 0.2, 0.29, 0.35]
+OVERLAPS = [0.05, 0.1, 0.2, 0.29]
+
+BLITZ = [
+    *(Case(f"blitz-{name}-gap-{gap}", f"{mover} {gap} {reply}", m(move, reply_move), pre=pre)
+      for name, pre, mover, move, reply, reply_move in MOVERS for gap in GAPS),
+    *(Case(f"overlap-cannons-{ov}", f"h2- {0.5 - ov} h7- {ov} e2+ 0.3 e7+", m("h2e2", "h7e7")) for ov in OVERLAPS),
+    *(Case(f"overlap-horses-{ov}", f"h0- {0.6 - ov} h9- {ov} g2+ 0.4 g7+", m("h0g2", "h9g7")) for ov in OVERLAPS),
+    Case("blitz-three-moves-at-zero-gaps", "h2- 0.3 e2+ h7- 0.3 e7+ h0- 0.3 g2+ h9- 0.3 g7+",
+         m("h2e2", "h7e7", "h0g2", "h9g7")),
+]
+
+CASES = [*PLAIN, *CAPTURES, *TOUCH, *REFUSED, *END, *BLITZ]
 
 
 def _params() -> list[object]:
@@ -200,7 +224,7 @@ def _params() -> list[object]:
 
 
 def test_catalogue_is_broad() -> None:
-    assert len(CASES) >= 35 and len({c.id for c in CASES}) == len(CASES)
+    assert len(CASES) >= 90 and len({c.id for c in CASES}) == len(CASES)
 
 
 @pytest.mark.parametrize(("case", "policy"), _params())
@@ -267,6 +291,12 @@ def test_repetition_rulings_end_the_game(fen: str, moves: str, result: str, term
     assert session.tracker.is_finished()
     line = session.state_line()
     assert line["variant"] == "xiangqi" and line["result"] == result and line["turn"] in ("red", "black")
+
+
+@pytest.mark.parametrize(("clock", "result"), [(119, ("1/2-1/2", "sixty moves")), (118, ("*", ""))])
+def test_sixty_moves_without_a_capture_is_a_draw(clock: int, result: tuple[str, str]) -> None:
+    session = _session_plays(f"r3k4/9/9/9/9/9/9/9/9/R2K5 w - - {clock} 80", ["d0d1"])
+    assert (session.record.result, session.record.termination) == result
 
 
 def test_mate_is_recorded_with_red_and_black() -> None:

@@ -745,7 +745,7 @@ def list_games(folder: Path) -> list[dict[str, Any]]:
             {
                 "name": path.name,
                 "date": headers.get("Date", "?"),
-                "white": headers.get("White", "?"),
+                "white": headers.get("White", headers.get("Red", "?")),  # xiangqi records name Red
                 "black": headers.get("Black", "?"),
                 "result": headers.get("Result", "*"),
                 "opening": headers.get("Opening", ""),

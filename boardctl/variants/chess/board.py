@@ -9,7 +9,7 @@ parameter is a valid override), because the core hands a board only the moves it
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import chess
 
@@ -19,6 +19,7 @@ from boardctl.core.rules import Color, Move, Outcome
 #: Promotion pieces by letter, in the order the promote button cycles (queen is the default).
 CHOICES = ("q", "r", "b", "n")
 _PIECE_OF = {letter: chess.PIECE_SYMBOLS.index(letter) for letter in CHOICES}
+_SYMBOL_OF: dict[object, str] = {piece: letter for letter, piece in _PIECE_OF.items()}
 
 
 def castling_rook_squares(board: ChessBoard, move: Move) -> tuple[Square, Square]:
@@ -161,8 +162,8 @@ class ChessBoard(chess.Board):
         return CHOICES
 
     def choice_of(self, move: Move) -> str | None:
-        promotion = cast(chess.Move, move).promotion
-        return chess.piece_symbol(promotion) if promotion else None
+        promotion = getattr(move, "promotion", None)  # chess.Move's; no typing.cast call on this path
+        return _SYMBOL_OF.get(promotion)
 
     def with_choice(self, move: Move, choice: str) -> chess.Move:
         piece = _PIECE_OF.get(choice)
