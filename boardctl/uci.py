@@ -27,8 +27,9 @@ from boardctl.errors import EngineError
 
 log = logging.getLogger(__name__)
 
-#: Seconds an engine may take to answer ``uci``/``isready`` (our engine may first load its kernels).
-HANDSHAKE_TIMEOUT = 60.0
+#: Seconds an engine may take to answer ``uci``/``isready``: on its first run our engine compiles
+#: its kernels first (about a minute; a few minutes on a Raspberry Pi).
+HANDSHAKE_TIMEOUT = 900.0
 #: Seconds to wait for ``bestmove`` after ``stop``.
 STOP_TIMEOUT = 10.0
 
