@@ -191,9 +191,24 @@ class _XiangqiGame:
 def test_xiangqi_export_in_each_notation(notation: str, fmt: str, first: str, second: str) -> None:
     from boardctl.games import _export_text
 
-    _xiangqi_records()
     text = _export_text(_XiangqiGame(), notation)  # type: ignore[arg-type]
     assert text.startswith('[Game "Chinese Chess"]\n')
     assert '[Red "Li"]' in text and '[Black "Wang"]' in text and '[Result "1-0"]' in text
     assert f'[Format "{fmt}"]' in text and '[Event "club"]' in text
     assert f"1. {first} {second}" in text and text.rstrip().endswith("1-0")
+
+
+class _SetUpXiangqiGame(_XiangqiGame):
+    """A game started from a set-up with Black to move."""
+
+    fen = "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 2 2"
+    moves = ("i9h9", "h0g2")
+    result = "*"
+
+
+def test_xiangqi_export_of_a_set_up_game_names_its_start() -> None:
+    from boardctl.games import _export_text
+
+    text = _export_text(_SetUpXiangqiGame(), "iccs")  # type: ignore[arg-type]
+    assert f'[FEN "{_SetUpXiangqiGame.fen}"]' in text
+    assert "2... I9-H9 3. H0-G2 *" in text
