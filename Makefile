@@ -40,6 +40,7 @@ system:
 	sh scripts/ensure-stockfish.sh
 	sh scripts/ensure-micropython.sh
 	sh scripts/ensure-fairy-stockfish.sh
+	sh scripts/ensure-espeak.sh
 
 test: $(STAMP) $(KERNELS) system lint
 	$(BIN)/pytest -q

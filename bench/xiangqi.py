@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 import os
 import random
@@ -202,12 +203,15 @@ class Score:
                 f"endings: {', '.join(f'{k} {v}' for k, v in self.endings.most_common())}")
 
 
-def play(red: Uci, black: Uci, opening: tuple[str, ...], base: float, inc: float) -> tuple[float, str]:
-    """One game from ``opening``: Red's score and how it ended, ruled by pyffish."""
+def play(red: Uci, black: Uci, opening: tuple[str, ...], go_for: GoFor) -> tuple[float, str, list[str]]:
+    """One game from ``opening``: Red's score, how it ended (ruled by pyffish) and the moves.
+
+    Every move either engine sends is checked against pyffish's legal moves before it is played.
+    """
     from engine.xq_judge import Ending, legal_moves, ruling
 
     moves = list(opening)
-    clocks = [base, base]
+    clocks = [go_for.base, go_for.base]
     for eng in (red, black):
         eng.new_game()
     while True:
@@ -217,54 +221,118 @@ def play(red: Uci, black: Uci, opening: tuple[str, ...], base: float, inc: float
             how = ("repetition or 60 moves" if verdict.optional else "no legal move")
             red_view = verdict.ending if side == 0 else {Ending.WIN: Ending.LOSS, Ending.LOSS: Ending.WIN}.get(
                 verdict.ending, verdict.ending)
-            return {Ending.WIN: 1.0, Ending.LOSS: 0.0}.get(red_view, 0.5), how
+            return {Ending.WIN: 1.0, Ending.LOSS: 0.0}.get(red_view, 0.5), how, moves
         if len(moves) >= 400:
-            return 0.5, "400 plies"
+            return 0.5, "400 plies", moves
         mover = red if side == 0 else black
-        go = (f"wtime {int(clocks[0] * 1000)} btime {int(clocks[1] * 1000)} "
-              f"winc {int(inc * 1000)} binc {int(inc * 1000)}")
         t = time.perf_counter()
-        move = mover.play(START, moves, go)
+        move = mover.play(START, moves, go_for.command(clocks))
         clocks[side] -= time.perf_counter() - t
-        if clocks[side] < 0:
-            return (0.0 if side == 0 else 1.0), "lost on time"
-        clocks[side] += inc
+        if go_for.nodes is None and clocks[side] < 0:
+            return (0.0 if side == 0 else 1.0), "lost on time", moves
+        clocks[side] += go_for.inc
         if move not in legal_moves(START, moves):
             print(f"   !! illegal move {move} after {' '.join(moves)}", file=sys.stderr, flush=True)
-            return (0.0 if side == 0 else 1.0), f"illegal move {move}"
+            return (0.0 if side == 0 else 1.0), f"illegal move {move}", [*moves, move]
         moves.append(move)
 
 
+@dataclass(frozen=True)
+class GoFor:
+    """How each move is searched: a clock (base + increment, seconds) or a fixed node count."""
+
+    base: float = 10.0
+    inc: float = 0.1
+    nodes: int | None = None
+
+    @classmethod
+    def from_text(cls, text: str) -> GoFor:
+        """``10+0.1`` (clock) or ``nodes=5000``."""
+        if text.startswith("nodes="):
+            return cls(nodes=int(text.removeprefix("nodes=")))
+        base, inc = (float(x) for x in text.split("+"))
+        return cls(base, inc)
+
+    def command(self, clocks: list[float]) -> str:
+        if self.nodes is not None:
+            return f"nodes {self.nodes}"
+        ms = int(self.inc * 1000)
+        return f"wtime {int(clocks[0] * 1000)} btime {int(clocks[1] * 1000)} winc {ms} binc {ms}"
+
+    def __str__(self) -> str:
+        return f"{self.nodes} nodes a move" if self.nodes is not None else f"{self.base:g}+{self.inc:g} s"
+
+
 def match(name: str, ours_opts: dict[str, str], theirs_cmd: list[str], theirs_opts: dict[str, str], games: int,
-          base: float, inc: float, seed: int, *, theirs_ffish: bool) -> Score:
+          go_for: GoFor, seed: int, *, theirs_ffish: bool, state: Path | None = None,
+          random_plies: int = 0) -> Score:
+    """``games`` colour-swapped games from the shuffled opening list.
+
+    With ``state``, every finished game (its moves too) is appended to that JSON-lines file
+    and a rerun with the same file resumes after the games already there. ``random_plies``
+    random legal moves after each opening line make every game differ (self-play).
+    """
     from engine.xq_book import openings
 
     lines = [o.moves for o in openings()]
     random.Random(seed).shuffle(lines)
+    score = Score()
+    done = 0
+    if state is not None and state.exists():
+        for row in state.read_text().splitlines():
+            rec = json.loads(row)
+            if rec.get("match") != name:
+                continue
+            score.add(rec["score"], rec["ending"])
+            done += 1
+        print(f"   ... {name}: resuming after {done} games from {state}", flush=True)
+    if done >= games:
+        print(f"-- xiangqi match vs {name} ({go_for}, {score.games} games, colour-swapped openings): "
+              f"{score.line()}", flush=True)
+        return score
     ours = Uci(ENGINE_CMD, {"OwnBook": "false", "Move Overhead": str(OVERHEAD_MS), **ours_opts}, ffish_ranks=False)
     theirs = Uci(theirs_cmd, theirs_opts, ffish_ranks=theirs_ffish)
-    score = Score()
     try:
-        i = 0
+        i = done
         while score.games < games:
             opening = lines[(i // 2) % len(lines)]
+            if random_plies:
+                opening = _randomised(opening, random_plies, random.Random(seed * 100_003 + i))
             ours_red = i % 2 == 0
             red, black = (ours, theirs) if ours_red else (theirs, ours)
-            s, ending = play(red, black, opening, base, inc)
-            score.add(s if ours_red else 1.0 - s, ending)
+            s, ending, moves = play(red, black, opening, go_for)
+            ours_score = s if ours_red else 1.0 - s
+            score.add(ours_score, ending)
             i += 1
+            if state is not None:
+                with state.open("a") as f:
+                    f.write(json.dumps({"match": name, "game": i, "ours_red": ours_red, "score": ours_score,
+                                        "ending": ending, "moves": moves}) + "\n")
             print(f"   ... {name}: game {score.games} ({'ours Red' if ours_red else 'ours Black'}, "
-                  f"{' '.join(opening[:2])}...): {s if ours_red else 1.0 - s:g} by {ending}; {score.line()}",
+                  f"{' '.join(opening[:2])}...): {ours_score:g} by {ending}; {score.line()}",
                   flush=True)
     finally:
         ours.close()
         theirs.close()
-    print(f"-- xiangqi match vs {name} ({base:g}+{inc:g} s, {score.games} games, colour-swapped openings): "
+    print(f"-- xiangqi match vs {name} ({go_for}, {score.games} games, colour-swapped openings): "
           f"{score.line()}", flush=True)
     return score
 
 
-def fairy_match(games: int, base: float, inc: float, seed: int, elo: int | None) -> None:
+def _randomised(opening: tuple[str, ...], plies: int, rng: random.Random) -> tuple[str, ...]:
+    """``opening`` plus up to ``plies`` random legal moves (pyffish's), stopping early if the game ends."""
+    from engine.xq_judge import legal_moves
+
+    moves = list(opening)
+    for _ in range(plies):
+        legal = legal_moves(START, moves)
+        if not legal:
+            break
+        moves.append(rng.choice(sorted(legal)))
+    return tuple(moves)
+
+
+def fairy_match(games: int, go_for: GoFor, seed: int, elo: int | None, state: Path | None) -> None:
     if FAIRY is None:
         print("-- xiangqi match: skipped (fairy-stockfish not installed)")
         return
@@ -272,21 +340,28 @@ def fairy_match(games: int, base: float, inc: float, seed: int, elo: int | None)
     if elo is not None:
         opts |= {"UCI_LimitStrength": "true", "UCI_Elo": str(elo)}
     match(f"Fairy-Stockfish 11.1 {'UCI_Elo ' + str(elo) if elo else 'full strength'}", {}, [FAIRY], opts,
-          games, base, inc, seed, theirs_ffish=True)
+          games, go_for, seed, theirs_ffish=True, state=state)
 
 
-def calibrate(games: int, base: float, inc: float, seed: int) -> None:
+def self_play(games: int, go_for: GoFor, seed: int, state: Path | None) -> None:
+    """Our engine against itself from the openings plus four random plies, every move refereed: a legality soak."""
+    match("ourselves", {}, ENGINE_CMD, {"OwnBook": "false", "Move Overhead": str(OVERHEAD_MS)},
+          games, go_for, seed, theirs_ffish=False, state=state, random_plies=4)
+
+
+def calibrate(games: int, go_for: GoFor, seed: int, state: Path | None) -> None:
     """Each named level against the one below (our engine on both sides), and master vs Fairy-Stockfish."""
     from engine.levels import LEVELS, NAMED_LEVELS
 
     for low, high in itertools.pairwise(NAMED_LEVELS):
         hi_opts = {"Skill Level": str(LEVELS[high].skill)}
         lo_opts = {"Skill Level": str(LEVELS[low].skill), "OwnBook": "false", "Move Overhead": str(OVERHEAD_MS)}
-        match(f"our {low} (as {high})", hi_opts, ENGINE_CMD, lo_opts, games, base, inc, seed, theirs_ffish=False)
+        match(f"our {low} (as {high})", hi_opts, ENGINE_CMD, lo_opts, games, go_for, seed, theirs_ffish=False,
+              state=state)
     if FAIRY:
         match("Fairy-Stockfish UCI_Elo 1350 (as master)", {"Skill Level": str(LEVELS["master"].skill)}, [FAIRY],
               {"UCI_LimitStrength": "true", "UCI_Elo": "1350", "Move Overhead": str(OVERHEAD_MS)},
-              games, base, inc, seed, theirs_ffish=True)
+              games, go_for, seed, theirs_ffish=True, state=state)
 
 
 def main(argv: list[str]) -> int:
@@ -295,20 +370,26 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--depth", type=int, default=8, help="search bench depth")
     parser.add_argument("--games", type=int, default=0, help="match games vs Fairy-Stockfish (0: none)")
     parser.add_argument("--elo", type=int, default=2000, help="Fairy-Stockfish UCI_Elo (0: full strength)")
-    parser.add_argument("--tc", default="10+0.1", help="base+increment in seconds")
+    parser.add_argument("--tc", default="10+0.1", help="base+increment in seconds, or nodes=N a move")
     parser.add_argument("--calibrate", type=int, default=0, help="games per level pairing (0: none)")
+    parser.add_argument("--calibrate-tc", default=None, help="time control of the level pairings (default --tc)")
+    parser.add_argument("--self-play", type=int, default=0, help="refereed games of our engine against itself")
+    parser.add_argument("--state", type=Path, default=None,
+                        help="JSON-lines file of finished games: written as games end, resumed from on a rerun")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    base, inc = (float(x) for x in args.tc.split("+"))
+    go_for = GoFor.from_text(args.tc)
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     if "perft" not in args.skip:
         bench_perft()
     if "search" not in args.skip:
         bench_search(args.depth)
+    if args.self_play:
+        self_play(args.self_play, go_for, args.seed, args.state)
     if args.games and "match" not in args.skip:
-        fairy_match(args.games, base, inc, args.seed, args.elo or None)
+        fairy_match(args.games, go_for, args.seed, args.elo or None, args.state)
     if args.calibrate and "calibrate" not in args.skip:
-        calibrate(args.calibrate, base, inc, args.seed)
+        calibrate(args.calibrate, GoFor.from_text(args.calibrate_tc or args.tc), args.seed, args.state)
     return 0
 
 

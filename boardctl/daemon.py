@@ -55,8 +55,7 @@ STORAGE_SQUARES = corner_squares(CHESS_8X8)
 
 
 class Engine(Protocol):
-    """What the daemon asks of its engine: ``EngineClient`` (chess, through python-chess) or
-    ``boardctl.uci.UciEngine`` (another game's UCI engine)."""
+    """What the daemon asks of its engine: ``EngineClient`` for every game, or a test's stand-in."""
 
     level: str
 

@@ -2,6 +2,11 @@
 
 Levels map to standard UCI options only (``UCI_LimitStrength``/``UCI_Elo``, ``Skill Level``),
 clamped to what the engine advertises, so any UCI engine (our numba one, Stockfish) works alike.
+
+The UCI conversation is our own (a few lines: ``uci``, ``setoption``, ``isready``, ``position fen
+... moves ...``, ``go movetime``, ``stop``), so it speaks any game the core's boards describe: the
+moves go out and come back in the engine's coordinates and are read by the game's own board, and a
+game other than chess is chosen with the standard ``UCI_Variant`` option (``xiangqi``).
 """
 
 from __future__ import annotations
@@ -18,9 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
-
-import chess
-import chess.engine
 
 from boardctl.config import check_level
 from boardctl.core.rules import GameBoard, Move
@@ -39,7 +41,64 @@ T = TypeVar("T")
 SETTLE_TIMEOUT = 10.0
 
 
-def _clamp(value: int, option: chess.engine.Option) -> int:
+#: Seconds an engine may take to answer ``uci`` or ``isready`` (a first start compiles and loads).
+START_TIMEOUT = 120.0
+#: Seconds beyond the move time a search may take before the engine is thought hung.
+SEARCH_GRACE = 30.0
+
+
+@dataclass(frozen=True)
+class Option:
+    """One ``option name ... type ...`` line of the engine's ``uci`` answer."""
+
+    name: str
+    type: str
+    default: str | int | bool | None
+    min: int | None
+    max: int | None
+    var: tuple[str, ...]
+
+
+def parse_option(line: str) -> Option | None:
+    """An ``option`` line (``option name Skill Level type spin default 20 min 0 max 20``), or None."""
+    words = line.split()
+    if len(words) < 4 or words[:2] != ["option", "name"] or "type" not in words[3:]:
+        return None
+    at = words.index("type", 3)
+    fields: dict[str, str] = {}
+    var: list[str] = []
+    key: str | None = None
+    value: list[str] = []
+
+    def flush() -> None:
+        if key == "var":
+            var.append(" ".join(value))
+        elif key is not None:
+            fields[key] = " ".join(value)
+
+    for word in words[at:]:
+        if word in ("type", "default", "min", "max", "var"):
+            flush()
+            key, value = word, []
+        else:
+            value.append(word)
+    flush()
+    kind = fields.get("type", "")
+    text = fields.get("default")
+    default: str | int | bool | None = text
+    if kind == "spin" and text is not None and text.lstrip("-").isdigit():
+        default = int(text)
+    elif kind == "check":
+        default = text == "true"
+
+    def number(name: str) -> int | None:
+        text = fields.get(name, "")
+        return int(text) if text.lstrip("-").isdigit() else None
+
+    return Option(" ".join(words[2:at]), kind, default, number("min"), number("max"), tuple(var))
+
+
+def _clamp(value: int, option: Option) -> int:
     low = option.min if option.min is not None else value
     high = option.max if option.max is not None else value
     return max(low, min(high, value))
@@ -54,7 +113,7 @@ def level_of(level: str) -> Level:
     return Level(level, int(level), skill_for_elo(int(level)))
 
 
-def uci_options(level: str, options: Mapping[str, chess.engine.Option]) -> dict[str, OptionValue]:
+def uci_options(level: str, options: Mapping[str, Option]) -> dict[str, OptionValue]:
     """UCI options that set ``level`` on an engine advertising ``options``.
 
     ``UCI_Elo`` when the engine's range covers the level's Elo, else ``Skill Level`` (our
@@ -117,22 +176,139 @@ class Reply:
     book: bool = False
 
 
-def reply_from_info(board: chess.Board, move: chess.Move, info: Mapping[str, object]) -> Reply:
-    """A :class:`Reply` from python-chess's info dict of the search that chose ``move`` in ``board``."""
+def parse_info(line: str) -> dict[str, object]:
+    """The parts of an ``info`` line we use: ``score`` (centipawns, mate as +-``MATE_SCORE``, from
+    the side to move), ``pv`` (UCI strings), ``multipv`` and ``string`` (the rest of the line)."""
+    words = line.split()
+    out: dict[str, object] = {}
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word == "string":
+            out["string"] = " ".join(words[i + 1 :])
+            break
+        if word == "score":
+            kind = words[i + 1] if i + 1 < len(words) else ""
+            value = words[i + 2] if i + 2 < len(words) else ""
+            if kind in ("cp", "mate") and value.lstrip("-").isdigit():
+                n = int(value)
+                out["score"] = n if kind == "cp" else (MATE_SCORE - n if n > 0 else -MATE_SCORE - n)
+            i += 3
+            while i < len(words) and words[i] in ("lowerbound", "upperbound"):
+                i += 1
+            continue
+        if word == "pv":
+            pv = []
+            i += 1
+            while i < len(words) and words[i] not in _INFO_KEYS:
+                pv.append(words[i])
+                i += 1
+            out["pv"] = pv
+            continue
+        if word == "multipv" and i + 1 < len(words) and words[i + 1].isdigit():
+            out["multipv"] = int(words[i + 1])
+            i += 2
+            continue
+        i += 1
+    return out
+
+
+_INFO_KEYS = frozenset(
+    ["depth", "seldepth", "time", "nodes", "pv", "multipv", "score", "currmove", "currmovenumber", "hashfull", "nps", "tbhits", "sbhits", "cpuload", "string", "refutation", "currline"]
+)
+
+
+def reply_from_info(board: GameBoard, move: Move, info: Mapping[str, object]) -> Reply:
+    """A :class:`Reply` from the merged ``info`` of the search that chose ``move`` in ``board``."""
     score = info.get("score")
-    cp = score.pov(board.turn).score(mate_score=MATE_SCORE) if isinstance(score, chess.engine.PovScore) else None
+    cp = score if isinstance(score, int) else None
+    pv: list[Move] = []
     raw_pv = info.get("pv")
-    pv = tuple(m for m in raw_pv if isinstance(m, chess.Move)) if isinstance(raw_pv, list) else ()
+    if isinstance(raw_pv, list):
+        probe = board.copy(stack=False)
+        for text in raw_pv:
+            try:
+                step = probe.parse_uci(str(text))
+            except ValueError:
+                break  # the line as far as it is legal
+            pv.append(step)
+            probe.push(step)
     text = info.get("string")
-    book = isinstance(text, str) and text.startswith("book move") and score is None
-    return Reply(move, cp, pv, book)
+    book = isinstance(text, str) and text.startswith("book move") and cp is None
+    return Reply(move, cp, tuple(pv), book)
 
 
-def _chess_board(board: GameBoard) -> chess.Board:
-    """The python-chess board the UCI transport needs (the chess game's board is one)."""
-    if not isinstance(board, chess.Board):
-        raise EngineError(f"this engine client speaks UCI for chess only, not {board.geometry.name}")
-    return board
+class _Died(Exception):
+    """The engine's output ended (it exited or was killed)."""
+
+
+class _Process:
+    """One running engine: its lines in a queue, written commands logged at debug level."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        try:
+            while True:
+                raw = await stdout.readline()
+                if not raw:
+                    break
+                line = raw.decode("utf-8", errors="replace").strip()
+                if line:
+                    log.debug("engine >> %s", line)
+                    await self.lines.put(line)
+        except (OSError, ValueError) as exc:  # a line longer than the stream's limit, a closed pipe
+            log.warning("engine output unreadable: %s", exc)
+        finally:
+            await self.lines.put(None)
+
+    def is_alive(self) -> bool:
+        return self.proc.returncode is None and not self.reader.done()
+
+    def send(self, command: str) -> None:
+        stdin = self.proc.stdin
+        if stdin is None or stdin.is_closing() or self.proc.returncode is not None:
+            raise _Died("engine input closed")
+        log.debug("engine << %s", command)
+        stdin.write((command + "\n").encode("utf-8"))
+
+    async def line(self, timeout: float | None = None) -> str:
+        got = await asyncio.wait_for(self.lines.get(), timeout) if timeout is not None else await self.lines.get()
+        if got is None:
+            await self.lines.put(None)  # the end stays the end for every later reader
+            raise _Died("engine output ended")
+        return got
+
+    async def until(self, first_word: str, timeout: float | None) -> list[str]:
+        """Lines up to and including the first that starts with ``first_word``."""
+        seen = []
+        while True:
+            line = await self.line(timeout)
+            seen.append(line)
+            if line.split(maxsplit=1)[0] == first_word:
+                return seen
+
+    async def close(self) -> None:
+        if self.proc.returncode is None:
+            with contextlib.suppress(_Died, OSError):
+                self.send("quit")
+            try:
+                await asyncio.wait_for(self.proc.wait(), timeout=2.0)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()
+                await self.proc.wait()
+        self.reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.reader
+        transport = getattr(self.proc, "_transport", None)
+        if transport is not None:
+            transport.close()
 
 
 class EngineClient:
@@ -152,45 +328,77 @@ class EngineClient:
         self.max_restarts = max_restarts
         self.name = Path(command[0]).name if command else "engine"
         self.restarts = 0
-        self._engine: chess.engine.UciProtocol | None = None
-        self._transport: asyncio.SubprocessTransport | None = None
+        self.options: dict[str, Option] = {}
+        self._process: _Process | None = None
         self._lock = asyncio.Lock()
         self._started = False
+        self._variant = "chess"  # what UCI_Variant the running engine plays
+        self._last_root: str | None = None
 
     async def start(self) -> None:
         try:
             # Its own process group: a Ctrl-C at the terminal stops the daemon, which then quits the
             # engine itself, instead of interrupting the engine in the middle of a search.
-            self._transport, self._engine = await chess.engine.popen_uci(self.command, setpgrp=True)
-        except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
+            proc = await asyncio.create_subprocess_exec(
+                *self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=None,
+                process_group=0,
+                limit=1 << 20,
+            )
+        except (OSError, ValueError) as exc:
             raise EngineError(f"cannot start engine {shlex.join(self.command)}: {exc}") from None
+        process = self._process = _Process(proc)
         self._started = True
-        self.name = self._engine.id.get("name", self.name)
-        options = uci_options(self.level, self._engine.options)
+        self._variant = "chess"
+        self._last_root = None
         try:
-            if options:
-                await self._engine.configure(options)
-            await self._engine.ping()  # ready means ready: its tables and caches are loaded
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
-            raise EngineError(f"engine {shlex.join(self.command)} failed while starting: {exc}") from None
-        log.info("engine %s ready (pid %s, options %s)", self.name, self.pid, options)
+            process.send("uci")
+            options: dict[str, Option] = {}
+            for line in await process.until("uciok", START_TIMEOUT):
+                if line.startswith("id name "):
+                    self.name = line[len("id name ") :].strip() or self.name
+                option = parse_option(line)
+                if option is not None:
+                    options[option.name] = option
+            self.options = options
+            wanted = uci_options(self.level, options)
+            for name, value in wanted.items():
+                process.send(f"setoption name {name} value {_uci_value(value)}")
+            await self._ping(process)  # ready means ready: its tables and caches are loaded
+        except (_Died, TimeoutError, OSError) as exc:
+            await self._shutdown()
+            raise EngineError(f"cannot start engine {shlex.join(self.command)}: {exc or type(exc).__name__}") from None
+        log.info("engine %s ready (pid %s, options %s)", self.name, self.pid, wanted)
+
+    @staticmethod
+    async def _ping(process: _Process, timeout: float = START_TIMEOUT) -> None:
+        process.send("isready")
+        await process.until("readyok", timeout)
 
     async def set_level(self, level: str) -> None:
         """Change the strength (a new game chose another level); applied now if the engine runs."""
         check_level(level)
         self.level = level
         async with self._lock:
-            if self._engine is not None and self.is_alive():
-                options = uci_options(level, self._engine.options)
+            process = self._process
+            if process is not None and self.is_alive():
+                options = uci_options(level, self.options)
                 if options:
-                    await self._exclusive(self._engine.configure(options))
+                    await self._exclusive(self._configure(process, options))
+
+    async def _configure(self, process: _Process, options: Mapping[str, OptionValue]) -> None:
+        for name, value in options.items():
+            process.send(f"setoption name {name} value {_uci_value(value)}")
+        await self._ping(process)
 
     @property
     def pid(self) -> int | None:
-        return self._transport.get_pid() if self._transport is not None else None
+        return self._process.proc.pid if self._process is not None else None
 
     def is_alive(self) -> bool:
-        return self._engine is not None and not self._engine.returncode.done()
+        return self._process is not None and self._process.is_alive()
 
     async def _restart(self) -> None:
         await self._shutdown()
@@ -198,20 +406,15 @@ class EngineClient:
         log.warning("engine %s died; restarting (restart %d)", self.name, self.restarts)
         await self.start()
 
-    async def _request(self, board: chess.Board, movetime: float) -> Reply:
+    async def _request(self, board: GameBoard, movetime: float) -> Reply:
         async with self._lock:
             return await self._exclusive(self._attempts(board, movetime))
 
     async def _exclusive(self, work: Coroutine[Any, Any, T]) -> T:
         """Run ``work`` (engine commands) to completion, or if the caller is cancelled, cancel it
-        and keep the lock until the engine has finished the cancelled command.
-
-        python-chess starts the next command as soon as the last one's result is cancelled, not
-        when the engine has sent its ``bestmove``; three requests cancelled 1-5 ms apart then
-        trip its ``AssertionError: CommandState.NEW`` and a request is lost. So a cancelled
-        command is followed by a ``ping`` (``isready``), which python-chess starts only once the
-        cancelled command is done, all before the lock is given up.
-        """
+        and keep the lock until the engine has finished the cancelled command (a search is
+        stopped and its ``bestmove`` read, then ``isready`` answered), so the next request never
+        reads a stale line."""
         inner = asyncio.ensure_future(work)
         try:
             return await asyncio.shield(inner)
@@ -227,59 +430,107 @@ class EngineClient:
         """Wait until the engine is idle after ``cancelled``; restart it next time if it is not."""
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await cancelled
-        engine = self._engine
-        if engine is None or not self.is_alive():
+        process = self._process
+        if process is None or not self.is_alive():
             return
         try:
-            await asyncio.wait_for(engine.ping(), timeout=SETTLE_TIMEOUT)
-        except (TimeoutError, chess.engine.EngineError, chess.engine.EngineTerminatedError, AssertionError) as exc:
+            await self._ping(process, SETTLE_TIMEOUT)
+        except (TimeoutError, _Died, OSError) as exc:
             log.warning("engine %s did not settle after a cancelled request (%s); restarting it", self.name, exc)
             await self._shutdown()
 
-    async def _attempts(self, board: chess.Board, movetime: float) -> Reply:
+    async def _choose_game(self, process: _Process, board: GameBoard) -> None:
+        """``UCI_Variant`` for a game other than chess (and back), when the game changes."""
+        game = board.geometry.name
+        if game == self._variant:
+            return
+        option = self.options.get("UCI_Variant")
+        if option is None or (option.var and game not in option.var):
+            raise EngineError(f"engine {self.name} does not play {game} (no UCI_Variant {game})")
+        process.send(f"setoption name UCI_Variant value {game}")
+        self._variant = game
+        self._last_root = None
+        await self._ping(process)
+
+    async def _search(self, process: _Process, board: GameBoard, movetime: float) -> tuple[str, dict[str, object]]:
+        """``bestmove`` and the merged info of one search; a cancelled search is stopped and its
+        ``bestmove`` read before the cancellation goes on."""
+        await self._choose_game(process, board)
+        root = board.root().fen()
+        if root != self._last_root:
+            process.send("ucinewgame")
+            self._last_root = root
+        moves = " ".join(move.uci() for move in board.move_stack)
+        process.send(f"position fen {root}" + (f" moves {moves}" if moves else ""))
+        process.send(f"go movetime {max(1, round(movetime * 1000))}")
+        info: dict[str, object] = {}
+        try:
+            while True:
+                line = await process.line(movetime + SEARCH_GRACE)
+                first = line.split(maxsplit=1)[0]
+                if first == "info":
+                    parsed = parse_info(line)
+                    if parsed.get("multipv", 1) == 1:
+                        info.update(parsed)
+                elif first == "bestmove":
+                    words = line.split()
+                    return (words[1] if len(words) > 1 else ""), info
+        except asyncio.CancelledError:
+            with contextlib.suppress(_Died, OSError, TimeoutError):
+                process.send("stop")
+                await process.until("bestmove", SETTLE_TIMEOUT)
+            raise
+
+    async def _attempts(self, board: GameBoard, movetime: float) -> Reply:
         """The move, retried on a fresh process after any failure, up to ``max_restarts`` times."""
         failures = 0
         while True:
             try:
                 if not self.is_alive():
                     await (self._restart() if self._started else self.start())
-                assert self._engine is not None
-                result = await self._engine.play(
-                    board, chess.engine.Limit(time=movetime), info=chess.engine.INFO_SCORE | chess.engine.INFO_PV
-                )
+                process = self._process
+                assert process is not None
+                text, info = await self._search(process, board, movetime)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # python-chess's own assertions too: restart, never lose the request
+            except EngineError as exc:
+                if "does not play" in str(exc):
+                    raise
                 failures += 1
                 if failures > self.max_restarts:
                     raise EngineError(f"engine {self.name} failed {failures} times in a row: {exc}") from None
-                log.warning("engine request failed (%s: %s); retrying", type(exc).__name__, exc)
-                if self._engine is not None and self.is_alive():
-                    await self._shutdown()
+                log.warning("engine request failed (%s); retrying", exc)
                 continue
-            if result.move is None:
+            except Exception as exc:  # died, hung, garbled: restart, never lose the request
+                failures += 1
+                if failures > self.max_restarts:
+                    raise EngineError(f"engine {self.name} failed {failures} times in a row: {exc or type(exc).__name__}") from None
+                log.warning("engine request failed (%s: %s); retrying", type(exc).__name__, exc)
+                await self._shutdown()
+                continue
+            if text in ("", "(none)", "0000"):
                 raise EngineError(f"engine {self.name} gave no move in {board.fen()}")
+            try:
+                move = board.parse_uci(text)
+            except ValueError:
+                raise EngineError(f"engine {self.name} gave an illegal move {text!r:.20} in {board.fen()}") from None
             # The score is for the position before the move, from the mover's side.
-            return reply_from_info(board, result.move, result.info)
+            return reply_from_info(board, move, info)
 
     async def play(self, board: GameBoard, *, budget: float | None = None) -> Reply:
         """The engine's move in ``board`` (its own turn), at its level; ``budget`` (seconds, from
         its clock) shortens the thinking time when the clock runs low."""
         movetime = self.movetime if budget is None else max(0.01, min(self.movetime, budget))
-        return await self._request(_chess_board(board), movetime)
+        return await self._request(_own(board), movetime)
 
     async def hint(self, board: GameBoard) -> Reply:
         """A suggested move for the side to move (same search, the human asked)."""
-        return await self._request(_chess_board(board), self.movetime)
+        return await self._request(_own(board), self.movetime)
 
     async def _shutdown(self) -> None:
-        engine, transport = self._engine, self._transport
-        self._engine = self._transport = None
-        if engine is not None and not engine.returncode.done():
-            with contextlib.suppress(TimeoutError, chess.engine.EngineError, chess.engine.EngineTerminatedError):
-                await asyncio.wait_for(engine.quit(), timeout=2.0)
-        if transport is not None:
-            transport.close()
+        process, self._process = self._process, None
+        if process is not None:
+            await process.close()
 
     async def close(self) -> None:
         await self._shutdown()
@@ -292,3 +543,14 @@ class EngineClient:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.close()
+
+
+def _uci_value(value: OptionValue) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def _own(board: GameBoard) -> GameBoard:
+    """A plain python-chess ``Board`` (as callers may hand one) as the chess game's board."""
+    from boardctl.tracker import game_board
+
+    return game_board(board)

@@ -332,7 +332,7 @@ def whole_lines(lines: Iterable[L], *, name: str = "-") -> Iterator[L]:
     cut = isinstance(previous, Unterminated) or (isinstance(previous, str) and not previous.endswith("\n"))
     if cut and isinstance(previous, str | bytes) and previous.strip():
         try:
-            parse_event(previous)
+            decode_line(previous)  # a line cut short is no whole JSON value (names are judged later)
         except EventFormatError:
             log.warning("%s:%d: the last line is cut short (a crash or a full disk?); read up to line %d", name, number, number - 1)
             return

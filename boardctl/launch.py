@@ -31,7 +31,6 @@ from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
 from boardctl.storage import GameRecord, GameStore
 from boardctl.tracker import Policy
-from boardctl.uci import UciEngine
 from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
@@ -201,14 +200,11 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             store.repair()
         except OSError as exc:  # the daemon says it at once, plays on in memory and keeps retrying
             storage_problem = exc
-        engine: EngineClient | UciEngine | None = None
+        engine: EngineClient | None = None
         if mode == "play":
-            command = resolve_command(cfg.engine_path)
-            if variant.name == "chess":
-                engine = EngineClient(command, level=cfg.engine_level, movetime=cfg.engine_movetime)
-            else:  # python-chess's driver speaks chess only: the game-neutral UCI client
-                engine = UciEngine(command, variant=variant.name, level=cfg.engine_level,
-                                   movetime=cfg.engine_movetime)
+            # One UCI client for every game: it sets UCI_Variant from the boards it is given.
+            engine = EngineClient(resolve_command(cfg.engine_path), level=cfg.engine_level,
+                                  movetime=cfg.engine_movetime)
             stack.push_async_callback(engine.close)
             # The engine starts in its own process while this one imports the web server.
             await asyncio.gather(engine.start(), asyncio.to_thread(_preload_web, cfg))

@@ -74,8 +74,8 @@ class SelfTest:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.board = board
-        #: The board tested: the backend's (``board.geometry``), chess if it has none.
-        self.geometry: Geometry = getattr(board, "geometry", CHESS_8X8)
+        #: The board tested: the backend's.
+        self.geometry: Geometry = board.geometry
         self.squares = list(range(self.geometry.points) if squares is None else squares)
         self.timeout = timeout
         self.dark_timeout = dark_timeout
@@ -231,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
         # One clear line (and exit 1) for a wrong port, old firmware or a board of another size.
         wait_for_device(cfg.board_serial_url, geometry=geometry or CHESS_8X8)
     with open_board(cfg.board_backend, url=cfg.board_serial_url, pinout=args.pinout, geometry=geometry) as board:
-        squares = _squares(args.squares, getattr(board, "geometry", CHESS_8X8))
+        squares = _squares(args.squares, board.geometry)
         if cfg.board_backend == "sim":
             import threading
 

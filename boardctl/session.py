@@ -135,12 +135,18 @@ class Session:
         occupancy: int | None = None,
         fen: str | None = None,
         observer: Callable[[Output], None] | None = None,
+        variant: Variant | None = None,
     ) -> None:
         """A new game (``fen``) or, with ``record``, a resumed one; ``occupancy`` is what the
         switches show now (physical), default: the game's position. ``observer`` sees every
-        tracker output (``boardctl replay`` prints its warnings from them)."""
+        tracker output (``boardctl replay`` prints its warnings from them). The game is
+        ``variant``, else the record's, else the settings' (chess by default)."""
+        if variant is not None and variant.name != settings.variant:
+            settings = replace(settings, variant=variant.name)
         self.settings = settings
-        self.variant: Variant = get_variant(record.variant if record is not None else settings.variant)
+        if variant is None:
+            variant = get_variant(record.variant if record is not None else settings.variant)
+        self.variant: Variant = variant
         self.geometry = self.variant.geometry
         self.resumed = record is not None
         self.record = record if record is not None else self._new_record(fen or self.variant.starting_fen)

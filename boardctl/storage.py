@@ -33,9 +33,10 @@ from typing import Any
 
 from boardctl import openings
 from boardctl.clock import TimeControl
+from boardctl.core.geometry import CHESS_8X8, Geometry
 from boardctl.core.rules import GameBoard, GameText, Variant
 from boardctl.errors import GameFileError
-from boardctl.events import Event, format_event
+from boardctl.events import Event, GameHeader, format_event
 from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
@@ -256,18 +257,29 @@ class EventLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._last = self._last_time(path)
+        #: Square names are written on the board of the game the log's header line names.
+        self.geometry: Geometry = CHESS_8X8
+        self._last = self._scan(path)
         self._offset: float | None = None
         self._fd: int | None = None
 
-    @staticmethod
-    def _last_time(path: Path) -> float:
+    def _scan(self, path: Path) -> float:
+        """The last time in an existing log, and its game (from its header line)."""
         last = 0.0
         with contextlib.suppress(OSError), path.open("rb") as f:
             for line in f:
-                with contextlib.suppress(ValueError, TypeError, AttributeError, RecursionError):
-                    last = max(last, float(json.loads(line)["t"]))
+                with contextlib.suppress(ValueError, TypeError, AttributeError, RecursionError, KeyError):
+                    obj = json.loads(line)
+                    last = max(last, float(obj["t"]))
+                    if isinstance(obj.get("header"), dict):
+                        self._follow(obj["header"])
         return last
+
+    def _follow(self, header: dict[str, Any]) -> None:
+        settings = header.get("settings")
+        name = settings.get("variant", "chess") if isinstance(settings, dict) else "chess"
+        with contextlib.suppress(ValueError):
+            self.geometry = get_variant(str(name)).geometry
 
     def _open(self) -> int:
         if self._fd is None:
@@ -289,7 +301,12 @@ class EventLog:
             return
         if self._offset is None:
             self._offset = max(0.0, self._last - events[0].t)
-        data = "".join(format_event(replace(e, t=e.t + self._offset)) + "\n" for e in events).encode("utf-8")
+        lines = []
+        for e in events:
+            if isinstance(e, GameHeader):
+                self._follow(e.game)
+            lines.append(format_event(replace(e, t=e.t + self._offset), self.geometry) + "\n")
+        data = "".join(lines).encode("utf-8")
         try:
             fd = self._open()
             size = os.fstat(fd).st_size

@@ -71,8 +71,8 @@ Other:   . or an empty line redraws, flip turns the board round, help or ? shows
          quit or Ctrl-D stops (the game is saved and resumes next time)"""
 
 HELP_XIANGQI = """\
-Moves:   h2e2 (from and to point, files a-i from Red's left, ranks 0-9 from Red's side;
-         a capture takes the piece off first)
+Moves:   h2e2 (from and to point, files a-i from Red's left, ranks 0-9 from Red's side),
+         ICCS H2-E2, WXF C2.5 or Chinese 炮二平五 (a capture takes the piece off first)
 Pieces:  a bare point such as h2 lifts the piece there, or places one if the point is empty
 Buttons: !hint  !takeback  !draw  !claim  !resign  !new-game (also without the !)
 Other:   . or an empty line redraws, flip turns the board round, help or ? shows this,
@@ -94,7 +94,7 @@ class GameWords:
 
 WORDS: dict[str, GameWords] = {
     "chess": GameWords(("White", "Black"), "square", "e2e4 or Nf3", "e2", HELP),
-    "xiangqi": GameWords(("Red", "Black"), "point", "h2e2", "h2", HELP_XIANGQI),
+    "xiangqi": GameWords(("Red", "Black"), "point", "h2e2 or C2.5", "h2", HELP_XIANGQI),
 }
 
 
@@ -243,10 +243,15 @@ class MoveReader(Protocol):
     def explain(self, problem: str, move: Any, position: Position, legal: bool) -> str: ...
 
 
+#: Games whose folder has a reader of their own notation (``boardctl/variants/NAME/terminal_moves.py``).
+GAME_READERS = ("chess", "xiangqi")
+
+
 def reader_for(variant: str, geometry: Geometry) -> MoveReader:
-    """Chess reads SAN through python-chess (in the chess folder); every other game from-to pairs."""
-    if variant == "chess":
-        module = importlib.import_module("boardctl.variants.chess.terminal_moves")
+    """The game's own reader (chess: SAN; xiangqi: WXF, ICCS, Chinese), loaded from its folder
+    only when that game is shown; any other board reads from-to point pairs."""
+    if variant in GAME_READERS:
+        module = importlib.import_module(f"boardctl.variants.{variant}.terminal_moves")
         reader: MoveReader = module.READER
         return reader
     return PointMoves(variant, geometry)
@@ -391,7 +396,8 @@ _POINT_PAIR = re.compile(r"([a-z][0-9]{1,2})\s*-?\s*([a-z][0-9]{1,2})")
 
 
 class PointMoves:
-    """Typed moves as from-to point names (xiangqi: ``h2e2``, or ICCS ``H2-E2``).
+    """Typed moves as from-to point names (``h2e2``, or ICCS ``H2-E2``), for a board whose game
+    has no reader of its own.
 
     Which moves are legal is the tracker's to judge (it lights illegal-move and says why), as for
     pieces moved by hand; here a move counts as the side to move's when its piece is theirs and it
@@ -600,6 +606,8 @@ def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom:
         clock = state.get("clock")
         clock_text = ""
         key = color_keys[0] if color else color_keys[1]
+        if clock and key not in clock and key == "red":
+            key = "white"  # a daemon that names Red's clock as White's
         if clock and key in clock:
             clock_text = format_clock(float(clock[key]))
             if clock.get("running") == key:

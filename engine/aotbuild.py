@@ -21,8 +21,10 @@ from engine.tables import _fill
 from engine.xq_movegen import gen_moves as xq_gen_moves
 from engine.xq_movegen import in_check_of as xq_in_check_of
 from engine.xq_movegen import make_move as xq_make_move
+from engine.xq_movegen import make_null as xq_make_null
 from engine.xq_movegen import perft_kernel as xq_perft_kernel
 from engine.xq_movegen import unmake_move as xq_unmake_move
+from engine.xq_movegen import unmake_null as xq_unmake_null
 from engine.xq_rules import game_end as xq_game_end
 from engine.xq_search import search as xq_search
 
@@ -123,6 +125,8 @@ EXPORTS: dict[str, tuple[Any, Any]] = {
     "xq_perft": (xq_perft_entry, I64(XTB, XA, XA, XA, XU, XU, I64, I64, B)),
     "xq_in_check_of": (_python(xq_in_check_of), B(XTB, XA, XA, I64)),
     "xq_game_end": (_python(xq_game_end), I64(XTB, XA, XA, XA, XU, XA, I64)),
+    "xq_make_null": (_python(xq_make_null), types.none(XTB, XA, XA, XU)),
+    "xq_unmake_null": (_python(xq_unmake_null), types.none(XA, XA, XU)),
 }
 
 

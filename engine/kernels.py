@@ -16,9 +16,11 @@ __all__ = [
     "xq_gen_moves",
     "xq_in_check_of",
     "xq_make_move",
+    "xq_make_null",
     "xq_perft",
     "xq_search",
     "xq_unmake_move",
+    "xq_unmake_null",
 ]
 
 IS_COMPILED_AHEAD = AOT is not None
@@ -29,6 +31,7 @@ if AOT is not None:
     xq_gen_moves, xq_in_check_of, xq_make_move = AOT.xq_gen_moves, AOT.xq_in_check_of, AOT.xq_make_move
     xq_perft, xq_search, xq_unmake_move = AOT.xq_perft, AOT.xq_search, AOT.xq_unmake_move
     xq_game_end = AOT.xq_game_end
+    xq_make_null, xq_unmake_null = AOT.xq_make_null, AOT.xq_unmake_null
 else:
     from engine.movegen import gen_moves, make_move, unmake_move
     from engine.movegen import perft_kernel as perft
@@ -37,7 +40,9 @@ else:
     from engine.xq_movegen import gen_moves as xq_gen_moves
     from engine.xq_movegen import in_check_of as xq_in_check_of
     from engine.xq_movegen import make_move as xq_make_move
+    from engine.xq_movegen import make_null as xq_make_null
     from engine.xq_movegen import perft_kernel as xq_perft
     from engine.xq_movegen import unmake_move as xq_unmake_move
+    from engine.xq_movegen import unmake_null as xq_unmake_null
     from engine.xq_rules import game_end as xq_game_end
     from engine.xq_search import search as xq_search

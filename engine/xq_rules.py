@@ -53,7 +53,9 @@ from engine.xq_movegen import (
     U_MOVE,
     gen_moves,
     make_move,
+    make_null,
     unmake_move,
+    unmake_null,
 )
 
 R_NONE, R_DRAW, R_WIN, R_LOSS = 0, 1, 2, 3  # for the side to move
@@ -485,14 +487,24 @@ def judge(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, undo
     """Ruling on the cycle that repeats the position ``i`` plies back (R_DRAW/R_WIN/R_LOSS)."""
     hp = st[HP]
     back = min(i + 2, hp)
+    # Replaying the cycle may reach back past a null move of the search (move 0): it is
+    # undone and redone as a null move, whose chased set is empty. (Taken for a move a0a0
+    # it once emptied the square a0 of the search's board: an illegal bestmove.)
     for j in range(back):
         m = undo[hp - 1 - j, U_MOVE]
         sc[S_MOVES + j] = m
-        unmake_move(tb, mb, st, hist, undo, m)
+        if m == 0:
+            unmake_null(st, hist, undo)
+        else:
+            unmake_move(tb, mb, st, hist, undo, m)
     for x in range(back, i + 2):
         _clear(sc, S_CH + x * 90)
     for j in range(back - 1, -1, -1):
         m = sc[S_MOVES + j]
+        if m == 0:
+            make_null(tb, st, hist, undo)
+            _clear(sc, S_CH + j * 90)
+            continue
         victim = 1 - st[SIDE]
         _blockers(tb, mb, sc, victim, S_BLK_OLD)
         cap = mb[(m >> 7) & 127]

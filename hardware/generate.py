@@ -198,18 +198,18 @@ def draw_xiangqi_top(svg: Svg, ox: float, oy: float) -> float:
     for rank in range(10):
         for file in range(9):
             x, y = x_of(file), y_of(rank)
-            # the reed switch lies along the file, its centre under the point; the LED sits beside it
+            # the reed switch stands upright under the point (seen end-on: a circle); the LED sits
+            # 19 mm from the point towards Black's side and Red's right, outside a 34 mm disc
             svg.parts.append(
-                f'<rect x="{x - 2}" y="{y - 7}" width="4" height="14" fill="#9ecae1" stroke="#2471a3" '
-                f'stroke-width="0.6"/>'
+                f'<circle cx="{x}" cy="{y}" r="2.5" fill="#9ecae1" stroke="#2471a3" stroke-width="0.6"/>'
             )
-            svg.circle(x + 7, y - 7, 2.5, "#f7dc6f")
+            svg.circle(x + 13.4, y - 13.4, 2.5, "#f7dc6f")
     legend_y = y_of(0) + 48
-    svg.text(ox, legend_y, "blue bar: reed switch, glass centred under the point, axis along the file (up-down);",
+    svg.text(ox, legend_y, "blue: reed switch standing upright, centred under the point (axis perpendicular to the board);",
              size=10)
-    svg.text(ox, legend_y + 14, "yellow dot: LED (3 mm, or WS2812B) 7 mm right of and above the point, clear of the",
+    svg.text(ox, legend_y + 14, "yellow: LED, 19 mm from its point diagonally towards Black's side and Red's right, just",
              size=10)
-    svg.text(ox, legend_y + 28, "disc's footprint edge light; 40 mm between points, river gap 60 mm (see ASSEMBLY.md).",
+    svg.text(ox, legend_y + 28, "outside a 34 mm disc; 40 mm between points, river 60 mm, 25 mm margin (ASSEMBLY.md).",
              size=10)
     return legend_y + 28
 

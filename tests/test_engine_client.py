@@ -173,3 +173,78 @@ def test_rapid_cancelled_requests_never_break_the_client(seed: int) -> None:
     answered, finished = _stress(seed, 150)
     assert finished == 1  # the last request, not cancelled, was answered
     assert answered >= 5  # the ones left to finish were answered too
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("option name Skill Level type spin default 20 min 0 max 20", ("Skill Level", "spin", 20, 0, 20, ())),
+        ("option name UCI_Variant type combo default chess var chess var xiangqi",
+         ("UCI_Variant", "combo", "chess", None, None, ("chess", "xiangqi"))),
+        ("option name UCI_LimitStrength type check default false", ("UCI_LimitStrength", "check", False, None, None, ())),
+        ("option name Clear Hash type button", ("Clear Hash", "button", None, None, None, ())),
+        ("option name UCI_Elo type spin default -5 min -10 max 3200", ("UCI_Elo", "spin", -5, -10, 3200, ())),
+        ("option name", None),
+        ("id name boardctl engine", None),
+        ("option name X default 3", None),
+    ],
+)
+def test_option_lines(line: str, expected: tuple[object, ...] | None) -> None:
+    from boardctl.engine_client import parse_option
+
+    option = parse_option(line)
+    got = None if option is None else (option.name, option.type, option.default, option.min, option.max, option.var)
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("info depth 5 score cp -35 nodes 100 pv e7e5 g1f3", {"score": -35, "pv": ["e7e5", "g1f3"]}),
+        ("info depth 9 score mate 2 pv h5f7", {"score": 9998, "pv": ["h5f7"]}),
+        ("info depth 9 score mate -3 upperbound pv e7e5 nodes 4", {"score": -9997, "pv": ["e7e5"]}),
+        ("info multipv 2 score cp 10 pv a2a3", {"multipv": 2, "score": 10, "pv": ["a2a3"]}),
+        ("info string book move e7e5", {"string": "book move e7e5"}),
+        ("info depth 3 score cp x pv", {"pv": []}),
+        ("info", {}),
+    ],
+)
+def test_info_lines(line: str, expected: dict[str, object]) -> None:
+    from boardctl.engine_client import parse_info
+
+    assert parse_info(line) == expected
+
+
+def test_the_bundled_engine_plays_xiangqi_through_uci_variant() -> None:
+    from boardctl.variants import get_variant
+
+    xiangqi, chess_game = get_variant("xiangqi"), get_variant("chess")
+
+    async def scenario() -> None:
+        async with EngineClient(ENGINE_CMD, level="practice1", movetime=0.05) as engine:
+            board = xiangqi.board()
+            for _ in range(3):
+                reply = await engine.play(board)
+                assert board.is_legal(reply.move)
+                board.push(reply.move)
+            assert engine._variant == "xiangqi"
+            back = chess_game.board()  # and back to chess on the same process
+            reply = await engine.play(back)
+            assert back.is_legal(reply.move) and engine._variant == "chess"
+
+    asyncio.run(scenario())
+
+
+def test_an_engine_without_xiangqi_is_refused_in_words() -> None:
+    if STOCKFISH is None:
+        pytest.skip("stockfish not installed")
+    from boardctl.variants import get_variant
+
+    async def scenario() -> None:
+        async with EngineClient([STOCKFISH], movetime=0.01) as engine:
+            with pytest.raises(EngineError, match="does not play xiangqi"):
+                await engine.play(get_variant("xiangqi").board())
+            reply = await engine.play(chess.Board())  # still fine for chess
+            assert reply.move in chess.Board().legal_moves
+
+    asyncio.run(scenario())

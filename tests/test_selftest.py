@@ -10,10 +10,11 @@ import pytest
 from gpiozero import Device
 
 from boardctl.cli import main
+from boardctl.core.geometry import XIANGQI_9X10, Geometry
 from boardctl.events import Button
 from boardctl.hw.gpio import GpioBoard
 from boardctl.hw.mockwiring import WiredMockFactory
-from boardctl.hw.pinout import Pinout
+from boardctl.hw.pinout import XIANGQI_PATH, Pinout
 from boardctl.hw.sim import SimBoard
 from boardctl.selftest import SelfTest
 
@@ -124,3 +125,156 @@ def test_selftest_command_reports_on_the_sim(capsys: pytest.CaptureFixture[str],
     out = capsys.readouterr().out
     assert code == 1
     assert "e4: place a piece" in out and "dead switches:  e4" in out
+
+
+# --- the 90-point xiangqi board ----------------------------------------------------------------------
+
+XQ = XIANGQI_9X10
+XQ_START = XQ.mask(
+    [XQ.square(f, 0) for f in range(9)] + [XQ.square(f, 9) for f in range(9)]
+    + [XQ.parse(n) for n in ("b2", "h2", "b7", "h7")]
+    + [XQ.square(f, r) for f in (0, 2, 4, 6, 8) for r in (3, 6)]
+)
+
+
+class PointPerson(Person):
+    """The same person on any board: finds the lit point, or goes by the prompt's point name."""
+
+    def __init__(self, geometry: Geometry, *args: Callable[..., object]) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.geometry = geometry
+
+    def __call__(self, text: str) -> None:
+        self.prompts.append(text)
+        g = self.geometry
+        if text.startswith("all LEDs are off"):
+            self.stuck = self.lit()
+            for square in g.squares_in(self.stuck):
+                first, then = (self.lift, self.place) if self.occupied(square) else (self.place, self.lift)
+                first(square)
+                then(square)
+            self.press(Button.HINT)
+            return
+        if "lift" not in text and "place" not in text:
+            return
+        lit = self.lit() & ~self.stuck
+        if lit == 0:
+            square = g.parse(text.split(":")[0])
+            if not self.stuck >> square & 1:  # a stuck LED is lit all the same: no complaint
+                self.press(Button.HINT)
+        else:
+            assert lit & lit - 1 == 0, g.square_name(lit.bit_length() - 1)
+            square = lit.bit_length() - 1
+        if "place" in text:
+            self.place(square)
+        else:
+            self.lift(square)
+
+
+def test_selftest_checks_each_of_the_90_points_and_names_faults_the_xiangqi_way() -> None:
+    board = SimBoard(XQ_START, geometry=XQ, dead_switches=[XQ.parse("i9")], stuck_switches=[XQ.parse("e4")],
+                     dead_leds=[XQ.parse("a0")], stuck_leds=[XQ.parse("h5")])
+    person = PointPerson(
+        XQ,
+        lambda: board.lit_now(t=0.0),
+        lambda sq: board.lift(sq) and None,
+        lambda sq: board.place(sq) and None,
+        lambda b: board.press(b),
+        lambda sq: bool(board.pieces >> sq & 1),
+    )
+    report = SelfTest(board, timeout=0.2, prompt=person).run()
+    assert report.tested == list(range(90))  # every switch and LED, a0 to i9
+    assert report.dead_switches == [XQ.parse("i9")]
+    assert report.stuck_switches == [XQ.parse("e4")]
+    assert report.dead_leds == [XQ.parse("a0")]
+    assert report.stuck_leds == [XQ.parse("h5")]
+    assert report.crossed == {}
+    text = report.format()
+    assert "points tested: 90" in text and "dead switches:  i9" in text and "stuck switches: e4" in text
+    assert "dead LEDs:      a0" in text and "stuck LEDs:     h5" in text and "FAULTS FOUND" in text
+    prompted = {p.split(":")[0] for p in person.prompts if ": " in p and not p.startswith("all LEDs")}
+    assert prompted == set(XQ.names)
+
+
+def test_selftest_passes_a_good_xiangqi_board() -> None:
+    board = SimBoard(XQ_START, geometry=XQ)
+    person = PointPerson(XQ, lambda: board.lit_now(t=0.0), lambda sq: board.lift(sq) and None,
+                         lambda sq: board.place(sq) and None, lambda b: board.press(b),
+                         lambda sq: bool(board.pieces >> sq & 1))
+    report = SelfTest(board, timeout=0.2, prompt=person).run()
+    assert report.is_ok and len(report.tested) == 90 and "result: OK" in report.format()
+    assert board.pieces == 0  # each piece lifted and the point tested (an empty point: placed, lifted)
+
+
+@pytest.fixture
+def xiangqi_factory() -> Iterator[WiredMockFactory]:
+    saved = Device.pin_factory
+    f = WiredMockFactory(Pinout.from_file(XIANGQI_PATH))
+    Device.pin_factory = f
+    yield f
+    Device.pin_factory = saved
+    f.close()
+
+
+def test_selftest_on_the_90_point_gpio_board_reads_every_switch_and_led(xiangqi_factory: WiredMockFactory) -> None:
+    """All 90 points through the real scanner and the two chained MAX7219s; faults on the second chip's points."""
+    factory = xiangqi_factory
+    chip = factory.max7219
+    assert chip is not None and chip.chips == 2
+    factory.matrix.dead = 1 << XQ.parse("h9")
+    swapped = {XQ.parse("c8"): XQ.parse("d8")}  # c8's switch wired to d8's crossing
+
+    def lit() -> int:
+        deadline = time.monotonic() + 0.3
+        while chip.lit == 0 and time.monotonic() < deadline:
+            time.sleep(0.002)
+        return chip.lit
+
+    person = PointPerson(
+        XQ,
+        lit,
+        lambda sq: factory.matrix.open(swapped.get(sq, sq)),
+        lambda sq: factory.matrix.close(swapped.get(sq, sq)),
+        factory.press,
+        lambda sq: bool(factory.matrix.closed >> sq & 1),
+    )
+    with GpioBoard(factory.pinout, pin_factory=factory, debounce=0.005, geometry=XQ) as board:
+        report = SelfTest(board, timeout=1.0, dark_timeout=1.0, prompt=person).run()
+    assert report.tested == list(range(90))
+    assert report.dead_switches == [XQ.parse("c8"), XQ.parse("h9")]
+    assert report.crossed == {XQ.parse("c8"): [XQ.parse("d8")]}
+    assert report.stuck_switches == [] and report.dead_leds == [] and report.stuck_leds == []
+
+
+def test_selftest_command_on_a_xiangqi_sim(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/nonexistent")
+    code = main(["selftest", "--board", "sim", "--variant", "xiangqi", "--squares", "e0,i9", "--timeout", "0.1",
+                 "--dark-timeout", "0.1"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "e0: place a piece" in out and "i9: place a piece" in out and "dead switches:  e0 i9" in out
+    assert "points tested: 2" in out
+    assert main(["selftest", "--board", "sim", "--variant", "xiangqi", "--squares", "e0,a10"]) == 2
+    err = capsys.readouterr().err
+    assert "--squares: expected xiangqi point names a0..i9" in err and "Traceback" not in err
+
+
+def test_selftest_command_takes_the_board_from_the_gpio_pin_map(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/nonexistent")
+    monkeypatch.setattr(Device, "pin_factory", MockFactory(pin_class=MockPWMPin))
+    code = main(["selftest", "--board", "gpio", "--pinout", str(XIANGQI_PATH), "--squares", "i9", "--timeout", "0.1",
+                 "--dark-timeout", "0.1"])
+    captured = capsys.readouterr()
+    out = captured.out
+    assert code == 1 and "points tested: 1" in out and "dead switches:  i9" in out, captured.err
+    Device.pin_factory.close()

@@ -5,6 +5,7 @@ and typed point-to-point moves turned into hands. No python-chess anywhere in th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import re
 import unicodedata
@@ -24,6 +25,7 @@ from boardctl.terminal import (
     Pause,
     Place,
     PointMove,
+    PointMoves,
     Position,
     Press,
     TerminalView,
@@ -36,6 +38,8 @@ from boardctl.terminal import (
     parse_placement,
     render,
 )
+from boardctl.variants.xiangqi import XiangqiBoard, XiangqiMove
+from boardctl.variants.xiangqi.notation import chinese, wxf
 
 G = XIANGQI_9X10
 START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
@@ -67,8 +71,13 @@ def pos(fen: str = START, **kw: Any) -> Position:
     return Position.from_state(state(fen, **kw))
 
 
-def p(a: str, b: str) -> PointMove:
-    return PointMove(G.parse(a), G.parse(b), a + b)
+def p(a: str, b: str) -> XiangqiMove:
+    return XiangqiMove(G.parse(a), G.parse(b))
+
+
+def point_pos(fen: str = START, **kw: Any) -> Position:
+    """The same position read by the plain from-to reader (a board whose game has no notation)."""
+    return dataclasses.replace(pos(fen, **kw), reader=PointMoves("xiangqi", G), board=None)
 
 
 # -- the neutral parts ------------------------------------------------------------------------------
@@ -148,7 +157,7 @@ def test_render_draws_the_points_river_and_characters_aligned() -> None:
 
 
 def test_render_marks_the_palaces_empty_points() -> None:
-    lines = board_lines(render(state("4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1")))
+    lines = board_lines(render(state("3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1")))
     for row_index, rank in [(0, 9), (1, 8), (2, 7), (8, 2), (9, 1), (10, 0)]:
         marks = [ch for col, ch in sorted(columns(lines[row_index]).items()) if col > 2]
         assert len(marks) == 9, lines[row_index]
@@ -181,7 +190,7 @@ def test_render_turns_the_board_round_when_you_play_black() -> None:
     assert "楚 河" in lines[5]
     assert "Black: you" in text and "Red: engine (advanced)" in text
     assert "4:56" in text and "5:00" in text and "⏱" in text
-    assert "Last move: 1. h2e2" in text and "Your move (Black)." in text
+    assert "Last move: 1. C2.5 炮二平五" in text and "Your move (Black)." in text
 
 
 def test_render_board_turned_round_maps_physical_points() -> None:
@@ -198,11 +207,12 @@ def test_render_board_turned_round_maps_physical_points() -> None:
 @pytest.mark.parametrize(("line", "words"), [
     (state(AFTER_CANNON, start_fen=START, moves=["h2e2"], mode="play", human="red", pending="h9g7",
            leds=[{"square": "h9", "why": "engine-move"}, {"square": "g7", "why": "engine-move"}]),
-     ["The engine plays h9g7: make it on the board (type h9g7)", "engine-move g7 h9", "[馬]", "Last move: 1. h2e2"]),
+     ["The engine plays H8+7 ", ": make it on the board (type h9g7 or H8+7)", "engine-move g7 h9", "[馬]",
+      "Last move: 1. C2.5 炮二平五"]),
     (state(AFTER_CANNON, start_fen=START, moves=["h2e2"], mode="play", human="red", thinking=True),
      ["The engine is thinking"]),
-    (state(START, mode="play", human="red", hint="h2e2"), ["Hint: h2e2 (type h2e2)"]),
-    (state(CHECK, check="e9"), ["Black is in check", "Black to move"]),
+    (state(START, mode="play", human="red", hint="h2e2"), ["Hint: C2.5 炮二平五 (type h2e2 or C2.5)"]),
+    (state(CHECK), ["Black is in check", "Black to move"]),  # from the rules, not only the state's "check"
     (state(START, result="0-1", termination="perpetual check"), ["Game over: 0-1 (perpetual check)"]),
     (state(START, eval={"mate": 3}), ["Red mates in 3"]),
     (state(START, eval={"cp": -120}), ["-1.2 (Red's view)"]),
@@ -210,8 +220,8 @@ def test_render_board_turned_round_maps_physical_points() -> None:
      ["(兵)", " ? ", "the piece on e4 belongs on e3 (type e4e3)"]),
     (state(START, occupancy=G.to_hex(occ(START) & ~(1 << G.parse("a0")) & ~(1 << G.parse("i0"))), matching=False),
      ["put a piece on a0 i0 (type each point)"]),
-    (state("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2", start_fen=AFTER_CANNON,
-           moves=["h7e7"]), ["Last move: 1... h7e7"]),
+    (state("rnbakabnr/9/1c2c4/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2", start_fen=AFTER_CANNON,
+           moves=["h7e7"]), ["Last move: 1... C8.5 "]),  # Black counts files from its own right
 ])
 def test_render_says_what_is_happening(line: dict[str, Any], words: list[str]) -> None:
     text = render(line)
@@ -234,11 +244,22 @@ PARSED = [
     ("!hint", pos(), Press(Button.HINT)),
     ("h2e2", pos(), MakeMove(p("h2", "e2"), True)),
     ("H2-E2", pos(), MakeMove(p("h2", "e2"), True)),  # ICCS
+    ("C2.5", pos(), MakeMove(p("h2", "e2"), True)),  # WXF
+    ("c2.5", pos(), MakeMove(p("h2", "e2"), True)),
+    ("炮二平五", pos(), MakeMove(p("h2", "e2"), True)),  # Chinese
+    ("H8+7", pos(), MakeMove(p("b0", "c2"), True)),
     ("b2b9", pos(), MakeMove(p("b2", "b9"), True)),  # the cannon jumps and takes the horse
     ("h9g7", pos(AFTER_CANNON), MakeMove(p("h9", "g7"), True)),
-    ("h9g7", pos(), MakeMove(p("h9", "g7"), False)),  # Black's piece on Red's turn: wood, the tracker judges
+    ("H8+7", pos(AFTER_CANNON), MakeMove(p("h9", "g7"), True)),  # Black counts files from its own right
+    ("H2+3", pos(AFTER_CANNON), MakeMove(p("b9", "c7"), True)),
+    # From-to pairs the rules refuse are still wood moved by hand; the tracker says what is wrong.
+    ("h9g7", pos(), MakeMove(p("h9", "g7"), False)),  # Black's horse on Red's turn
     ("a0a3", pos(), MakeMove(p("a0", "a3"), False)),  # onto Red's own soldier
     ("e4e5", pos(), MakeMove(p("e4", "e5"), False)),  # no piece there
+    ("h2g3", pos(), MakeMove(p("h2", "g3"), False)),  # a cannon does not go sideways
+    ("b0d1", pos(), MakeMove(p("b0", "d1"), False)),  # the horse's leg (c0) is blocked
+    ("e0e1", pos(), MakeMove(p("e0", "e1"), True)),
+    ("e0e2", pos(), MakeMove(p("e0", "e2"), False)),  # the general steps one point
 ]
 
 
@@ -250,13 +271,20 @@ def test_parse(text: str, position: Position, expected: object) -> None:
 @pytest.mark.parametrize(("text", "position", "words"), [
     ("j0", pos(), ["'j0' is not a move, a point or a command", "h2e2", "such as h2"]),
     ("Nf3", pos(), ["not a move"]),
+    ("C2.5", pos(AFTER_CANNON, moves=["h2e2"]), None),  # Black's cannon to the centre too
+    ("C1.5", pos(), ["C1.5 is not a legal move for Red here"]),
+    ("C5+4", pos(AFTER_CANNON), ["C5+4 is a move for Red, but it is Black's turn"]),
+    ("炮二平五", pos(AFTER_CANNON, mode="play", human="red", thinking=True), ["engine is thinking"]),
     ("e2e2", pos(), ["goes nowhere", "two different points"]),
     ("h2e2", pos(result="1-0", termination="checkmate"), ["The game is over", "checkmate", "!new-game"]),
     ("c6c5", pos(AFTER_CANNON, mode="play", human="red", pending="h9g7"),
-     ["engine plays h9g7", "type h9g7", "!takeback"]),
+     ["engine plays H8+7", "type h9g7 or H8+7", "!takeback"]),
     ("c6c5", pos(AFTER_CANNON, mode="play", human="red", thinking=True), ["engine is thinking"]),
 ])
-def test_every_mistake_is_answered_in_plain_words(text: str, position: Position, words: list[str]) -> None:
+def test_every_mistake_is_answered_in_plain_words(text: str, position: Position, words: list[str] | None) -> None:
+    if words is None:
+        parse(text, position)  # accepted
+        return
     with pytest.raises(InputError) as info:
         parse(text, position)
     for word in words:
@@ -266,21 +294,73 @@ def test_every_mistake_is_answered_in_plain_words(text: str, position: Position,
 def test_the_engines_move_is_accepted_while_it_waits_to_be_made() -> None:
     position = pos(AFTER_CANNON, mode="play", human="red", pending="h9g7")
     assert parse("h9g7", position) == MakeMove(p("h9", "g7"), True)
+    assert parse("H8+7", position) == MakeMove(p("h9", "g7"), True)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=12))
 def test_any_text_is_a_command_or_a_plain_error(text: str) -> None:
-    try:
-        parse(text, pos())
-    except InputError as exc:
-        assert str(exc) and "Error" not in str(exc)
+    for position in (pos(), point_pos()):
+        try:
+            parse(text, position)
+        except InputError as exc:
+            assert str(exc) and "Error" not in str(exc)
+
+
+@st.composite
+def games(draw: st.DrawFn) -> XiangqiBoard:
+    board = XiangqiBoard()
+    for _ in range(draw(st.integers(0, 40))):
+        moves = list(board.generate_legal_moves())
+        if not moves:
+            break
+        board.push(draw(st.sampled_from(moves)))
+    return board
+
+
+@settings(max_examples=40, deadline=None)
+@given(games(), st.data())
+def test_every_legal_move_reads_back_from_its_notations(board: XiangqiBoard, data: st.DataObject) -> None:
+    moves = list(board.generate_legal_moves())
+    if not moves:
+        return
+    move = data.draw(st.sampled_from(moves))
+    position = pos(board.fen())
+    for text in (move.uci(), move.uci().upper()[:2] + "-" + move.uci().upper()[2:], wxf(board, move),
+                 chinese(board, move)):
+        assert parse(text, position) == MakeMove(move, True), text
+
+
+# -- the plain from-to reader (a board whose game has no notation of its own) -----------------------
+
+
+@pytest.mark.parametrize(("text", "fen", "expected"), [
+    ("h2e2", START, MakeMove(PointMove(G.parse("h2"), G.parse("e2"), "h2e2"), True)),
+    ("H2-E2", START, MakeMove(PointMove(G.parse("h2"), G.parse("e2"), "h2e2"), True)),
+    ("h9g7", START, MakeMove(PointMove(G.parse("h9"), G.parse("g7"), "h9g7"), False)),  # not Red's piece
+    ("a0a3", START, MakeMove(PointMove(G.parse("a0"), G.parse("a3"), "a0a3"), False)),  # onto its own
+    ("b2b9", START, MakeMove(PointMove(G.parse("b2"), G.parse("b9"), "b2b9"), True)),
+])
+def test_point_pairs_without_rules(text: str, fen: str, expected: object) -> None:
+    assert parse(text, point_pos(fen)) == expected
+
+
+def test_point_pairs_without_rules_hands_and_words() -> None:
+    position = point_pos(mode="play", human="red")
+    command = parse("b2b9", position)
+    assert isinstance(command, MakeMove)
+    assert position.reader.hand_steps(position, command.move) == [
+        Lift(G.parse("b9")), Pause(CAPTURE_PAUSE), Lift(G.parse("b2")), Place(G.parse("b9"))]
+    with pytest.raises(InputError, match="not a move, a point"):
+        parse("C2.5", position)
+    assert position.reader.last_move(START, ["h2e2", "h9g7"]) == "1... h9g7"
+    assert position.reader.is_check(dataclasses.replace(position, check="e0"))
 
 
 @pytest.mark.parametrize(("fen", "text", "steps"), [
     (START, "h2e2", [Lift(G.parse("h2")), Place(G.parse("e2"))]),
     (START, "b2b9", [Lift(G.parse("b9")), Pause(CAPTURE_PAUSE), Lift(G.parse("b2")), Place(G.parse("b9"))]),
-    (CHECK, "b7b0", [Lift(G.parse("b0")), Pause(CAPTURE_PAUSE), Lift(G.parse("b7")), Place(G.parse("b0"))]),
+    (AFTER_CANNON, "b7b0", [Lift(G.parse("b0")), Pause(CAPTURE_PAUSE), Lift(G.parse("b7")), Place(G.parse("b0"))]),
 ])
 def test_hand_steps(fen: str, text: str, steps: list[object]) -> None:
     position = pos(fen)
@@ -288,6 +368,7 @@ def test_hand_steps(fen: str, text: str, steps: list[object]) -> None:
     assert isinstance(command, MakeMove)
     got = position.reader.hand_steps(position, command.move)
     assert got == steps
+    assert command.legal
     assert check_steps(got, position.occupancy, G) is None
 
 
@@ -352,3 +433,11 @@ def test_help_speaks_of_points_and_a_refused_move_says_why() -> None:
     asyncio.run(view.apply("a0a3"))  # onto Red's own soldier
     assert "A3 is occupied: take that piece off first (type a3)" in out.getvalue()
     assert daemon.board.done == []
+
+
+def test_clocks_are_red_and_black() -> None:
+    text = render(state(mode="play", human="red", clock={"red": 61.0, "black": 12.5, "running": "red"}))
+    red = next(line for line in text.splitlines() if line.startswith(" Red"))
+    black = next(line for line in text.splitlines() if line.startswith(" Black"))
+    assert "1:01 ⏱" in red and "to move" in red
+    assert "0:12.5" in black and "⏱" not in black

@@ -88,7 +88,7 @@ def open_board(
 ) -> Board:
     """Construct the backend ``kind`` (``gpio``, ``serial`` or ``sim``); its threads start with ``start()``.
 
-    gpio: ``pinout`` file (default ``hardware/pinout.toml``), gpiozero ``pin_factory`` (default:
+    gpio: ``pinout`` file (default ``hardware/pinout.toml``, or the game's: ``pinout-xiangqi.toml``), gpiozero ``pin_factory`` (default:
     gpiozero's own choice), ``debounce`` seconds, ``scan_hz`` full scans per second.
     serial: ``url`` for ``serial.serial_for_url`` (``/dev/ttyACM0``, ``loop://``, ``spy://...``).
     sim: starting ``occupancy`` (see ``sim.occupancy_for_setup`` for ``--sim-setup``).
@@ -97,8 +97,10 @@ def open_board(
     """
     if kind == "gpio":
         from boardctl.hw.gpio import GpioBoard
-        from boardctl.hw.pinout import Pinout
+        from boardctl.hw.pinout import Pinout, default_pinout
 
+        if pinout is None and geometry is not None:
+            pinout = default_pinout(geometry)
         return GpioBoard(
             Pinout.from_file(pinout), pin_factory=pin_factory, debounce=debounce, scan_hz=scan_hz, clock=clock,
             geometry=geometry,

@@ -12,6 +12,7 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
+from boardctl.core.geometry import CHESS_8X8, Geometry
 from boardctl.events import Code, Event, LedIntent
 from boardctl.hw.leds import LedFrame
 
@@ -62,6 +63,8 @@ class Board:
     """
 
     kind = "base"
+    #: The board's points (each backend sets its own; chess unless told).
+    geometry: Geometry = CHESS_8X8
 
     def __init__(self, *, clock: Clock = time.monotonic) -> None:
         self._clock = clock

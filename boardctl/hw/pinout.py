@@ -162,6 +162,11 @@ class Pinout:
         )
 
 
+def default_pinout(geometry: Geometry) -> Path:
+    """The repository's pin map for ``geometry``'s board."""
+    return XIANGQI_PATH if geometry == XIANGQI_9X10 else DEFAULT_PATH
+
+
 def _fitting(rows: int, columns: int) -> Geometry | None:
     """The smallest known board a ``rows`` x ``columns`` matrix fits (chess before xiangqi)."""
     for geometry in (CHESS_8X8, XIANGQI_9X10):

@@ -382,8 +382,10 @@ class SerialBoard(Board):
     def _refuse(self, exc: HardwareError) -> None:
         """Hold everything from a device that does not fit the game; say why once (see module doc)."""
         self.stats.refused += 1
-        if self.refusal is None or str(self.refusal) != str(exc):
+        if self.refusal is None:
             log.error("%s", exc)
+        elif str(self.refusal) != str(exc):
+            log.debug("%s", exc)
         self.refusal = exc
         self._resync_pending = True
         self._tokens.clear()
@@ -520,8 +522,11 @@ def _answers(port: Any, deadline: float, geometry: Geometry) -> bool:
     framer = p.LineFramer(max_line=p.line_limit(geometry.points))
     asked = float("-inf")
     answered: float | None = None
+    misfit: HardwareError | None = None  # a snapshot of another width: said after who it is, if it says
     while time.monotonic() < deadline:
         if answered is not None and time.monotonic() - answered >= IDENTIFY_GRACE:
+            if misfit is not None:
+                raise misfit
             return True
         if time.monotonic() - asked >= 1.0:
             port.write(p.encode_line(0, "?") + p.encode_line(1, "V"))
@@ -536,6 +541,8 @@ def _answers(port: Any, deadline: float, geometry: Geometry) -> bool:
                 continue
             if line.kind in ("HELLO", "VERSION"):
                 p.check_identity(_arg_or(line, 0, "(none)"), _arg_or(line, 1, "(none)"), geometry)
+                if misfit is not None:
+                    raise misfit
                 return True
             if line.kind == "E" and line.args[:1] == ("kind",):  # firmware before boardfw-3: no ``V``
                 if geometry != CHESS_8X8:
@@ -544,9 +551,14 @@ def _answers(port: Any, deadline: float, geometry: Geometry) -> bool:
                         f"and drives only 8x8 chess boards, but the game is {geometry.name} "
                         f"({p.board_size(geometry)}); deploy firmware/ again (firmware/README.md)"
                     )
+                if misfit is not None:
+                    raise misfit
                 return True
             if line.kind == "S":
-                p.check_snapshot_width(line, geometry)
+                try:
+                    p.check_snapshot_width(line, geometry)
+                except HardwareError as exc:
+                    misfit = exc
             if answered is None:
                 answered = time.monotonic()
     return answered is not None

@@ -4,4 +4,5 @@ Only ``boardfw.edge`` (and ``main.py``) import ``machine``; everything else is p
 also runs under CPython, where the tests drive it with a fake ``machine`` module.
 """
 
-VERSION = "boardfw-2"
+#: The protocol version, first word of ``HELLO`` and ``VERSION`` (the host refuses one it cannot speak).
+VERSION = "boardfw-3"

@@ -11,7 +11,15 @@ the board the same way, so a fault in one (say the buzzer) leaves scanning runni
 
 from boardfw import VERSION
 from boardfw import protocol as p
-from boardfw.leds import MAX_NOTE_MS, MAX_NOTES, PWM_MAX_HZ, PWM_MIN_HZ, parse_lamp
+from boardfw.leds import (
+    MAX_NOTE_MS,
+    MAX_NOTES,
+    PWM_MAX_HZ,
+    PWM_MIN_HZ,
+    default_first_rank,
+    parse_lamp,
+    square_name,
+)
 
 try:
     from random import getrandbits
@@ -24,6 +32,7 @@ except ImportError:  # a MicroPython built without it
 HEARTBEAT_MS = 1000
 #: At most one ``E internal`` a second, however often something keeps failing.
 FAULT_REPORT_MS = 1000
+#: Most lamps in an ``L`` line on a chess board (one a point: ``Device.max_lamps`` in general).
 MAX_LAMPS = 64
 
 
@@ -44,19 +53,28 @@ def parse_notes(args):
 
 
 class Device:
-    def __init__(self, matrix, write, strip=None, buttons=None, tune=None, ticks_diff=None, size="8x8", first_seq=None):
+    """The board's points come from ``matrix`` (``files`` x ``ranks``); ``first_rank`` is the number
+    of the first rank's name (1 in chess, 0 in xiangqi; by default 0 on a 9 x 10 board, else 1). ``size`` (``<ranks>x<files>``) is what
+    ``HELLO`` and ``VERSION`` say; every size on the wire follows the board."""
+
+    def __init__(self, matrix, write, strip=None, buttons=None, tune=None, ticks_diff=None, size=None, first_seq=None,
+                 first_rank=None):
         self.matrix = matrix
         self.write = write
         self.strip = strip
         self.buttons = buttons
         self.tune = tune
         self.ticks_diff = ticks_diff or (lambda a, b: a - b)
-        self.size = size
+        self.files = matrix.files
+        self.ranks = matrix.ranks
+        self.first_rank = default_first_rank(self.files, self.ranks) if first_rank is None else first_rank
+        self.max_lamps = matrix.points
+        self.size = size if size is not None else str(self.ranks) + "x" + str(self.files)
         # Each boot starts counting at a random number, so that a line from before a reset is not
         # the one due after it (the Pi drops lines whose sequence number is not the next one).
         self.first_seq = first_seq
         self.seq = 0
-        self.framer = p.Framer()
+        self.framer = p.Framer(p.line_limit(matrix.points))
         self.last_beat = None
         self.bad_lines = 0
         #: Exceptions caught that were not a bad line (a bug or a hardware fault), and when last told.
@@ -94,9 +112,9 @@ class Device:
                 self.send("S", self.matrix.snapshot_hex(), "req", *args)
                 self.last_beat = now
             elif kind == "L":
-                if len(args) > MAX_LAMPS:
+                if len(args) > self.max_lamps:
                     raise p.BadLine("argument")
-                lamps = [parse_lamp(a) for a in args]
+                lamps = [parse_lamp(a, self.files, self.ranks, self.first_rank) for a in args]
                 if self.strip is not None:
                     self.strip.set_frame(lamps)
                     self.strip.render(now)
@@ -104,6 +122,10 @@ class Device:
                 notes = parse_notes(args)
                 if self.tune is not None:
                     self.tune.play(notes, now)
+            elif kind == "V":  # who are you: the protocol version and the board's size, nothing restarts
+                if args:
+                    raise p.BadLine("argument")
+                self.send("VERSION", VERSION, self.size)
             else:
                 raise p.BadLine("kind")
         except ValueError as exc:  # BadLine is a ValueError, and so are bad numbers
@@ -145,7 +167,7 @@ class Device:
 
     def _scan(self, now):
         for sq, occupied in self.matrix.scan(now):
-            self.send("C", "abcdefgh"[sq % 8] + str(sq // 8 + 1), "1" if occupied else "0")
+            self.send("C", square_name(sq, self.files, self.first_rank), "1" if occupied else "0")
 
     def _buttons(self, now):
         for name in self.buttons.poll(now):

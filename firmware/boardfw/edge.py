@@ -29,20 +29,24 @@ except ImportError:  # CPython, under the tests
 def build(write):
     """The device on this Pico's pins (``boardfw/pins.py``, generated from hardware/pinout.toml)."""
     Pin = machine.Pin
+    # The board's size and naming (pins.py of a pin map from before boardfw-3 has none: its matrix).
+    files = getattr(pins, "FILES", len(pins.COLUMNS))
+    ranks = getattr(pins, "RANKS", len(pins.ROWS))
+    first_rank = getattr(pins, "FIRST_RANK", None)  # None: 0 on a 9 x 10 board, else 1
     rows = [Pin(n, Pin.OUT, value=1) for n in pins.ROWS]
     columns = [Pin(n, Pin.IN, Pin.PULL_UP) for n in pins.COLUMNS]
     buttons = {name: Pin(n, Pin.IN, Pin.PULL_UP) for name, n in pins.BUTTONS.items()}
-    strip = Strip(neopixel.NeoPixel(Pin(pins.WS2812, Pin.OUT), 64), pins.LED_ORDER)
+    strip = Strip(neopixel.NeoPixel(Pin(pins.WS2812, Pin.OUT), files * ranks), pins.LED_ORDER, files=files, ranks=ranks)
     pwm = machine.PWM(Pin(pins.BUZZER))
     pwm.duty_u16(0)
     return Device(
-        Matrix(rows, columns, ticks_diff=ticks_diff),
+        Matrix(rows, columns, ticks_diff=ticks_diff, files=files, ranks=ranks),
         write,
         strip=strip,
         buttons=Buttons(buttons, ticks_diff=ticks_diff),
         tune=Tune(pwm, ticks_diff=ticks_diff),
         ticks_diff=ticks_diff,
-        size=str(len(pins.ROWS)) + "x" + str(len(pins.COLUMNS)),
+        first_rank=first_rank,
     )
 
 

@@ -1,26 +1,37 @@
 """Scan and debounce the reed matrix. Pins are anything with ``value()`` / ``value(v)``."""
 
 
-class Matrix:
-    """``rows[i]`` is rank i+1 (driven low to select), ``columns[j]`` file a+j (pull-up, low = closed)."""
+HEX = "0123456789abcdef"
 
-    def __init__(self, rows, columns, debounce_ms=25, ticks_diff=None):
+
+class Matrix:
+    """``rows[i]`` is the board's rank i (driven low to select), ``columns[j]`` its file j (pull-up,
+    low = closed). The board has ``files`` x ``ranks`` points (default: the matrix's size), point
+    ``rank * files + file``; a smaller matrix covers it from the first point upwards."""
+
+    def __init__(self, rows, columns, debounce_ms=25, ticks_diff=None, files=None, ranks=None):
         self.rows = rows
         self.columns = columns
+        self.files = len(columns) if files is None else files
+        self.ranks = len(rows) if ranks is None else ranks
+        if len(columns) > self.files or len(rows) > self.ranks:
+            raise ValueError("matrix larger than the board")
+        self.points = self.files * self.ranks
         self.debounce_ms = debounce_ms
         self.ticks_diff = ticks_diff or (lambda a, b: a - b)
-        self.stable = bytearray(64)
-        self.last = bytearray(64)
-        self.since = [None] * 64
+        self.stable = bytearray(self.points)
+        self.last = bytearray(self.points)
+        self.since = [None] * self.points
         for row in rows:
             row.value(1)
 
     def read(self):
-        raw = bytearray(64)
+        raw = bytearray(self.points)
         columns = self.columns
+        files = self.files
         for r, row in enumerate(self.rows):
             row.value(0)
-            base = r * 8
+            base = r * files
             for c, col in enumerate(columns):
                 if not col.value():
                     raw[base + c] = 1
@@ -30,14 +41,14 @@ class Matrix:
     def prime(self):
         self.stable = self.read()
         self.last = bytearray(self.stable)
-        self.since = [None] * 64
+        self.since = [None] * self.points
 
     def scan(self, now):
         """One full scan; returns [(square, occupied)] confirmed by ``debounce_ms`` of stability."""
         raw = self.read()
         out = []
         stable, last, since = self.stable, self.last, self.since
-        for sq in range(64):
+        for sq in range(self.points):
             value = raw[sq]
             if value == stable[sq]:
                 since[sq] = None
@@ -51,14 +62,17 @@ class Matrix:
         return out
 
     def snapshot_hex(self):
-        """The stable occupancy as 16 hex digits, bit ``sq`` = square index (rank*8 + file)."""
+        """The stable occupancy as ceil(points / 4) hex digits (16 for 64 points, 23 for 90), bit
+        ``sq`` = point index (rank*files + file); no big integers needed."""
+        stable, n = self.stable, self.points
         out = ""
-        for rank in range(7, -1, -1):
-            byte = 0
-            for file in range(8):
-                if self.stable[rank * 8 + file]:
-                    byte |= 1 << file
-            out += f"{byte:02x}"
+        for digit in range((n + 3) // 4 - 1, -1, -1):
+            nibble = 0
+            for bit in range(4):
+                sq = digit * 4 + bit
+                if sq < n and stable[sq]:
+                    nibble |= 1 << bit
+            out += HEX[nibble]
         return out
 
 

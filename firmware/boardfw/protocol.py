@@ -5,6 +5,13 @@ dataclasses, nothing outside the builtins.
 """
 
 MAX_LINE = 1200
+
+
+def line_limit(points):
+    """The longest line held: 1200 bytes up to 64 points, else room for a full ``L`` line
+    (16 bytes a lamp); the host's ``boardctl.hw.protocol.line_limit`` agrees."""
+    return max(MAX_LINE, 16 * points + 64)
+
 #: How much of a refused (overlong) line is kept.
 REFUSED_PREFIX = 40
 HEX = "0123456789abcdef"

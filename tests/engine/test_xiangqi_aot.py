@@ -42,5 +42,5 @@ def test_the_build_exports_every_xiangqi_kernel() -> None:
     code = "from engine.jit import AOT; print(' '.join(n for n in dir(AOT) if n.startswith('xq_')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     wanted = {"xq_search", "xq_gen_moves", "xq_make_move", "xq_unmake_move", "xq_perft", "xq_in_check_of",
-              "xq_game_end"}
+              "xq_game_end", "xq_make_null", "xq_unmake_null"}
     assert wanted <= set(out.stdout.split())

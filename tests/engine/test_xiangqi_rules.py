@@ -9,10 +9,28 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from engine.kernels import xq_game_end
+from engine.kernels import (
+    xq_game_end,
+    xq_in_check_of,
+    xq_make_move,
+    xq_make_null,
+    xq_unmake_move,
+    xq_unmake_null,
+)
 from engine.xq_judge import Ending, cycles_from, ruling, sparse_position
-from engine.xq_movegen import HP, U_CHECK
-from engine.xq_position import DRAW, LOSS, ONGOING, WIN, XqBoard, move_name, tables
+from engine.xq_movegen import HP, PIECE_CHARS, SIDE, U_CHECK
+from engine.xq_position import (
+    DRAW,
+    LOSS,
+    ONGOING,
+    START_FEN,
+    WIN,
+    XqBoard,
+    move_name,
+    parse_move,
+    square_name,
+    tables,
+)
 from engine.xq_position import ruling as engine_ruling
 from engine.xq_rules import R_DRAW, R_LOSS, R_NONE, R_WIN, SCRATCH
 
@@ -112,3 +130,45 @@ def test_random_cycles_in_sparse_positions_match_pyffish() -> None:
     # mostly draws: this guards against chases or checks pyffish does not see; the catalogue
     # (built from every cycle our kernel rules non-draw, plus a sample) covers the offences
     assert len(rulings) >= 150
+
+
+# A null move of the search (move 0) inside the plies that the repetition judge replays:
+# judged as a move a0a0, it once emptied a0 on the search's board, whose root moves were then
+# tested for legality against the wrong position (the illegal `b2b5` of a 2026-12-01 match).
+NULL_CYCLES = [
+    # (fen, moves before the null move, the cycle after it, what stands on a0)
+    (START_FEN, ["h2e2"], ["b0c2", "b9c7", "c2b0", "c7b9"], "R"),
+    (START_FEN, ["h2e2", "h9g7"], ["h7h5", "b0c2", "h5h7", "c2b0"], "R"),
+    ("4k4/9/9/9/9/9/9/9/3K5/r3C4 w - - 0 1", ["e0e1"], ["d1d2", "e9f9", "d2d1", "f9e9"], "r"),
+    ("3k5/9/9/9/9/9/9/9/4K4/n1R6 b - - 0 1", ["d9d8"], ["d8d9", "c0c1", "d9d8", "c1c0"], "n"),
+]
+
+
+@pytest.mark.parametrize(("fen", "before", "cycle", "on_a0"), NULL_CYCLES)
+@pytest.mark.parametrize("extra", [0, 1])
+def test_judging_a_cycle_past_a_null_move_leaves_the_board_alone(
+        fen: str, before: list[str], cycle: list[str], on_a0: str, extra: int) -> None:
+    board = XqBoard.from_moves(fen, before)
+    assert PIECE_CHARS[int(board.pos.mb[0]) % 7] == on_a0.upper()
+    pos = board.pos.copy()
+    tb = tables()
+    xq_make_null(tb, pos.st, pos.hist, pos.undo)
+    # with ``extra``, the cycle repeats the position one ply after the null move instead
+    moves = cycle + cycle[:extra]
+    for text in moves:
+        pos.undo[int(pos.st[HP]), U_CHECK] = int(xq_in_check_of(tb, pos.mb, pos.st, int(pos.st[SIDE])))
+        xq_make_move(tb, pos.mb, pos.st, pos.hist, pos.undo, parse_move(text))
+    hp = int(pos.st[HP])
+    pos.undo[hp, U_CHECK] = int(xq_in_check_of(tb, pos.mb, pos.st, int(pos.st[SIDE])))
+    mb, st, hist, undo = pos.mb.copy(), pos.st.copy(), pos.hist[:hp].copy(), pos.undo[: hp + 1].copy()
+    sc = np.zeros(SCRATCH, dtype=np.int64)
+    verdict = int(xq_game_end(tb, pos.mb, pos.st, pos.hist, pos.undo, sc, 8))
+    assert np.array_equal(pos.mb, mb), [square_name(s) for s in range(90) if pos.mb[s] != mb[s]]
+    assert np.array_equal(pos.st, st) and np.array_equal(pos.hist[:hp], hist)
+    assert np.array_equal(pos.undo[: hp + 1], undo)
+    assert verdict != R_NONE  # the cycle did repeat a position
+    # and the search can unwind to the real position
+    for text in reversed(moves):
+        xq_unmake_move(tb, pos.mb, pos.st, pos.hist, pos.undo, parse_move(text))
+    xq_unmake_null(pos.st, pos.hist, pos.undo)
+    assert np.array_equal(pos.mb, board.pos.mb) and np.array_equal(pos.st, board.pos.st)

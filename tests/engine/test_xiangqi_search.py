@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from engine.kernels import xq_search
+from engine.search import CAN_STOP, INF, NODE_LIMIT, STOP
 from engine.searcher import Limits, Strength
 from engine.xq_position import XqBoard
 from engine.xq_searcher import XqSearcher
@@ -58,3 +61,27 @@ def test_weakened_play_still_legal(searcher: XqSearcher) -> None:
         result = searcher.search(board, Limits(depth=3), strength=Strength(max_depth=2, max_nodes=2000,
                                                                           margin=400, temperature=100.0))
         assert result.best is not None and result.best.value in legal  # type: ignore[attr-defined]
+
+
+# Positions whose search once emptied a0 on its own board (the repetition judge replayed a
+# null move as a move a0a0; engine/xq_rules.py); the root moves were then tested for
+# legality against that wrong board, which let an illegal move out.
+ONCE_CORRUPTED = [
+    ("rc1ak1b2/4ar3/b1n3n2/p1p1p1pcP/9/2P1P4/P2C2P2/1C7/4K4/RNBA1ABNR b - - 6 12", 10),
+    ("rnbakabnr/1C7/c8/p1p3p2/4p3p/P1P3c2/4P1P1P/4C4/4A4/RNBAK1BNR b - - 11 6", 12),
+]
+
+
+@pytest.mark.parametrize(("fen", "depth"), ONCE_CORRUPTED)
+def test_a_search_leaves_its_board_as_it_found_it(fen: str, depth: int) -> None:
+    s = XqSearcher(hash_mb=8, seed=1)
+    board = XqBoard(fen)
+    pos = board.pos.copy()
+    for d in range(1, depth + 1):
+        s.ctl[:] = 0
+        s.ctl[NODE_LIMIT], s.ctl[CAN_STOP] = 300_000, 1
+        xq_search(s.tb, pos.mb, pos.st, pos.hist, pos.undo, s.tt, s.ws, d, -INF, INF, 0, True)
+        assert np.array_equal(pos.mb, board.pos.mb), (d, [sq for sq in range(90) if pos.mb[sq] != board.pos.mb[sq]])
+        assert np.array_equal(pos.st, board.pos.st), d
+        if s.ctl[STOP]:
+            break

@@ -34,6 +34,7 @@ def wiring() -> Iterator[fake_machine.Wiring]:
     w = fake_machine.WIRING
     w.pins.clear()
     w.rows, w.columns = pins.ROWS, pins.COLUMNS
+    w.files = 8
     w.closed = 0
     w.pressed = set()
     yield w

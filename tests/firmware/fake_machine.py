@@ -21,6 +21,7 @@ class Wiring:
         self.rows: tuple[int, ...] = ()
         self.columns: tuple[int, ...] = ()
         self.closed = 0  # bitboard of closed reed switches
+        self.files = 8  # points in a rank of the board (bit = rank * files + file)
         self.pressed: set[int] = set()
 
     def read(self, pin_id: int) -> int:
@@ -28,7 +29,7 @@ class Wiring:
             c = self.columns.index(pin_id)
             for r, row_id in enumerate(self.rows):
                 row = self.pins.get(row_id)
-                if row is not None and row.mode == Pin.OUT and row.out == 0 and self.closed >> (r * 8 + c) & 1:
+                if row is not None and row.mode == Pin.OUT and row.out == 0 and self.closed >> (r * self.files + c) & 1:
                     return 0
             return 1
         return 0 if pin_id in self.pressed else 1

@@ -9,7 +9,7 @@ import machine
 from boardfw import VERSION, edge, pins
 from boardfw import protocol as fw
 from boardfw.device import Device, parse_notes
-from boardfw.leds import PWM_MAX_HZ, PWM_MIN_HZ, Strip, Tune, parse_lamp, square_index
+from boardfw.leds import PWM_MAX_HZ, PWM_MIN_HZ, Strip, Tune, parse_lamp, square_index, square_name
 from boardfw.matrix import Buttons, Matrix
 
 Pin = machine.Pin
@@ -30,6 +30,7 @@ def fresh_wiring():
     w = WIRING
     w.pins.clear()
     w.rows, w.columns = pins.ROWS, pins.COLUMNS
+    w.files = 8
     w.closed = 0
     w.pressed = set()
     return w
@@ -472,3 +473,135 @@ def test_main_returns_at_once_when_hint_is_held():
         __import__("main")  # runs firmware/main.py: with HINT held it must not start the loop
     finally:
         sys.modules.pop("main", None)
+
+
+# --- the 90-point xiangqi board (hardware/pinout-xiangqi.toml: 10 rows x 9 columns) -------------
+
+XQ_ROWS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+XQ_COLUMNS = (10, 11, 12, 13, 14, 15, 16, 17, 18)
+
+
+def xq_index(name):
+    return square_index(name, 9, 10, 0)
+
+
+def xq_bb(*names):
+    out = 0
+    for name in names:
+        out |= 1 << xq_index(name)
+    return out
+
+
+def make_xq_device(closed=0):
+    w = WIRING
+    w.pins.clear()
+    w.rows, w.columns, w.files = XQ_ROWS, XQ_COLUMNS, 9
+    w.closed = closed
+    w.pressed = set()
+    rows = [Pin(n, Pin.OUT, value=1) for n in XQ_ROWS]
+    cols = [Pin(n, Pin.IN, Pin.PULL_UP) for n in XQ_COLUMNS]
+    matrix = Matrix(rows, cols, files=9, ranks=10)
+    px = NeoPixel(Pin(19), 90)
+    out = []
+    dev = Device(matrix, out.append, strip=Strip(px, brightness=255, files=9, ranks=10), first_seq=0, first_rank=0)
+    dev.boot(0)
+    return dev, out, px
+
+
+def test_xiangqi_point_names_round_trip():
+    names = [f + str(r) for r in range(10) for f in "abcdefghi"]
+    assert [xq_index(n) for n in names] == list(range(90))
+    assert [square_name(i, 9, 0) for i in range(90)] == names
+    assert square_index("e2") == 12 and square_name(12) == "e2"  # chess as before
+    for bad in ["j0", "a10", "e", "e-1", "E0", "e00", "a01", "", "i9x"]:
+        raises(ValueError, square_index, bad, 9, 10, 0)
+    for bad in ["e0", "e9", "i1", "a10"]:
+        raises(ValueError, square_index, bad)  # not chess squares
+
+
+def test_xiangqi_matrix_reads_each_of_the_90_points_and_its_snapshot_has_23_digits():
+    dev, _out, _ = make_xq_device()
+    m = dev.matrix
+    assert m.points == 90 and m.snapshot_hex() == "0" * 23
+    for sq in range(90):
+        WIRING.closed = 1 << sq
+        raw = m.read()
+        assert [i for i in range(90) if raw[i]] == [sq], sq
+    start = xq_bb("a0", "b0", "c0", "d0", "e0", "f0", "g0", "h0", "i0", "b2", "h2", "a3", "c3", "e3", "g3", "i3")
+    start |= xq_bb("a9", "b9", "c9", "d9", "e9", "f9", "g9", "h9", "i9", "b7", "h7", "a6", "c6", "e6", "g6", "i6")
+    WIRING.closed = start
+    m.prime()
+    text = m.snapshot_hex()
+    assert len(text) == 23 and int(text, 16) == start
+    assert text == f"{start:023x}"
+
+
+def test_xiangqi_device_speaks_the_protocol_with_point_names():
+    dev, out, px = make_xq_device(closed=xq_bb("e0", "h2"))
+    assert decode(out) == [(0, "HELLO", [VERSION, "10x9"]), (1, "S", ["{:023x}".format(xq_bb("e0", "h2")), "boot"])]
+    del out[:]
+    WIRING.closed = xq_bb("e0", "e2")  # the cannon from h2 to e2
+    dev.poll(5)
+    dev.poll(40)
+    dev.feed(host(0, "V") + host(1, "?", "2a") + host(2, "L", "i9:ffff:0050ff", "a0:ffff:ff0000"), 41)
+    got = decode(out)
+    assert sorted(got[:2]) == [(2, "C", ["e2", "1"]), (3, "C", ["h2", "0"])] or sorted(got[:2]) == [
+        (2, "C", ["h2", "0"]), (3, "C", ["e2", "1"])]
+    assert got[2:] == [(4, "VERSION", [VERSION, "10x9"]), (5, "S", ["{:023x}".format(xq_bb("e0", "e2")), "req", "2a"])]
+    # serpentine chain of 9: rank 9 (odd) runs right to left, so i9 is LED 81 and a0 LED 0
+    assert px.shown[81] == (0, 80, 255) and px.shown[0] == (255, 0, 0) and len(px.shown) == 90
+
+
+def test_xiangqi_led_frame_takes_90_lamps_and_refuses_more_or_bad_points():
+    dev, out, px = make_xq_device()
+    del out[:]
+    lamps = [square_name(i, 9, 0) + ":ffff:0000ff" for i in range(90)]
+    line = host(0, "L", *lamps)
+    assert 1200 < len(line) <= fw.line_limit(90)  # longer than a chess board's limit, within its own
+    dev.feed(line, 1)
+    assert out == [] and all(px.shown[i] == (0, 0, 255) for i in range(90))
+    dev.feed(host(1, "L", *lamps, "a0:ffff:ffffff"), 2)  # 91 lamps
+    dev.feed(host(2, "L", "j0:ffff:ffffff"), 3)  # no file j
+    dev.feed(host(3, "L", "a10:ffff:ffffff"), 4)  # no rank 10
+    dev.feed(host(4, "V", "x"), 5)
+    assert [k + " " + " ".join(a) for _, k, a in decode(out)] == ["E argument"] * 4
+
+
+def test_chess_device_answers_v_and_refuses_xiangqi_names():
+    dev, out, _, _ = make_device()
+    del out[:]
+    dev.feed(host(0, "V"), 1)
+    dev.feed(host(1, "L", "e0:ffff:ffffff"), 2)
+    dev.feed(host(2, "L", "i1:ffff:ffffff"), 3)
+    assert decode(out) == [(2, "VERSION", [VERSION, "8x8"]), (3, "E", ["argument"]), (4, "E", ["argument"])]
+    assert fw.line_limit(64) == 1200 and fw.line_limit(90) == 1504
+
+
+def test_a_smaller_matrix_covers_the_board_from_the_first_point():
+    w = WIRING
+    w.pins.clear()
+    w.rows, w.columns, w.files = (0, 1), (10, 11, 12), 9
+    w.closed = (1 << 90) - 1
+    rows = [Pin(n, Pin.OUT, value=1) for n in w.rows]
+    cols = [Pin(n, Pin.IN, Pin.PULL_UP) for n in w.columns]
+    m = Matrix(rows, cols, files=9, ranks=10)
+    m.prime()
+    assert int(m.snapshot_hex(), 16) == xq_bb("a0", "b0", "c0", "a1", "b1", "c1")
+    raises(ValueError, Matrix, rows, cols, 25, None, 2, 10)  # 3 columns on a 2-file board
+
+
+def test_a_10_by_9_matrix_names_its_points_the_xiangqi_way_by_default():
+    w = WIRING
+    w.pins.clear()
+    w.rows, w.columns, w.files = XQ_ROWS, XQ_COLUMNS, 9
+    w.closed = xq_bb("e0")
+    w.pressed = set()
+    out = []
+    matrix = Matrix([Pin(n, Pin.OUT, value=1) for n in XQ_ROWS], [Pin(n, Pin.IN, Pin.PULL_UP) for n in XQ_COLUMNS])
+    dev = Device(matrix, out.append, first_seq=0)  # no sizes given: all from the matrix
+    dev.boot(0)
+    w.closed = xq_bb("e0", "i9")
+    dev.poll(1)
+    dev.poll(30)
+    assert decode(out) == [(0, "HELLO", [VERSION, "10x9"]), (1, "S", [f"{xq_bb('e0'):023x}", "boot"]), (2, "C", ["i9", "1"])]
+    assert square_index("e0", 9, 10) == 4 and parse_lamp("i9:ffff:000000", 9, 10)[0] == 89

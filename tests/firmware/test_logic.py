@@ -20,6 +20,7 @@ from boardfw.matrix import Matrix
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from boardctl.core.geometry import CHESS_8X8, XIANGQI_9X10, Geometry
 from boardctl.hw import protocol as host
 
 from .fake_machine import PWM, NeoPixel, Pin, Wiring
@@ -189,3 +190,55 @@ def test_every_tune_and_a_full_frame_the_pi_sends_is_accepted() -> None:
     (line,) = fw.Framer().feed(raw)
     _, _, args = fw.parse(line)
     assert [parse_lamp(a)[0] for a in args] == list(range(64))
+
+
+# --- both sides agree on every board's sizes and names ---------------------------------------------
+
+BOARDS = [(CHESS_8X8, 1), (XIANGQI_9X10, 0)]
+
+
+@pytest.mark.parametrize(("geometry", "first_rank"), BOARDS)
+def test_point_names_agree_with_the_host(geometry: Geometry, first_rank: int) -> None:
+    from boardfw.leds import square_index, square_name
+
+    for square in range(geometry.points):
+        name = square_name(square, geometry.files, first_rank)
+        assert name == geometry.square_name(square)
+        assert square_index(name, geometry.files, geometry.ranks, first_rank) == square
+
+
+@pytest.mark.parametrize(("geometry", "first_rank"), BOARDS)
+@settings(deadline=None, max_examples=60 * SCALE, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_snapshots_and_lamps_agree_with_the_host(geometry: Geometry, first_rank: int, data: st.DataObject) -> None:
+    from boardfw.leds import parse_lamp
+
+    occupancy = data.draw(st.integers(0, geometry.all_mask))
+    w = Wiring()
+    w.rows, w.columns, w.files, w.closed = tuple(range(geometry.ranks)), tuple(range(40, 40 + geometry.files)), geometry.files, occupancy
+    import boardfw.matrix
+
+    class WiredPin:
+        def __init__(self, n: int) -> None:
+            self.n, self.out = n, 1
+
+        def value(self, v: object = None) -> int | None:
+            if v is None:
+                return w.read(self.n)
+            self.out = int(v)  # type: ignore[call-overload]
+            return None
+
+    rows = [WiredPin(n) for n in w.rows]
+    w.pins = {p.n: p for p in rows}  # type: ignore[misc]
+    for p in rows:
+        p.mode = Pin.OUT  # type: ignore[attr-defined]
+    m = boardfw.matrix.Matrix(rows, [WiredPin(n) for n in w.columns], files=geometry.files, ranks=geometry.ranks)
+    m.prime()
+    text = m.snapshot_hex()
+    assert text == geometry.to_hex(occupancy)
+    line = host.parse_line(host.encode_line(0, "S", text, "beat")[:-1])
+    assert host.bitboard_arg(line, 0, geometry) == occupancy
+    square = data.draw(st.integers(0, geometry.points - 1))
+    mask, colour = data.draw(st.integers(0, 0xFFFF)), (data.draw(st.integers(0, 255)), 0, 255)
+    lamp = host.lamp_arg(square, mask, colour, geometry)
+    assert parse_lamp(lamp, geometry.files, geometry.ranks, first_rank) == (square, mask, colour)

@@ -17,7 +17,8 @@ from typing import Any
 import chess
 import serial
 
-from boardctl.hw.protocol import LineFramer, encode_line, parse_line
+from boardctl.core.geometry import CHESS_8X8
+from boardctl.hw.protocol import LineFramer, encode_line, line_limit, parse_line
 
 START = chess.Board().occupied
 
@@ -58,9 +59,13 @@ class FakePico:
         self.answering = True
         self.echo_token = True  # False: firmware before boardfw-2, which answers "S <occ> req"
         self.version = "boardfw-2"
+        self.geometry = CHESS_8X8  # the board's points (names in C lines)
+        self.size = "8x8"  # rows x columns, as HELLO says it
+        self.digits = 16  # hex digits of a snapshot
+        self.answer_version = False  # True: answers V with VERSION (boardfw-3)
         self.delay = 0.0
         self.lose = 0
-        self._framer = LineFramer()
+        self._framer = LineFramer(max_line=line_limit(90))  # room for a 90-point board's L lines
         self._lock = threading.RLock()
         self._timers: list[threading.Timer] = []
 
@@ -82,8 +87,9 @@ class FakePico:
     def change(self, square: str, occupied: bool) -> bytes:
         """A piece really lifted or placed: the truth changes, and the line is made (not sent)."""
         with self._lock:
-            self.occupancy ^= chess.BB_SQUARES[chess.parse_square(square)]
-            assert bool(self.occupancy & chess.BB_SQUARES[chess.parse_square(square)]) == occupied
+            bit = 1 << self.geometry.parse(square)
+            self.occupancy ^= bit
+            assert bool(self.occupancy & bit) == occupied
             return self.line("C", square, "1" if occupied else "0")
 
     def move(self, square: str, occupied: bool) -> bytes:
@@ -92,12 +98,12 @@ class FakePico:
         return raw
 
     def snapshot(self, why: str, *token: str) -> bytes:
-        return self.line("S", f"{self.occupancy:016x}", why, *token)
+        return self.line("S", f"{self.occupancy:0{self.digits}x}", why, *token)
 
     def boot(self) -> None:
         with self._lock:
             self.seq = 0
-            self.deliver(self.line("HELLO", self.version, "8x8"))
+            self.deliver(self.line("HELLO", self.version, self.size))
             self.deliver(self.snapshot("boot"))
 
     # --- what the host sends -----------------------------------------------------------------
@@ -109,6 +115,8 @@ class FakePico:
                 assert len(line.args) == 1, "the host always sends a token"
                 self.requests.append(line.args[0])
                 self._requested(line.args[0])
+            elif line.kind == "V" and self.answer_version:
+                self.send("VERSION", self.version, self.size)
 
     def _requested(self, token: str) -> None:
         with self._lock:

@@ -203,3 +203,11 @@ def test_led_frame_time_is_bounded(xiangqi_factory: WiredMockFactory, clock: Fak
         assert time.monotonic() - started < 5.0
         chip = xiangqi_factory.max7219
         assert chip is not None and chip.lit == G.mask(range(0, 90, 2))
+
+
+def test_open_board_takes_the_games_pin_map_by_default(xiangqi_factory: WiredMockFactory) -> None:
+    from boardctl.hw.pinout import DEFAULT_PATH, default_pinout
+
+    assert default_pinout(XIANGQI_9X10) == XIANGQI_PATH and default_pinout(CHESS_8X8) == DEFAULT_PATH
+    with open_board("gpio", pin_factory=xiangqi_factory, geometry=XIANGQI_9X10) as board:
+        assert isinstance(board, GpioBoard) and board.pinout.size == "10x9"

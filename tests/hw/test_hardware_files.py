@@ -46,7 +46,7 @@ def test_xiangqi_svg_names_every_pin_and_draws_90_points() -> None:
     for variant in ("gpio", "pico"):
         for pin in [*data[variant]["rows"], *data[variant]["columns"], *data[variant]["buttons"].values()]:
             assert f">{pin:>2}  " in svg, (variant, pin)
-    assert svg.count('fill="#9ecae1"') == 90  # a reed switch under every point
+    assert svg.count('fill="#9ecae1"') == 90 and svg.count('fill="#f7dc6f"') == 90  # a switch and an LED a point
     assert "river" in svg and "rank 9" in svg and "rank 0" in svg and "spi0-1cs,no_miso" in svg
 
 
@@ -64,3 +64,18 @@ def test_the_firmware_pin_modules_name_their_board() -> None:
     assert (namespace["FILES"], namespace["RANKS"], namespace["FIRST_RANK"]) == (9, 10, 0)
     exec((ROOT / "firmware" / "boardfw" / "pins.py").read_text(encoding="utf-8"), namespace)
     assert (namespace["FILES"], namespace["RANKS"], namespace["FIRST_RANK"]) == (8, 8, 1)
+
+
+def test_xiangqi_bom_counts_one_switch_diode_and_led_a_point() -> None:
+    with (ROOT / "hardware" / "bom-xiangqi.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and all(r["variant"] in {"gpio", "serial", "both"} and int(r["qty"]) > 0 for r in rows)
+    qty = {(r["part"], r["variant"]): int(r["qty"]) for r in rows}
+    assert qty[("reed switch", "both")] == qty[("small-signal diode", "both")] == 90
+    assert qty[("LED", "gpio")] == qty[("addressable RGB LED", "serial")] == 90
+    assert qty[("LED driver", "gpio")] == 2 and qty[("neodymium disc magnet", "both")] == 32
+    for r in rows:  # a ref range says as many parts as qty
+        first, _, last = r["ref"].partition("-")
+        if last:
+            digits = "".join(c for c in first if c.isdigit()), "".join(c for c in last if c.isdigit())
+            assert int(digits[1]) - int(digits[0]) + 1 == int(r["qty"]), r["ref"]

@@ -22,12 +22,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from boardctl.core.geometry import CHESS_8X8, XIANGQI_9X10, Geometry
 from boardctl.events import ButtonPressed, Event, Snapshot, SquareChanged
 from boardctl.hw.protocol import LineFramer, parse_line
 from boardctl.hw.seriallink import SerialBoard
 
 from .serialdevice import START, FakePico, examples
 
+#: The xiangqi start position's points.
+XIANGQI_START = XIANGQI_9X10.mask(
+    [XIANGQI_9X10.square(f, r) for f in range(9) for r in (0, 9)]
+    + [XIANGQI_9X10.parse(n) for n in ("b2", "h2", "b7", "h7")]
+    + [XIANGQI_9X10.square(f, r) for f in (0, 2, 4, 6, 8) for r in (3, 6)]
+)
 OPS = ["pass"] * 12 + ["drop", "repeat", "hold", "replay", "replay-answer", "flip", "cut", "garbage"]
 #: Lines a device makes per boot in one example stay below this, so that an old line's
 #: 8-bit sequence number is never due again (the protocol's limit, see PROTOCOL.md).
@@ -70,19 +77,24 @@ class Link:
     hypothesis fast and still shrink well. When the faults run out the channel passes lines on.
     """
 
-    def __init__(self, faults: list[Fault], losses: list[bool]) -> None:
+    def __init__(self, faults: list[Fault], losses: list[bool], geometry: Geometry = CHESS_8X8) -> None:
+        self.geometry = geometry
         self.faults = iter(faults)
         self.losses = iter(losses)
         self.clean = True
         self.outbox: list[bytes] = []  # device -> host, in the device's order, not yet through the channel
         self.held: bytes | None = None
-        self.dev = FakePico(self.outbox.append)
+        start = START if geometry == CHESS_8X8 else XIANGQI_START
+        self.dev = FakePico(self.outbox.append, occupancy=start)
+        self.dev.geometry, self.dev.digits = geometry, geometry.hex_digits
+        self.dev.size = f"{geometry.ranks}x{geometry.files}"
+        self.version = "boardfw-2" if geometry == CHESS_8X8 else "boardfw-3"
         self.boot_start = 0
         self.actions: list[tuple[Any, ...] | None] = [None]  # action i turns truth[i-1] into truth[i]
-        self.truth = [START]
+        self.truth = [start]
         self.events: list[Event] = []
         self._framer = LineFramer()
-        self.board = SerialBoard(opener=lambda: None)
+        self.board = SerialBoard(opener=lambda: None, geometry=geometry)
         self.board.REQUEST_RETRY = 0.0  # type: ignore[misc]  # every housekeeping step may ask again
         self.board._spawn = lambda: None  # type: ignore[method-assign]  # this test is the reader thread
         self.board.start(self.events.append)
@@ -104,9 +116,9 @@ class Link:
     def act(self, action: Action) -> None:
         kind, param, _ = action
         if kind == "change":
-            square = param % 64
+            square = param % self.geometry.points
             occupied = not self.dev.occupancy >> square & 1
-            self.outbox.append(self.dev.change(chess.square_name(square), occupied))
+            self.outbox.append(self.dev.change(self.geometry.square_name(square), occupied))
             self.actions.append(("C", square, occupied))
             self.truth.append(self.dev.occupancy)
         elif kind == "button":
@@ -119,7 +131,7 @@ class Link:
         else:
             self.boot_start = len(self.dev.sent)
             self.dev.seq = param  # a device may start counting anywhere
-            self.outbox.append(self.dev.line("HELLO", "boardfw-2", "8x8"))
+            self.outbox.append(self.dev.line("HELLO", self.version, self.dev.size))
             self.outbox.append(self.dev.snapshot("boot"))
 
     # --- the channel --------------------------------------------------------------------------------
@@ -191,11 +203,13 @@ def _check_history(events: list[Event], actions: list[tuple[Any, ...] | None], t
 
 @pytest.mark.fuzz
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(actions_st, faults_st, losses_st)
-def test_a_hostile_channel_never_invents_or_reorders_events(actions: list[Action], faults: list[Fault], losses: list[bool]) -> None:
-    link = Link(faults, losses)
+@given(actions_st, faults_st, losses_st, st.sampled_from([CHESS_8X8, XIANGQI_9X10]))
+def test_a_hostile_channel_never_invents_or_reorders_events(
+    actions: list[Action], faults: list[Fault], losses: list[bool], geometry: Geometry
+) -> None:
+    link = Link(faults, losses, geometry)
     link.drain()  # the first snapshot, cleanly
-    assert link.events == [Snapshot(link.events[0].t, START)]
+    assert link.events == [Snapshot(link.events[0].t, link.truth[0])]
     link.clean = False
     for action in actions:
         link.act(action)
@@ -210,12 +224,14 @@ def test_a_hostile_channel_never_invents_or_reorders_events(actions: list[Action
     link.drain()
     assert not link.board.is_resync_pending
     assert link.board.occupancy == link.dev.occupancy
-    occupied = not link.dev.occupancy >> chess.A3 & 1
+    a3 = geometry.parse("a3")
+    occupied = not link.dev.occupancy >> a3 & 1
     link.outbox.append(link.dev.change("a3", occupied))
-    link.actions.append(("C", chess.A3, occupied))
+    link.actions.append(("C", a3, occupied))
     link.truth.append(link.dev.occupancy)
     link.drain()
-    assert link.events[-1] == SquareChanged(link.events[-1].t, chess.A3, occupied)
+    assert link.events[-1] == SquareChanged(link.events[-1].t, a3, occupied)
+    assert link.board.refusal is None
     _check_history(link.events, link.actions, link.truth)
 
 

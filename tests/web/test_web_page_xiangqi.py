@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 from xiangqi_page import (
+    ORIGIN,
     STATIC,
     XQ_START,
+    FakeDaemon,
     center,
     drag,
     occupancy,
@@ -71,6 +73,7 @@ def test_ninety_points_with_the_pieces_characters(browser: Any, artifacts: Path)
     with xiangqi_page(browser) as (page, _):
         names = page.eval_on_selector_all("#board [data-square]", "els => els.map(e => e.dataset.square)")
         assert len(names) == 90
+        assert page.locator("[data-square]").count() == 90  # the whole page: no other board's squares
         assert sorted(names) == sorted(XIANGQI_9X10.names)
         assert page.locator("#board .square").count() == 0  # points, not squares
         shown = pieces_on_page(page)
@@ -268,9 +271,14 @@ def test_skins_and_colours_are_chosen_and_remembered(browser: Any, artifacts: Pa
 
 
 def test_levels_show_their_chinese_names_and_sides_are_red_and_black(browser: Any) -> None:
-    with xiangqi_page(browser, xq_state(mode="play", human="red", level="advanced")) as (page, daemon):
+    clock = {"red": 300.0, "black": 245.0, "running": "black"}
+    with xiangqi_page(browser, xq_state(mode="play", human="red", level="advanced", clock=clock)) as (page, daemon):
         assert "高级 advanced" in page.locator("#game-info").inner_text()
         assert "red (you)" in page.locator("#clock-bottom .name").inner_text()
+        assert page.locator("#clock-bottom .time").inner_text() == "5:00"
+        assert page.locator("#clock-top .name").inner_text() == "black"
+        assert page.locator("#clock-top").get_attribute("class").split().count("running") == 1
+        assert page.locator("#clock-top .time").inner_text() in ("4:05", "4:04")
         page.locator("#new-game summary").click()
         choices = page.locator("#level-choices button")
         assert choices.all_inner_texts() == ["初级 beginner", "中级 intermediate", "高级 advanced", "大师 master"]
@@ -351,3 +359,33 @@ def test_a_past_xiangqi_game_opens_in_the_viewer(browser: Any) -> None:
         assert page.locator("#viewer-title").inner_text().startswith("Human – boardctl")
         centre = center(page, "e0", "#viewer-board")
         assert centre[1] > center(page, "e9", "#viewer-board")[1]
+        page.locator("#viewer-close").click()
+        assert page.locator("[data-square]").count() == 90
+
+
+def test_moves_sound_as_move_capture_and_check(browser: Any) -> None:
+    after_cannon = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+    after_horse = "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2"
+    took = "rnbakab1r/9/1c4nc1/p1p1C1p1p/9/9/P1P1P1P1P/1C7/9/RNBAKABNR b - - 0 2"
+    with xiangqi_page(browser) as (page, daemon):
+        page.evaluate("() => { window.boardctl.sounds = []; }")
+        daemon.publish(xq_state(after_cannon, start_fen=XQ_START, moves=["h2e2"]))
+        daemon.publish(xq_state(after_horse, start_fen=XQ_START, moves=["h2e2", "h9g7"]))
+        daemon.publish(xq_state(took, start_fen=XQ_START, moves=["h2e2", "h9g7", "e2e6"]))
+        daemon.publish(xq_state(took.replace(" b ", " w "), start_fen=XQ_START, moves=["h2e2", "h9g7", "e2e6", "a9a8"],
+                                check="e0"))
+        assert page.evaluate("() => window.boardctl.sounds") == ["move", "move", "capture", "check"]
+
+
+def test_the_board_is_xiangqis_before_the_first_state_when_the_server_says_so(browser: Any) -> None:
+    for variant, points in [("xiangqi", 90), (None, 64)]:
+        context = browser.new_context()
+        page = context.new_page()
+        daemon = FakeDaemon(page, state=None, variant=variant)  # no state line yet
+        page.route(f"{ORIGIN}/**", daemon._http)
+        page.route_web_socket(f"{ORIGIN.replace('http', 'ws')}/ws", daemon._socket)
+        page.goto(ORIGIN + "/")
+        page.wait_for_selector('#connection[data-connected="true"]')
+        assert page.locator("#board [data-square]").count() == points
+        assert page.locator("body").get_attribute("data-variant") == (variant or "chess")
+        context.close()

@@ -69,6 +69,8 @@ class FakeDaemon:
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     sockets: list[Any] = field(default_factory=list)
     state: dict[str, Any] | None = None
+    #: What /api/info names as the game (None: an older server that does not say).
+    variant: str | None = None
 
     def publish(self, state: dict[str, Any]) -> None:
         """Send a state line to the page and wait until the page has drawn it."""
@@ -103,7 +105,7 @@ class FakeDaemon:
             route.fulfill(status=200, body=file.read_bytes(),
                           content_type=mimetypes.guess_type(file.name)[0] or "application/octet-stream")
         elif path == "/api/info":
-            route.fulfill(status=200, json={"pin_required": False})
+            route.fulfill(status=200, json={"pin_required": False, **({"variant": self.variant} if self.variant else {})})
         elif path == "/api/games":
             route.fulfill(status=200, json={"games": self.games})
         elif path.startswith("/api/games/") and path.removeprefix("/api/games/") in self.records:

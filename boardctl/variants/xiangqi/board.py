@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from boardctl.core.geometry import XIANGQI_9X10, Square
-from boardctl.core.rules import Color, Move, Outcome
+from boardctl.core.rules import Color, Move, Outcome, PlainMoves
 from boardctl.errors import BoardctlError, PositionError
 
 FILES = 9
@@ -43,7 +43,8 @@ STARTING_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - 
 KING, ADVISOR, ELEPHANT, HORSE, ROOK, CANNON, PAWN = 1, 2, 3, 4, 5, 6, 7
 PIECE_TYPES = (KING, ADVISOR, ELEPHANT, HORSE, ROOK, CANNON, PAWN)
 PIECE_SYMBOLS = "?kabnrcp"  # by type; Red upper-case, as in the FEN
-PIECE_NAMES = ("", "king", "advisor", "elephant", "horse", "rook", "cannon", "pawn")
+#: The pieces' English names (WXF's, with general, chariot and soldier as most books write).
+PIECE_NAMES = ("", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier")
 BLACK_BIT = 8
 #: How many of each piece a side may have.
 MAX_COUNT = {KING: 1, ADVISOR: 2, ELEPHANT: 2, HORSE: 2, ROOK: 2, CANNON: 2, PAWN: 5}
@@ -119,6 +120,11 @@ class XiangqiMove:
 
     def __bool__(self) -> bool:
         return True
+
+    @property
+    def promotion(self) -> int | None:
+        """Always None: xiangqi has no promotion (kept for code written for python-chess)."""
+        return None
 
     @classmethod
     def from_uci(cls, uci: str) -> XiangqiMove:
@@ -260,6 +266,17 @@ PAWN_ATTACKS = tuple(
     tuple(tuple(f for f in range(POINTS) if s in PAWN_MOVES[c][f]) for s in range(POINTS))
     for c in (0, 1)
 )
+#: The file and rank through each point (itself excluded) and its diagonal neighbours.
+LINES = tuple(XIANGQI_9X10.mask(x for ray in RAYS[s] for x in ray) for s in range(POINTS))
+DIAGONALS = tuple(
+    XIANGQI_9X10.mask(
+        _sq(s % FILES + df, s // FILES + dr)
+        for df in (-1, 1)
+        for dr in (-1, 1)
+        if _on(s % FILES + df, s // FILES + dr)
+    )
+    for s in range(POINTS)
+)
 #: Points each piece may legally stand on (a set-up FEN is checked against them).
 PLACES: dict[tuple[int, Color], int] = {}
 for _c in (BLACK, RED):
@@ -338,8 +355,12 @@ class LegalMoveGenerator:
         return f"<LegalMoveGenerator ({', '.join(m.uci() for m in self)})>"
 
 
-class XiangqiBoard:
-    """A xiangqi position and the moves that led to it (implements ``core.rules.GameBoard``)."""
+class XiangqiBoard(PlainMoves):
+    """A xiangqi position and the moves that led to it (implements ``core.rules.GameBoard``).
+
+    Every xiangqi move is one piece from one point to another, so the tracker's hooks for
+    castling, en passant and promotion are :class:`~boardctl.core.rules.PlainMoves`' answers.
+    """
 
     geometry = XIANGQI_9X10
     uci_variant = "xiangqi"
@@ -403,7 +424,7 @@ class XiangqiBoard:
             rank = RANKS - 1 - i
             file = 0
             for ch in row:
-                if ch.isdigit():
+                if ch in "123456789":
                     file += int(ch)
                     continue
                 kind = _FEN_LETTERS.get(ch.lower())
@@ -567,6 +588,11 @@ class XiangqiBoard:
         p = self._b[square]
         return Piece(p & 7, p < BLACK_BIT) if p else None
 
+    def piece_name(self, square: Square) -> str | None:
+        """``general``, ``advisor``, ``elephant``, ``horse``, ``chariot``, ``cannon``, ``soldier``."""
+        p = self._b[square]
+        return PIECE_NAMES[p & 7] if p else None
+
     def piece_type_at(self, square: Square) -> int | None:
         p = self._b[square]
         return p & 7 if p else None
@@ -618,7 +644,10 @@ class XiangqiBoard:
             if b[f] == horse and not b[leg]:
                 return True
         pawn = PAWN | off
-        return any(b[f] == pawn for f in PAWN_ATTACKS[by][square])
+        for f in PAWN_ATTACKS[by][square]:  # noqa: SIM110 (a plain loop: the hottest path)
+            if b[f] == pawn:
+                return True
+        return False
 
     def is_check(self) -> bool:
         return self._attacked(self._kings[self.turn], not self.turn)
@@ -725,13 +754,25 @@ class XiangqiBoard:
         self, from_mask: int = ALL, to_mask: int = ALL
     ) -> Iterator[XiangqiMove]:
         """The legal moves of the side to move from points of ``from_mask`` to points of
-        ``to_mask`` (both bitboards, bit ``rank * 9 + file``)."""
+        ``to_mask`` (both bitboards, bit ``rank * 9 + file``).
+
+        A move is tried on the board only if it could expose the general: when the general
+        is in check or moves, when the piece leaves the general's file or rank or a point
+        diagonally next to it (a horse's leg), or lands on its file or rank (a cannon screen).
+        """
         b = self._b
         safe = self._leaves_king_safe
+        king = self._kings[self.turn]
+        if king < 0 or self._attacked(king, not self.turn):
+            risky_from = risky_to = ALL
+        else:
+            risky_from, risky_to = LINES[king] | DIAGONALS[king], LINES[king]
         for f in _bits(self.occupied_co[self.turn] & from_mask):
             base = f * POINTS
-            for t in self._targets(f, b[f]):
-                if to_mask >> t & 1 and safe(f, t):
+            p = b[f]
+            test_all = p & 7 == KING or risky_from >> f & 1
+            for t in self._targets(f, p):
+                if to_mask >> t & 1 and (not (test_all or risky_to >> t & 1) or safe(f, t)):
                     yield MOVES[base + t]
 
     def generate_legal_captures(
@@ -875,6 +916,7 @@ class XiangqiBoard:
         return text
 
     def variation_san(self, moves: Iterable[Move]) -> str:
+        """Moves from this position in WXF, numbered (``1. C2.5 H8+7``)."""
         board = self.copy(stack=False)
         out: list[str] = []
         for move in moves:
@@ -890,6 +932,14 @@ class XiangqiBoard:
 
     # ---- game end ----------------------------------------------------------------------
 
+    def is_valid(self) -> bool:
+        """Whether the position would be accepted as a set-up (see :meth:`set_fen`)."""
+        try:
+            type(self)(self.fen())
+        except PositionError:
+            return False
+        return True
+
     def is_checkmate(self) -> bool:
         return self.is_check() and not self.has_legal_moves()
 
@@ -903,7 +953,7 @@ class XiangqiBoard:
 
     def has_insufficient_material(self, color: Color) -> bool:
         """Whether ``color`` has nothing that can cross the river (only general, advisors and
-        elephants). Informative only: the rulings come from :meth:`outcome`."""
+        elephants), as pyffish's ``has_insufficient_material`` says for xiangqi."""
         off = 0 if color else BLACK_BIT
         return not any(
             p and (p < BLACK_BIT) == color and p - off in (HORSE, ROOK, CANNON, PAWN)
@@ -918,7 +968,9 @@ class XiangqiBoard:
     def outcome(self, *, claim_draw: bool = False) -> Outcome | None:
         """How the game has ended, or None.
 
-        ``checkmate``/``stalemate``: no legal move, the side to move loses. ``perpetual_check``,
+        ``checkmate``/``stalemate``: no legal move, the side to move loses.
+        ``insufficient_material``: neither side has a piece that can cross the river (a draw
+        by the Chinese rules; pyffish agrees, see ``has_insufficient_material``). ``perpetual_check``,
         ``perpetual_chase`` (the offender loses), ``repetition`` (a draw) and ``sixty_moves``
         (a draw) are the Asian rules as pyffish rules them; they apply by themselves, so
         ``claim_draw`` changes nothing (it is accepted for python-chess compatibility).
@@ -926,6 +978,12 @@ class XiangqiBoard:
         del claim_draw
         if not self.has_legal_moves():
             return Outcome("checkmate" if self.is_check() else "stalemate", not self.turn)
+        if (
+            self.occupied.bit_count() <= 10
+            and self.has_insufficient_material(RED)
+            and self.has_insufficient_material(BLACK)
+        ):
+            return Outcome("insufficient_material", None)
         if not self.needs_judge():
             return None
         from boardctl.variants.xiangqi.judge import optional_end

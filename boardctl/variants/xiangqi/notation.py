@@ -10,8 +10,8 @@ Two like pieces on one file (tandem) are told apart by front and rear: WXF ``R+.
 and Chinese 前车平三/后炮退一. Advisors and elephants never need it (their direction tells
 which one moves), so they keep their file, as both rule books do. Tandem pawns follow the
 WXF table: three on a file are ``P+``, ``P<file>`` (the middle one) and ``P-`` (前兵, 中兵,
-后兵); four or five add ``++`` and ``--`` for the outermost (一兵..五兵 in Chinese, counted
-from the front); when two files each hold two or more pawns, the file replaces the piece
+后兵); four or five add ``++`` and ``--`` for the outermost (前兵, 二兵, 三兵, 四兵, 后兵 in
+Chinese, counted from the front, as cchess writes them); when two files each hold two or more pawns, the file replaces the piece
 letter (``7+.6``; Chinese 前七平六).
 
 Chinese uses simplified characters (帅仕相马车炮兵 for Red, 将士象马车炮卒 for Black),
@@ -128,7 +128,7 @@ def chinese(board: XiangqiBoard, move: XiangqiMove) -> str:
     if code < 0:
         return f"{name}{num(file)}{tail}"
     n, i = divmod(code, 100)
-    where = ("前" if i == 0 else "后" if i == n - 1 else "中") if n <= 3 else CHINESE_NUMERALS[i]
+    where = "前" if i == 0 else "后" if i == n - 1 else "中" if n == 3 else CHINESE_NUMERALS[i]
     return f"{where}{num(file) if tandem_files else name}{tail}"
 
 

@@ -447,11 +447,14 @@ function renderClocks(state) {
     box.querySelector(".name").textContent = color === humanColor(state) ? `${color} (you)` : color;
     box.dataset.color = color;
     if (!clock) { box.querySelector(".time").textContent = ""; box.classList.remove("running", "low"); continue; }
-    let left = clock[color];
-    if (clock.running === color && left !== undefined) left -= (performance.now() - app.stateReceivedAt) / 1000;
+    // Xiangqi's clocks are "red"/"black"; a daemon that names Red's clock "white" is read alike.
+    const key = color in clock || color !== "red" ? color : "white";
+    const running = clock.running === key;
+    let left = clock[key];
+    if (running && left !== undefined) left -= (performance.now() - app.stateReceivedAt) / 1000;
     box.querySelector(".time").textContent = formatClock(left);
-    box.classList.toggle("running", clock.running === color);
-    box.classList.toggle("low", clock.running === color && left < 20);
+    box.classList.toggle("running", running);
+    box.classList.toggle("low", running && left < 20);
   }
 }
 
@@ -635,7 +638,15 @@ function soundsFor(prev, state) {
   if (!prev || prev.game !== state.game) return; // the first line, or another game: no sound
   const before = (prev.moves || []).length, after = (state.moves || []).length;
   if (!isOver(prev) && isOver(state)) playSound("end");
-  else if (after === before + 1) playSound(moveSoundKind((state.san || [])[after - 1]));
+  else if (after === before + 1) {
+    const geo = stateGeometry(state);
+    if (geo.name === "chess") playSound(moveSoundKind((state.san || [])[after - 1]));
+    else {
+      // Xiangqi's moves are coordinates: a check is the state's, a capture one piece fewer.
+      const count = (fen) => Object.keys(parseFenPlacement(fen, geo)).length;
+      playSound(state.check ? "check" : count(state.fen) < count(prev.fen) ? "capture" : "move");
+    }
+  }
   else if (state.pending && state.pending !== prev.pending) playSound("engine");
   else if (state.warning && state.warning !== prev.warning && /illegal|touch-move/.test(state.warning)) playSound("illegal");
 }
@@ -939,7 +950,8 @@ function showPly(ply) {
 app.showPly = showPly;
 
 function setupViewer() {
-  buildBoard($("#viewer-board"));
+  // The viewer's board is built when a game is opened and emptied when it closes, so the page's
+  // only squares (points) are the live board's while no past game is shown.
   const step = (d) => () => app.viewer && showPly(app.viewer.ply + d);
   $("#viewer-first").addEventListener("click", () => showPly(0));
   $("#viewer-prev").addEventListener("click", step(-1));
@@ -948,7 +960,12 @@ function setupViewer() {
   $("#viewer-slider").addEventListener("input", (ev) => showPly(Number(ev.target.value)));
   $("#viewer-flip").addEventListener("click", () => { if (app.viewer) { app.viewer.flipped = !app.viewer.flipped; showPly(app.viewer.ply); } });
   $("#viewer-close").addEventListener("click", () => $("#viewer").close());
-  $("#viewer").addEventListener("close", () => { app.viewer = null; });
+  $("#viewer").addEventListener("close", () => {
+    app.viewer = null;
+    const board = $("#viewer-board");
+    board.textContent = "";
+    board.cells = null;
+  });
   $("#viewer-moves").addEventListener("click", (ev) => {
     const span = ev.target.closest(".move[data-ply]");
     if (span) showPly(Number(span.dataset.ply));
@@ -1084,6 +1101,11 @@ async function init() {
   try {
     const info = await (await fetch("/api/info")).json();
     app.pinRequired = Boolean(info.pin_required);
+    // A server that names its game in /api/info gets the right board before the first state line.
+    if (!app.state && info.variant && GEOMETRIES[info.variant]) {
+      applyVariant(GEOMETRIES[info.variant]);
+      buildBoard($("#board"), GEOMETRIES[info.variant]);
+    }
     showPinForm(app.pinRequired);
   } catch (err) {
     showError(`cannot reach the board: ${err.message}`);

@@ -1,0 +1,126 @@
+"""Pairings: round robins by the FIDE Berger tables, Swiss rounds by the FIDE Dutch system.
+
+Berger tables (FIDE Handbook C.05, Annex 1) are arithmetic, so they are computed here: for ``n``
+players (``n`` even; an odd field gets a dummy ``n + 1`` whose opponent has the bye), in round
+``r`` player ``n`` meets the player ``a`` with ``2a = r + 1 (mod n - 1)``, with Black in odd
+rounds; the other tables pair ``a + b = r + 1 (mod n - 1)`` with White on the player whose
+distance to the other, counted upwards mod ``n - 1``, is odd. Tables after the first run from
+``n``'s opponent + 1 upwards. tests/learning/test_pairings.py checks this against the printed
+tables for 4, 6, 8 and 10 players.
+
+Swiss rounds are paired by ``caissify-pairings`` (its ``dutch`` engine, FIDE C.04.3), not by a
+home-made pairer; :func:`swiss_round` only turns the tournament's history into its inputs
+(scores, colours, floats, byes, previous pairings). docs/learning.md says what was checked.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from boardctl.errors import BoardctlError
+
+
+class PairingError(BoardctlError, ValueError):
+    """A round cannot be paired (too few players, all rounds played, the library refused)."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One board of a round, by pairing numbers (1-based). ``black`` None: ``white`` has the bye."""
+
+    white: int
+    black: int | None
+
+    @property
+    def is_bye(self) -> bool:
+        return self.black is None
+
+
+def berger_round(players: int, round_number: int) -> list[Pairing]:
+    """Round ``round_number`` (1-based) of the Berger table for ``players`` (2 or more)."""
+    if players < 2:
+        raise PairingError(f"a round robin needs at least 2 players, not {players}")
+    n = players + players % 2  # an odd field plays with a dummy, whose opponent has the bye
+    if not 1 <= round_number <= n - 1:
+        raise PairingError(f"a round robin of {players} players has rounds 1 to {n - 1}, not {round_number}")
+    m = n - 1
+    target = (round_number + 1) % m  # a + b = round + 1 (mod n - 1) on every table
+
+    def number(x: int) -> int:  # residues 0..m-1 as player numbers 1..m
+        return (x - 1) % m + 1
+
+    # n's opponent a: 2a = round + 1 (mod m); m is odd, so 2 has the inverse (m + 1) / 2
+    first = number(target * (m + 1) // 2)
+    tables = [(n, first) if round_number % 2 == 0 else (first, n)]
+    for i in range(1, n // 2):
+        a = number(first + i)
+        b = number(target - a)
+        tables.append((a, b) if (b - a) % m % 2 == 1 else (b, a))
+    return [
+        Pairing(w, b) if w <= players and b <= players else Pairing(b if w > players else w, None)
+        for w, b in tables
+    ]
+
+
+def berger_schedule(players: int) -> list[list[Pairing]]:
+    """Every round of the single round robin for ``players``."""
+    n = players + players % 2
+    return [berger_round(players, r) for r in range(1, n)]
+
+
+# --------------------------------------------------------------------------- Swiss
+
+
+@dataclass(frozen=True)
+class SwissEntry:
+    """What the Dutch system needs to know about one player before a round."""
+
+    number: int  # pairing number: 1 = highest rated
+    rating: int
+    score: float
+    colors: tuple[str, ...]  # per past round: "white", "black" or "none" (bye, absent)
+    floats: tuple[str, ...]  # per past round: "up", "down" or "none"
+    byes: int
+
+
+def swiss_round(
+    entries: Sequence[SwissEntry],
+    *,
+    previous: set[tuple[int, int]],
+    round_number: int,
+    total_rounds: int,
+) -> list[Pairing]:
+    """The next Swiss round by the FIDE Dutch system (caissify-pairings), board order kept."""
+    from caissify_pairings import generate_pairings  # the library is only needed for Swiss events
+
+    if len(entries) < 2:
+        raise PairingError("a Swiss round needs at least 2 players")
+    players = [
+        {
+            "id": e.number,
+            "name": str(e.number),
+            "score": float(e.score),
+            "rating": e.rating,
+            "starting_number": e.number,
+            "color_hist": list(e.colors),
+            "float_history": list(e.floats),
+            "bye_count": e.byes,
+        }
+        for e in entries
+    ]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the float-history warning: floats are always passed
+            rows = generate_pairings(
+                system="dutch",
+                players=players,
+                previous_pairings=set(previous),
+                round_number=round_number,
+                total_rounds=total_rounds,
+            )
+    except Exception as exc:  # the library's own errors are plain exceptions
+        raise PairingError(f"round {round_number} cannot be paired: {exc}") from exc
+    rows = sorted(rows, key=lambda r: int(r["table"]))
+    return [Pairing(int(r["white_id"]), None if r.get("black_id") is None else int(r["black_id"])) for r in rows]
