@@ -136,9 +136,6 @@ def test_a_recorded_xiangqi_game_on_the_sim(tmp_path: Path) -> None:
     assert json.loads(state.read_text())["moves"] == ["h2e2", "h9g7"]
 
 
-FAKE_ENGINE = Path(__file__).with_name("uci_fake_engine.py")
-
-
 def _xq_move(daemon: Daemon, uci: str, occupied_before: set[str]) -> dict[str, object]:
     """Make ``uci`` by hand (a capture takes the taken piece off first) and wait past settle."""
     src, dst = uci[:2], uci[2:4]
@@ -158,11 +155,12 @@ def _occupied(line: dict[str, object]) -> set[str]:
 
 def test_a_xiangqi_game_against_the_engine_survives_a_kill(tmp_path: Path) -> None:
     """play --variant xiangqi: the engine's LED-shown replies made by hand, a kill -9 mid-game,
-    and the same command carries on with every move (the engine: a scripted UCI process)."""
+    and the same command carries on with every move (the engine: our own, the daemon's default,
+    told UCI_Variant xiangqi; make test builds its kernels first, a cold start compiles them)."""
     missing = _xiangqi_missing("play")
     if missing is not None:
         pytest.skip(f"waiting for the xiangqi parts: {missing}")
-    engine = f"{sys.executable} {FAKE_ENGINE} {tmp_path / 'engine.log'}"
+    engine = ""
     games = tmp_path / "g"
     daemon = Daemon("play", games, "--variant", "xiangqi", engine=engine)
     line = daemon.send({"t": 0})
@@ -171,7 +169,7 @@ def test_a_xiangqi_game_against_the_engine_survives_a_kill(tmp_path: Path) -> No
     for human in ("h2e2", "h0g2"):
         line = _xq_move(daemon, human, _occupied(line))
         played.append(human)
-        reply = daemon.engine_line()
+        reply = daemon.engine_line(timeout=900 if not played[1:] else 120)
         assert reply["pending"] and reply["variant"] == "xiangqi"
         line = _xq_move(daemon, str(reply["pending"]), _occupied(reply))
         played.append(str(reply["pending"]))
@@ -183,4 +181,3 @@ def test_a_xiangqi_game_against_the_engine_survives_a_kill(tmp_path: Path) -> No
     assert line["variant"] == "xiangqi" and line["moves"] == played and line["fen"] == fen
     assert "Resuming" in str(line["notice"])
     assert again.close() == 0
-    assert "setoption name UCI_Variant value xiangqi" in (tmp_path / "engine.log").read_text()
