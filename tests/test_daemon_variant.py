@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_daemon_support import Daemon
+from test_daemon_support import STOCKFISH, Daemon
 
 from boardctl import config, launch
 from boardctl.errors import ConfigError
@@ -181,3 +181,17 @@ def test_a_xiangqi_game_against_the_engine_survives_a_kill(tmp_path: Path) -> No
     assert line["variant"] == "xiangqi" and line["moves"] == played and line["fen"] == fen
     assert "Resuming" in str(line["notice"])
     assert again.close() == 0
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (apt-get install stockfish)")
+def test_an_engine_that_cannot_play_xiangqi_stops_play_in_one_line(tmp_path: Path) -> None:
+    """Stockfish has no UCI_Variant: refused before any game is opened, nothing saved."""
+    missing = _xiangqi_missing("play")
+    if missing is not None:
+        pytest.skip(f"waiting for the xiangqi parts: {missing}")
+    out = _run(tmp_path / "g", "play", "--variant", "xiangqi", "--engine", str(STOCKFISH))
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith("boardctl play: error: --variant xiangqi: engine ")
+    assert "does not play xiangqi (no UCI_Variant xiangqi); give one that does with --engine" in line
+    assert not (tmp_path / "g").exists() or not list((tmp_path / "g").iterdir())
