@@ -73,6 +73,17 @@ def check_game_ready(mode: str, cfg: Config) -> Variant:
     return variant
 
 
+def check_engine_plays(engine: EngineClient, variant: Variant) -> None:
+    """Refuse, before any game is opened, an engine that cannot play ``variant`` (it must offer
+    ``UCI_Variant`` with the game among its values); chess needs no option."""
+    if variant.name == "chess":
+        return
+    option = engine.options.get("UCI_Variant")
+    if option is None or (option.var and variant.name not in option.var):
+        raise NotReady(f"--variant {variant.name}: engine {engine.name} does not play {variant.name} "
+                       f"(no UCI_Variant {variant.name}); give one that does with --engine")
+
+
 def _board_extras(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--stdio", action="store_true",
                        help="Sim only: read events as JSON lines on stdin and write state lines on stdout "
@@ -208,6 +219,7 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             stack.push_async_callback(engine.close)
             # The engine starts in its own process while this one imports the web server.
             await asyncio.gather(engine.start(), asyncio.to_thread(_preload_web, cfg))
+            check_engine_plays(engine, variant)
         if stop.is_set():
             return 0
         view_wanted = _wants_view(cfg, args)

@@ -176,3 +176,12 @@ def test_a_side_from_a_file_is_named_with_the_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"user\.toml: game\.color: red is not a side in chess"):
         config.load({}, files=[user])
     assert config.load({"game.variant": "xiangqi"}, files=[user]).game_color == "red"
+
+
+def test_the_games_and_their_sides_agree_with_the_variants() -> None:
+    """config names the games without importing them (reading settings loads no game): one list."""
+    from boardctl.variants import NAMES, get_variant
+
+    assert config.VARIANTS == NAMES
+    for name in NAMES:
+        assert config.SIDES[name] == get_variant(name).color_names

@@ -191,9 +191,40 @@ class _XiangqiGame:
 def test_xiangqi_export_in_each_notation(notation: str, fmt: str, first: str, second: str) -> None:
     from boardctl.games import _export_text
 
-    _xiangqi_records()
     text = _export_text(_XiangqiGame(), notation)  # type: ignore[arg-type]
     assert text.startswith('[Game "Chinese Chess"]\n')
     assert '[Red "Li"]' in text and '[Black "Wang"]' in text and '[Result "1-0"]' in text
     assert f'[Format "{fmt}"]' in text and '[Event "club"]' in text
     assert f"1. {first} {second}" in text and text.rstrip().endswith("1-0")
+
+
+class _SetUpXiangqiGame(_XiangqiGame):
+    """A game started from a set-up with Black to move."""
+
+    fen = "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 2 2"
+    moves = ("i9h9", "h0g2")
+    result = "*"
+
+
+def test_xiangqi_export_of_a_set_up_game_names_its_start() -> None:
+    from boardctl.games import _export_text
+
+    text = _export_text(_SetUpXiangqiGame(), "iccs")  # type: ignore[arg-type]
+    assert f'[FEN "{_SetUpXiangqiGame.fen}"]' in text
+    assert "2... I9-H9 3. H0-G2 *" in text
+
+
+def test_a_xiangqi_record_is_played_on_in_the_daemon(tmp_path: Path) -> None:
+    """games open of a xiangqi PGN at ply 2, record mode: Red plays on from there (h0g2)."""
+    from test_daemon_variant import _xiangqi_missing
+
+    _xiangqi_records()
+    missing = _xiangqi_missing("record")
+    if missing is not None:
+        pytest.skip(f"waiting for the xiangqi parts: {missing}")
+    steps = ['{"t": 0}', '{"t": 1, "square": "h0", "occupied": false}', '{"t": 1.2, "square": "g2", "occupied": true}',
+             '{"t": 2}']
+    lines = lines_of(games_open(tmp_path, XIANGQI_PGN, "--mode", "record", "--ply", "2",
+                                stdin="".join(s + "\n" for s in steps)))
+    assert lines[0]["variant"] == "xiangqi" and lines[0]["start_fen"] == _xiangqi_fen_after(["h2e2", "h9g7"])
+    assert lines[-1]["moves"] == ["h0g2"] and lines[-1]["turn"] == "black"

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_daemon_support import Daemon
+from test_daemon_support import STOCKFISH, Daemon
 
 from boardctl import config, launch
 from boardctl.errors import ConfigError
@@ -134,3 +134,64 @@ def test_a_recorded_xiangqi_game_on_the_sim(tmp_path: Path) -> None:
     assert daemon.close() == 0
     (state,) = (tmp_path / "g").glob("*.json")
     assert json.loads(state.read_text())["moves"] == ["h2e2", "h9g7"]
+
+
+def _xq_move(daemon: Daemon, uci: str, occupied_before: set[str]) -> dict[str, object]:
+    """Make ``uci`` by hand (a capture takes the taken piece off first) and wait past settle."""
+    src, dst = uci[:2], uci[2:4]
+    if dst in occupied_before:
+        daemon.event(dst, False)
+    daemon.event(src, False)
+    daemon.event(dst, True)
+    return daemon.tick()
+
+
+def _occupied(line: dict[str, object]) -> set[str]:
+    from boardctl.core.geometry import XIANGQI_9X10
+
+    mask = XIANGQI_9X10.from_hex(str(line["occupancy"]))
+    return {XIANGQI_9X10.square_name(s) for s in XIANGQI_9X10.squares_in(mask)}
+
+
+def test_a_xiangqi_game_against_the_engine_survives_a_kill(tmp_path: Path) -> None:
+    """play --variant xiangqi: the engine's LED-shown replies made by hand, a kill -9 mid-game,
+    and the same command carries on with every move (the engine: our own, the daemon's default,
+    told UCI_Variant xiangqi; make test builds its kernels first, a cold start compiles them)."""
+    missing = _xiangqi_missing("play")
+    if missing is not None:
+        pytest.skip(f"waiting for the xiangqi parts: {missing}")
+    engine = ""
+    games = tmp_path / "g"
+    daemon = Daemon("play", games, "--variant", "xiangqi", engine=engine)
+    line = daemon.send({"t": 0})
+    assert (line["variant"], line["human"], line["turn"]) == ("xiangqi", "red", "red")
+    played: list[str] = []
+    for human in ("h2e2", "h0g2"):
+        line = _xq_move(daemon, human, _occupied(line))
+        played.append(human)
+        reply = daemon.engine_line(timeout=900 if not played[1:] else 120)
+        assert reply["pending"] and reply["variant"] == "xiangqi"
+        line = _xq_move(daemon, str(reply["pending"]), _occupied(reply))
+        played.append(str(reply["pending"]))
+        assert line["moves"] == played and line["turn"] == "red"
+    fen = line["fen"]
+    daemon.kill()
+    again = Daemon("play", games, "--variant", "xiangqi", engine=engine)
+    line = again.send({"t": 0})
+    assert line["variant"] == "xiangqi" and line["moves"] == played and line["fen"] == fen
+    assert "Resuming" in str(line["notice"])
+    assert again.close() == 0
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (apt-get install stockfish)")
+def test_an_engine_that_cannot_play_xiangqi_stops_play_in_one_line(tmp_path: Path) -> None:
+    """Stockfish has no UCI_Variant: refused before any game is opened, nothing saved."""
+    missing = _xiangqi_missing("play")
+    if missing is not None:
+        pytest.skip(f"waiting for the xiangqi parts: {missing}")
+    out = _run(tmp_path / "g", "play", "--variant", "xiangqi", "--engine", str(STOCKFISH))
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith("boardctl play: error: --variant xiangqi: engine ")
+    assert "does not play xiangqi (no UCI_Variant xiangqi); give one that does with --engine" in line
+    assert not (tmp_path / "g").exists() or not list((tmp_path / "g").iterdir())
