@@ -263,7 +263,7 @@ def play(red: Uci, black: Uci, opening: tuple[str, ...], go_for: GoFor) -> tuple
         t = time.perf_counter()
         move = mover.play(START, moves, go_for.command(clocks))
         clocks[side] -= time.perf_counter() - t
-        if go_for.nodes is None and clocks[side] < 0:
+        if go_for.has_clock and clocks[side] < 0:
             return (0.0 if side == 0 else 1.0), "lost on time", moves
         clocks[side] += go_for.inc
         if move not in legal_moves(START, moves):
@@ -274,28 +274,42 @@ def play(red: Uci, black: Uci, opening: tuple[str, ...], go_for: GoFor) -> tuple
 
 @dataclass(frozen=True)
 class GoFor:
-    """How each move is searched: a clock (base + increment, seconds) or a fixed node count."""
+    """How each move is searched: a clock (base + increment, seconds), a fixed node count or a
+    fixed time a move (no flag to fall: for level pairings on a loaded machine)."""
 
     base: float = 10.0
     inc: float = 0.1
     nodes: int | None = None
+    movetime: int | None = None
 
     @classmethod
     def from_text(cls, text: str) -> GoFor:
-        """``10+0.1`` (clock) or ``nodes=5000``."""
+        """``10+0.1`` (clock), ``nodes=5000`` or ``movetime=100`` (milliseconds)."""
         if text.startswith("nodes="):
             return cls(nodes=int(text.removeprefix("nodes=")))
+        if text.startswith("movetime="):
+            return cls(movetime=int(text.removeprefix("movetime=")))
         base, inc = (float(x) for x in text.split("+"))
         return cls(base, inc)
+
+    @property
+    def has_clock(self) -> bool:
+        return self.nodes is None and self.movetime is None
 
     def command(self, clocks: list[float]) -> str:
         if self.nodes is not None:
             return f"nodes {self.nodes}"
+        if self.movetime is not None:
+            return f"movetime {self.movetime}"
         ms = int(self.inc * 1000)
         return f"wtime {int(clocks[0] * 1000)} btime {int(clocks[1] * 1000)} winc {ms} binc {ms}"
 
     def __str__(self) -> str:
-        return f"{self.nodes} nodes a move" if self.nodes is not None else f"{self.base:g}+{self.inc:g} s"
+        if self.nodes is not None:
+            return f"{self.nodes} nodes a move"
+        if self.movetime is not None:
+            return f"{self.movetime} ms a move"
+        return f"{self.base:g}+{self.inc:g} s"
 
 
 def match(name: str, ours_opts: dict[str, str], theirs_cmd: list[str], theirs_opts: dict[str, str], games: int,
@@ -384,16 +398,21 @@ def self_play(games: int, go_for: GoFor, seed: int, state: Path | None) -> None:
           games, go_for, seed, theirs_ffish=False, state=state, random_plies=4)
 
 
-def calibrate(games: int, go_for: GoFor, seed: int, state: Path | None) -> None:
-    """Each named level against the one below (our engine on both sides), and master vs Fairy-Stockfish."""
+def calibrate(games: int, go_for: GoFor, seed: int, state: Path | None, only: list[str] | None = None) -> None:
+    """Each named level against the one below (our engine on both sides), and master vs Fairy-Stockfish.
+
+    ``only``: the pairings to play, named by the higher level (``fairy`` for master vs 1350).
+    """
     from engine.levels import LEVELS, NAMED_LEVELS
 
     for low, high in itertools.pairwise(NAMED_LEVELS):
+        if only is not None and high not in only:
+            continue
         hi_opts = {"Skill Level": str(LEVELS[high].skill)}
         lo_opts = {"Skill Level": str(LEVELS[low].skill), "OwnBook": "false", "Move Overhead": str(OVERHEAD_MS)}
         match(f"our {low} (as {high})", hi_opts, ENGINE_CMD, lo_opts, games, go_for, seed, theirs_ffish=False,
               state=state)
-    if FAIRY:
+    if FAIRY and (only is None or "fairy" in only):
         match("Fairy-Stockfish UCI_Elo 1350 (as master)", {"Skill Level": str(LEVELS["master"].skill)}, [FAIRY],
               {"UCI_LimitStrength": "true", "UCI_Elo": "1350", "Move Overhead": str(OVERHEAD_MS)},
               games, go_for, seed, theirs_ffish=True, state=state)
@@ -409,6 +428,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tc", default="10+0.1", help="base+increment in seconds, or nodes=N a move")
     parser.add_argument("--calibrate", type=int, default=0, help="games per level pairing (0: none)")
     parser.add_argument("--calibrate-tc", default=None, help="time control of the level pairings (default --tc)")
+    parser.add_argument("--pairings", nargs="*", default=None,
+                        help="calibrate only these pairings: the higher level's name, or fairy for master vs 1350")
     parser.add_argument("--self-play", type=int, default=0, help="refereed games of our engine against itself")
     parser.add_argument("--state", type=Path, default=None,
                         help="JSON-lines file of finished games: written as games end, resumed from on a rerun")
@@ -427,7 +448,8 @@ def main(argv: list[str]) -> int:
     if args.games and "match" not in args.skip:
         fairy_match(args.games, go_for, args.seed, args.elo or None, args.state)
     if args.calibrate and "calibrate" not in args.skip:
-        calibrate(args.calibrate, GoFor.from_text(args.calibrate_tc or args.tc), args.seed, args.state)
+        calibrate(args.calibrate, GoFor.from_text(args.calibrate_tc or args.tc), args.seed, args.state,
+                  args.pairings)
     return 0
 
 
