@@ -135,17 +135,24 @@ def bench_perft() -> None:
     print(f"   start d4, every leaf made: {n / (time.perf_counter() - t) / 1e6:.1f} M leaves/s", flush=True)
 
 
-def bench_search(depth: int) -> None:
+def bench_search(depth: int, runs: int = 3) -> None:
+    """Nodes/s over the bench positions at ``depth`` from a clear table, ``runs`` times: CPU time
+    (this process) is the comparable figure on a shared machine; the median run is printed."""
     from engine.xq_searcher import XqSearcher
     from engine.xq_uci import BENCH_FENS
 
     s = XqSearcher(hash_mb=16)
     s.warm()
-    cpu = time.process_time()
-    nodes, elapsed = s.bench(BENCH_FENS, depth)
-    cpu = time.process_time() - cpu
-    print(f"-- xiangqi search: {len(BENCH_FENS)} positions at depth {depth}: {nodes:,} nodes in {elapsed:.2f} s = "
-          f"{nodes / elapsed:,.0f} nodes/s (CPU time {cpu:.2f} s = {nodes / max(cpu, 1e-9):,.0f} nodes/s)", flush=True)
+    results = []
+    for _ in range(runs):
+        cpu = time.process_time()
+        nodes, elapsed = s.bench(BENCH_FENS, depth)
+        results.append((nodes / max(time.process_time() - cpu, 1e-9), nodes, elapsed))
+    results.sort()
+    cpu_nps, nodes, elapsed = results[len(results) // 2]
+    print(f"-- xiangqi search: {len(BENCH_FENS)} positions at depth {depth}: {nodes:,} nodes; median of {runs} runs "
+          f"{cpu_nps:,.0f} nodes/s in CPU time (all: {', '.join(f'{r[0]:,.0f}' for r in results)}); "
+          f"wall clock {nodes / elapsed:,.0f} nodes/s", flush=True)
     if FAIRY:
         total_n, total_t = 0, 0.0
         eng = Uci([FAIRY], {"Hash": "16"}, ffish_ranks=True)
@@ -162,6 +169,38 @@ def bench_search(depth: int) -> None:
         eng.close()
         print(f"   Fairy-Stockfish at depth {depth + 2}: {total_n:,} nodes in {total_t:.2f} s = "
               f"{total_n / max(total_t, 1e-9):,.0f} nodes/s", flush=True)
+
+
+def bench_readyok(runs: int = 3) -> None:
+    """Seconds from starting ``python -m engine`` to the first ``readyok`` after choosing xiangqi
+    (warm cache: the kernels are already built), and the engine's memory after a short search."""
+    times: list[float] = []
+    cpu: list[float] = []  # the engine's own CPU seconds until readyok: what a quiet machine would take
+    status: dict[str, str] = {}
+    for _ in range(runs):
+        t = time.perf_counter()
+        proc = subprocess.Popen(ENGINE_CMD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("uci\nsetoption name UCI_Variant value xiangqi\nisready\n")
+        proc.stdin.flush()
+        while proc.stdout.readline().strip() != "readyok":
+            pass
+        times.append(time.perf_counter() - t)
+        fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))  # utime + stime
+        proc.stdin.write("position startpos\ngo movetime 1000\n")
+        proc.stdin.flush()
+        while not proc.stdout.readline().startswith("bestmove"):
+            pass
+        lines = Path(f"/proc/{proc.pid}/status").read_text().splitlines()
+        status = {ln.split(":")[0]: ln.split(":")[1].strip() for ln in lines if ln.startswith(("VmRSS", "VmHWM"))}
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        proc.wait(10)
+    print(f"-- xiangqi start-up: first readyok after setoption UCI_Variant xiangqi {min(times):.2f} s "
+          f"(best of {runs}; all: {', '.join(f'{x:.2f}' for x in times)}; the engine's CPU time until then: "
+          f"{', '.join(f'{x:.2f}' for x in cpu)} s); RSS after a 1 s search "
+          f"{status.get('VmRSS')} (peak {status.get('VmHWM')})", flush=True)
 
 
 @dataclass
@@ -228,7 +267,7 @@ def play(red: Uci, black: Uci, opening: tuple[str, ...], go_for: GoFor) -> tuple
         t = time.perf_counter()
         move = mover.play(START, moves, go_for.command(clocks))
         clocks[side] -= time.perf_counter() - t
-        if go_for.nodes is None and clocks[side] < 0:
+        if go_for.has_clock and clocks[side] < 0:
             return (0.0 if side == 0 else 1.0), "lost on time", moves
         clocks[side] += go_for.inc
         if move not in legal_moves(START, moves):
@@ -239,28 +278,42 @@ def play(red: Uci, black: Uci, opening: tuple[str, ...], go_for: GoFor) -> tuple
 
 @dataclass(frozen=True)
 class GoFor:
-    """How each move is searched: a clock (base + increment, seconds) or a fixed node count."""
+    """How each move is searched: a clock (base + increment, seconds), a fixed node count or a
+    fixed time a move (no flag to fall: for level pairings on a loaded machine)."""
 
     base: float = 10.0
     inc: float = 0.1
     nodes: int | None = None
+    movetime: int | None = None
 
     @classmethod
     def from_text(cls, text: str) -> GoFor:
-        """``10+0.1`` (clock) or ``nodes=5000``."""
+        """``10+0.1`` (clock), ``nodes=5000`` or ``movetime=100`` (milliseconds)."""
         if text.startswith("nodes="):
             return cls(nodes=int(text.removeprefix("nodes=")))
+        if text.startswith("movetime="):
+            return cls(movetime=int(text.removeprefix("movetime=")))
         base, inc = (float(x) for x in text.split("+"))
         return cls(base, inc)
+
+    @property
+    def has_clock(self) -> bool:
+        return self.nodes is None and self.movetime is None
 
     def command(self, clocks: list[float]) -> str:
         if self.nodes is not None:
             return f"nodes {self.nodes}"
+        if self.movetime is not None:
+            return f"movetime {self.movetime}"
         ms = int(self.inc * 1000)
         return f"wtime {int(clocks[0] * 1000)} btime {int(clocks[1] * 1000)} winc {ms} binc {ms}"
 
     def __str__(self) -> str:
-        return f"{self.nodes} nodes a move" if self.nodes is not None else f"{self.base:g}+{self.inc:g} s"
+        if self.nodes is not None:
+            return f"{self.nodes} nodes a move"
+        if self.movetime is not None:
+            return f"{self.movetime} ms a move"
+        return f"{self.base:g}+{self.inc:g} s"
 
 
 def match(name: str, ours_opts: dict[str, str], theirs_cmd: list[str], theirs_opts: dict[str, str], games: int,
@@ -349,16 +402,21 @@ def self_play(games: int, go_for: GoFor, seed: int, state: Path | None) -> None:
           games, go_for, seed, theirs_ffish=False, state=state, random_plies=4)
 
 
-def calibrate(games: int, go_for: GoFor, seed: int, state: Path | None) -> None:
-    """Each named level against the one below (our engine on both sides), and master vs Fairy-Stockfish."""
+def calibrate(games: int, go_for: GoFor, seed: int, state: Path | None, only: list[str] | None = None) -> None:
+    """Each named level against the one below (our engine on both sides), and master vs Fairy-Stockfish.
+
+    ``only``: the pairings to play, named by the higher level (``fairy`` for master vs 1350).
+    """
     from engine.levels import LEVELS, NAMED_LEVELS
 
     for low, high in itertools.pairwise(NAMED_LEVELS):
+        if only is not None and high not in only:
+            continue
         hi_opts = {"Skill Level": str(LEVELS[high].skill)}
         lo_opts = {"Skill Level": str(LEVELS[low].skill), "OwnBook": "false", "Move Overhead": str(OVERHEAD_MS)}
         match(f"our {low} (as {high})", hi_opts, ENGINE_CMD, lo_opts, games, go_for, seed, theirs_ffish=False,
               state=state)
-    if FAIRY:
+    if FAIRY and (only is None or "fairy" in only):
         match("Fairy-Stockfish UCI_Elo 1350 (as master)", {"Skill Level": str(LEVELS["master"].skill)}, [FAIRY],
               {"UCI_LimitStrength": "true", "UCI_Elo": "1350", "Move Overhead": str(OVERHEAD_MS)},
               games, go_for, seed, theirs_ffish=True, state=state)
@@ -366,13 +424,16 @@ def calibrate(games: int, go_for: GoFor, seed: int, state: Path | None) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.xiangqi", description=__doc__)
-    parser.add_argument("--skip", nargs="*", default=[], choices=["perft", "search", "match", "calibrate"])
+    parser.add_argument("--skip", nargs="*", default=[],
+                        choices=["readyok", "perft", "search", "match", "calibrate"])
     parser.add_argument("--depth", type=int, default=8, help="search bench depth")
     parser.add_argument("--games", type=int, default=0, help="match games vs Fairy-Stockfish (0: none)")
     parser.add_argument("--elo", type=int, default=2000, help="Fairy-Stockfish UCI_Elo (0: full strength)")
     parser.add_argument("--tc", default="10+0.1", help="base+increment in seconds, or nodes=N a move")
     parser.add_argument("--calibrate", type=int, default=0, help="games per level pairing (0: none)")
     parser.add_argument("--calibrate-tc", default=None, help="time control of the level pairings (default --tc)")
+    parser.add_argument("--pairings", nargs="*", default=None,
+                        help="calibrate only these pairings: the higher level's name, or fairy for master vs 1350")
     parser.add_argument("--self-play", type=int, default=0, help="refereed games of our engine against itself")
     parser.add_argument("--state", type=Path, default=None,
                         help="JSON-lines file of finished games: written as games end, resumed from on a rerun")
@@ -380,6 +441,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     go_for = GoFor.from_text(args.tc)
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    if "readyok" not in args.skip:
+        bench_readyok()
     if "perft" not in args.skip:
         bench_perft()
     if "search" not in args.skip:
@@ -389,7 +452,8 @@ def main(argv: list[str]) -> int:
     if args.games and "match" not in args.skip:
         fairy_match(args.games, go_for, args.seed, args.elo or None, args.state)
     if args.calibrate and "calibrate" not in args.skip:
-        calibrate(args.calibrate, GoFor.from_text(args.calibrate_tc or args.tc), args.seed, args.state)
+        calibrate(args.calibrate, GoFor.from_text(args.calibrate_tc or args.tc), args.seed, args.state,
+                  args.pairings)
     return 0
 
 

@@ -26,6 +26,7 @@ from engine.xq_movegen import (
     NSQ,
     PAWN,
     PHASE_W,
+    PL,
     PSQ,
     PST,
     ROOK,
@@ -109,10 +110,11 @@ def evaluate(tb: np.ndarray, mb: np.ndarray, st: np.ndarray) -> int:
     guards1 = 0
     att0 = 0  # Red's attackers across the river
     att1 = 0
-    for sq in range(NSQ):
-        p = mb[sq]
-        if p < 0:
+    for slot in range(32):
+        sq = st[PL + slot]
+        if sq < 0:
             continue
+        p = mb[sq]
         phase += tb[PHASE_W + p]
         if p == HORSE or p == 7 + HORSE:
             c = 0 if p == HORSE else 1

@@ -8,14 +8,17 @@ side, exactly as UCI/UCCI coordinates number them (``h2e2`` is from 2*9+7 to 2*9
 Position state (numpy int64 arrays, mutated in place by the kernels):
 
 - ``mb``   [90]: mailbox, ``colour * 7 + type`` or -1 (colour 0 Red, 1 Black)
-- ``st``   [9]: side to move, halfmove clock (plies since a capture), history pointer,
+- ``st``   [131]: side to move, halfmove clock (plies since a capture), history pointer,
   Red and Black king squares, Zobrist key, plies played before the history starts,
-  the incremental material + piece-square score from Red's side, and plies since the
-  start or the last null move
+  the incremental material + piece-square score from Red's side, plies since the
+  start or the last null move; then the piece lists: ``st[PL + slot]`` is the square of
+  piece ``slot`` (Red 0-15, Black 16-31; -1 once captured) and ``st[SLOT + sq]`` the slot
+  of the piece on ``sq`` (-1 when empty), so move generation and evaluation visit the
+  pieces instead of the 90 points
 - ``hist`` [HMAX]: keys of earlier positions; ``hist[st[HP]]`` is the next free
-- ``undo`` [HMAX, 5]: captured piece, halfmove clock and move before each move, whether
-  the side to move was in check in that position (for the Asian rules), and the plies
-  since a null move before a null move
+- ``undo`` [HMAX, 6]: captured piece, halfmove clock and move before each move, whether
+  the side to move was in check in that position (for the Asian rules), the plies
+  since a null move before a null move, and the captured piece's slot
 
 A move is ``from | to << 7``. The tables live in one int64 array ``tb`` (offsets below are
 compile-time constants for numba); its piece-square part comes from engine/xq_evaluate.py.
@@ -30,9 +33,11 @@ from engine.bits import kernel
 PAWN, ADVISOR, ELEPHANT, HORSE, ROOK, CANNON, KING = 0, 1, 2, 3, 4, 5, 6
 RED, BLACK = 0, 1
 SIDE, HALF, HP, KSQ, KSQ_B, KEY, PLY0, PSQ, NULLP = 0, 1, 2, 3, 4, 5, 6, 7, 8
-ST_SIZE = 9
-U_CAP, U_HALF, U_MOVE, U_CHECK, U_NULLP = 0, 1, 2, 3, 4
-U_SIZE = 5
+PL = 9  # [slot]: square of each piece, -1 when captured; slots 0-15 Red, 16-31 Black
+SLOT = PL + 32  # [sq]: slot of the piece on sq, -1 when empty
+ST_SIZE = SLOT + 90
+U_CAP, U_HALF, U_MOVE, U_CHECK, U_NULLP, U_CSLOT = 0, 1, 2, 3, 4, 5
+U_SIZE = 6
 HMAX = 1024
 MAXMOVES = 160
 MAXPLY = 100
@@ -276,16 +281,18 @@ def gen_moves(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, out: np.ndarray, q
 
     With ``qonly`` and not in check, only captures (for quiescence); in check every evasion.
     """
-    return gen_any(tb, mb, st, out, qonly, qonly and not qonly)
+    us = st[SIDE]
+    return gen_any(tb, mb, st, out, qonly, qonly and not qonly, attacked(tb, mb, st[KSQ + us], 1 - us))
 
 
 @kernel()
-def gen_any(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, out: np.ndarray, qonly: bool, pseudo: bool) -> int:
+def gen_any(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, out: np.ndarray, qonly: bool, pseudo: bool,
+            checked: bool) -> int:
     """``gen_moves``, or with ``pseudo`` the pseudo-legal moves (the search tests each one it
-    makes: most are never made, thanks to cut-offs)."""
+    makes: most are never made, thanks to cut-offs). ``checked``: whether the side to move is
+    in check (the caller knows it already)."""
     us = st[SIDE]
     ksq = st[KSQ + us]
-    checked = attacked(tb, mb, ksq, 1 - us)
     if checked:
         qonly = False
     if pseudo:
@@ -295,10 +302,11 @@ def gen_any(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, out: np.ndarray, qon
     lo = us * 7
     hi = lo + 7
     n = 0
-    for fr in range(NSQ):
-        pc = mb[fr]
-        if pc < lo or pc >= hi:
+    for slot in range(us * 16, us * 16 + 16):
+        fr = st[PL + slot]
+        if fr < 0:
             continue
+        pc = mb[fr]
         t = pc - lo
         ff = tb[FILE + fr]
         fr_r = tb[RANK + fr]
@@ -394,6 +402,14 @@ def make_move(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, 
     st[KEY] = key
     st[PSQ] = psq
     st[NULLP] += 1
+    slot = st[SLOT + fr]
+    if cap >= 0:
+        cs = st[SLOT + to]
+        st[PL + cs] = -1
+        undo[hp, U_CSLOT] = cs
+    st[PL + slot] = to
+    st[SLOT + to] = slot
+    st[SLOT + fr] = -1
     mb[to] = pc
     mb[fr] = -1
     if pc == us * 7 + KING:
@@ -417,6 +433,15 @@ def unmake_move(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray
         psq += tb[PST + cap * 90 + to]
     st[PSQ] = psq
     st[NULLP] -= 1
+    slot = st[SLOT + to]
+    st[PL + slot] = fr
+    st[SLOT + fr] = slot
+    if cap >= 0:
+        cs = undo[hp, U_CSLOT]
+        st[PL + cs] = to
+        st[SLOT + to] = cs
+    else:
+        st[SLOT + to] = -1
     mb[fr] = pc
     mb[to] = cap
     if pc == us * 7 + KING:

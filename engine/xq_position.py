@@ -31,9 +31,11 @@ from engine.xq_movegen import (
     NSQ,
     NULLP,
     PIECE_CHARS,
+    PL,
     PLY0,
     PSQ,
     SIDE,
+    SLOT,
     ST_SIZE,
     U_CHECK,
     U_SIZE,
@@ -176,6 +178,15 @@ class Position:
         st[PLY0] = plies_before
         st[NULLP] = plies_before
         st[PSQ] = psq_total(tb, mb)
+        st[PL : PL + 32] = -1
+        st[SLOT : SLOT + NSQ] = -1
+        counts = [0, 0]
+        for sq, p in enumerate(mb_list):
+            if p >= 0:
+                slot = (p // 7) * 16 + counts[p // 7]
+                counts[p // 7] += 1
+                st[PL + slot] = sq
+                st[SLOT + sq] = slot
         pos = cls(mb, st, np.zeros(HMAX, dtype=np.int64), np.zeros((HMAX, U_SIZE), dtype=np.int64))
         if in_check_of(tb, pos.mb, pos.st, 1 - side):
             raise XiangqiError(f"FEN {fen!r}: the side not to move is in check")

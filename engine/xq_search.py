@@ -42,6 +42,7 @@ from engine.xq_movegen import (
     MAXMOVES,
     MAXPLY,
     PAWN,
+    PL,
     SIDE,
     U_CHECK,
     attacked,
@@ -151,7 +152,7 @@ def search(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, und
             if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta and abs(beta) < MATE_BOUND:
                 return static
             us = st[SIDE]
-            if do_null and depth >= NULL_MIN_DEPTH and static >= beta and _has_big_piece(mb, us):
+            if do_null and depth >= NULL_MIN_DEPTH and static >= beta and _has_big_piece(mb, st, us):
                 r = 3 + depth // 4
                 make_null(tb, st, hist, undo)
                 score = -search(tb, mb, st, hist, undo, tt, ws, depth - 1 - r, -beta, -beta + 1, ply + 1, no)
@@ -162,7 +163,7 @@ def search(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, und
                     return beta if score >= MATE_BOUND else score
     moves = ws[W_MOVES + ply * MAXMOVES:W_MOVES + (ply + 1) * MAXMOVES]
     scores = ws[W_SCORES + ply * MAXMOVES:W_SCORES + (ply + 1) * MAXMOVES]
-    n = gen_any(tb, mb, st, moves, qnode, yes)  # pseudo-legal: each move is tested when made
+    n = gen_any(tb, mb, st, moves, qnode, yes, checked)  # pseudo-legal: each move is tested when made
     for i in range(n):
         m = moves[i]
         fr = m & 127
@@ -295,12 +296,14 @@ def search(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, und
 
 
 @kernel(inline=True)
-def _has_big_piece(mb: np.ndarray, us: int) -> bool:
+def _has_big_piece(mb: np.ndarray, st: np.ndarray, us: int) -> bool:
     """Null move is unsafe with soldiers and guards alone (zugzwang is real there)."""
     lo = us * 7
-    for sq in range(90):
-        p = mb[sq]
-        if p >= lo + 3 and p <= lo + 5:  # horse, rook, cannon
-            return True
+    for slot in range(us * 16, us * 16 + 16):
+        sq = st[PL + slot]
+        if sq >= 0:
+            p = mb[sq]
+            if p >= lo + 3 and p <= lo + 5:  # horse, rook, cannon
+                return True
     return False
 

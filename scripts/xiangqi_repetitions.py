@@ -1,10 +1,13 @@
 """Build engine/data/xiangqi_repetitions.json: repetition cycles from real play, ruled by pyffish.
 
 From random sparse positions (kings and a few rooks, cannons, horses, soldiers), every
-four-ply cycle (a move each, then both moved back) is played twice, so the position occurs a third time; pyffish, the judge, rules on it.
-The file keeps a spread of every kind (perpetual check, perpetual chase, both checking,
-idle/mutual draws) for the tests and for the board's game logic. Run:
-``.venv/bin/python scripts/xiangqi_repetitions.py [scale]`` (deterministic for a given seed).
+four-ply cycle (a move each, then both moved back) is played twice, so the position occurs a
+third time; pyffish, the judge, rules on it. The file keeps a spread of every kind for the
+tests and for the board's game logic: perpetual check, perpetual chase (by rooks, cannons,
+horses), both sides checking, mutual chases, one side checking while the other chases, and
+idle repetitions. The kind is a label: which moves check is pyffish's word, which moves
+chase is our rules kernel's (``engine.xq_rules.chased``); the ruling stored is pyffish's
+alone. Run ``.venv/bin/python scripts/xiangqi_repetitions.py [scale]`` (deterministic).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import random
 import sys
 from collections import Counter
 from pathlib import Path
+
+import numpy as np
 
 from engine.xq_judge import VARIANT, Ending, cycles_from, ffish, ruling, sparse_position, to_ffish
 
@@ -30,56 +35,240 @@ def promising(fen: str, seq: list[str]) -> bool:
     return optional and ending != DRAW
 
 
-def kind(fen: str, moves: list[str], result: Ending) -> str:
+TYPE_NAMES = ("soldier", "advisor", "elephant", "horse", "rook", "cannon", "king")
+
+
+def checks(fen: str, moves: list[str]) -> list[bool]:
+    """pyffish's word on whether each move gives check."""
     sf = ffish()
-    checks = [sf.gives_check(VARIANT, fen, [to_ffish(m) for m in moves[: i + 1]]) for i in range(len(moves))]
-    first = all(checks[0::2])
-    second = all(checks[1::2])
+    return [sf.gives_check(VARIANT, fen, [to_ffish(m) for m in moves[: i + 1]]) for i in range(len(moves))]
+
+
+def chases(fen: str, moves: list[str]) -> list[tuple[str, list[str]]]:
+    """For each move: the moved piece's type and the pieces it chases (our rules kernel)."""
+    from engine.xq_position import XqBoard, parse_move, square_name, tables
+    from engine.xq_rules import S_BLK_OLD, S_CH, SCRATCH, _blockers, chased
+
+    tb = tables()
+    sc = np.zeros(SCRATCH, dtype=np.int64)
+    board = XqBoard(fen)
+    out = []
+    for text in moves:
+        m = parse_move(text)
+        mb = board.pos.mb
+        mover = TYPE_NAMES[int(mb[m & 127]) % 7]
+        _blockers(tb, mb, sc, 1 - board.turn, S_BLK_OLD)
+        cap = int(mb[(m >> 7) & 127])
+        board.push(m)
+        chased(tb, board.pos.mb, board.pos.st, sc, m, cap, S_CH)
+        out.append((mover, [square_name(x) for x in range(90) if sc[S_CH + x]]))
+    return out
+
+
+def quick_threat(fen: str, moves: list[str]) -> bool:
+    """Whether each move gives check or lands its piece attacking an enemy piece other than the
+    king (a cheap prefilter before ``chases``)."""
+    from engine.xq_position import XqBoard, parse_move, tables
+    from engine.xq_rules import S_ATT, S_OCC, SCRATCH, _attacks, _load_occ
+
+    tb = tables()
+    sc = np.zeros(SCRATCH, dtype=np.int64)
+    board = XqBoard(fen)
+    gives = checks(fen, moves)
+    for text, check in zip(moves, gives, strict=True):
+        m = parse_move(text)
+        board.push(m)
+        if check:
+            continue
+        mb = board.pos.mb
+        to = (m >> 7) & 127
+        mover = 1 - board.turn
+        _load_occ(mb, sc, S_OCC)
+        _attacks(tb, sc, S_OCC, mover, int(mb[to]) % 7, to, S_ATT)
+        lo = board.turn * 7
+        if not any(sc[S_ATT + x] and lo <= mb[x] < lo + 6 for x in range(90)):
+            return False
+    return True
+
+
+def kind(fen: str, moves: list[str], result: Ending) -> tuple[str, str]:
+    """(kind, detail): detail names the chasing pieces of a chase."""
+    gives = checks(fen, moves)
+    first = all(gives[0::2])
+    second = all(gives[1::2])
     if first and second:
-        return "both check"
+        return "both check", ""
+    chased_by = chases(fen, moves)
+    chasing = [bool(c[1]) for c in chased_by]
+    detail = ", ".join(sorted({f"{c[0]} chases {' '.join(c[1])}" for c in chased_by if c[1]}))
+    if (first and all(chasing[1::2])) or (second and all(chasing[0::2])):
+        return "one check one chase", detail
     if first or second:
-        return "perpetual check"
+        return "perpetual check", ""
+    if all(chasing[0::2]) and all(chasing[1::2]):
+        return "mutual chase", detail
     if result is Ending.DRAW:
-        return "idle or mutual chase"
-    return "perpetual chase"
+        return "idle", ""
+    return "perpetual chase", detail
 
 
-def main() -> int:
-    scale = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-    rng = random.Random(12)
-    picked: dict[str, list[dict[str, object]]] = {}
-    quota = {"perpetual check": 8 * scale, "perpetual chase": 10 * scale, "idle or mutual chase": 8 * scale,
-             "both check": 2 * scale}
+def sample(rng: random.Random, quota: dict[str, int], picked: dict[str, list[dict[str, object]]], *,
+           wanted: tuple[str, ...], judge_all: bool, max_tries: int) -> int:
+    """Add cycles from random sparse positions until every ``wanted`` kind meets its quota.
+
+    Without ``judge_all``, a cycle our kernel rules a draw is kept only now and then (most are
+    idle); with it, every cycle whose moves all threaten something is classified. The file is
+    rewritten after every find, so an interrupted run keeps what it found.
+    """
     tries = 0
-    required = ("perpetual check", "perpetual chase", "idle or mutual chase")  # both checking is rare: kept if met
-    while any(len(picked.get(k, [])) < quota[k] for k in required) and tries < 2000:
+    while any(len(picked.get(k, [])) < quota[k] for k in wanted) and tries < max_tries:
         tries += 1
         fen = sparse_position(rng)
         if fen is None:
             continue
+        if judge_all:
+            print(f"try {tries}: {fen}", file=sys.stderr, flush=True)
         per_position: Counter[str] = Counter()
         for cyc in cycles_from(fen, rng):
             seq = cyc * 2
-            if not promising(fen, seq) and rng.random() > 0.05:
+            if judge_all:
+                if not quick_threat(fen, cyc):
+                    continue
+            elif not promising(fen, seq) and rng.random() > 0.05:
                 continue  # most cycles are idle draws: sample those, judge every other one
             verdict = ruling(fen, seq)
             if not verdict.optional or ruling(fen, seq[:4]).ending is not Ending.ONGOING:
                 continue
-            k = kind(fen, seq, verdict.ending)
-            if len(picked.get(k, [])) >= quota.get(k, 0) or per_position[k] >= 2:
+            k, detail = kind(fen, seq, verdict.ending)
+            if k == "perpetual chase" and judge_all:
+                k_quota = f"perpetual chase by {detail.split()[0]}"  # counted by attacker, stored as a chase
+            else:
+                k_quota = k
+            if len(picked.get(k_quota, [])) >= quota.get(k_quota, 0) or per_position[k] >= 2:
                 continue
             per_position[k] += 1
-            print(k, file=sys.stderr, flush=True)
-            picked.setdefault(k, []).append(
-                {"kind": k, "fen": fen, "moves": seq, "ruling": verdict.ending.value}
-            )
+            print(k, detail, file=sys.stderr, flush=True)
+            item: dict[str, object] = {"kind": k, "fen": fen, "moves": seq, "ruling": verdict.ending.value}
+            if detail:
+                item["chases"] = detail
+            picked.setdefault(k_quota, []).append(item)
+            write(picked)
+    return tries
+
+
+def write(picked: dict[str, list[dict[str, object]]]) -> None:
     items = [x for k in sorted(picked) for x in picked[k]]
     OUT.write_text(json.dumps({
         "about": "Xiangqi repetition cycles played twice (the third occurrence), ruled by pyffish 0.0.90 "
                  "(xiangqi with nMoveRule 60); ruling is for the side to move after the moves. "
-                 "Built by scripts/xiangqi_repetitions.py from random sparse positions.",
+                 "kind: which moves check is pyffish's word, which chase (chases: the moved piece and what it "
+                 "chases) the engine's rules kernel's. Built by scripts/xiangqi_repetitions.py from random "
+                 "sparse positions.",
         "sequences": items}, ensure_ascii=False, indent=1) + "\n")
-    print({k: len(v) for k, v in picked.items()}, "tries", tries)
+
+
+KNIGHT = ((1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1))
+
+
+def _fen(pieces: dict[tuple[int, int], str]) -> str:
+    rows = []
+    for r in range(9, -1, -1):
+        row, empty = "", 0
+        for f in range(9):
+            ch = pieces.get((f, r))
+            if ch is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + ch
+            empty = 0
+        rows.append(row + (str(empty) if empty else ""))
+    return "/".join(rows) + " w - - 0 1"
+
+
+def horse_chases(rng: random.Random, count: int) -> list[dict[str, object]]:
+    """Red's horse chasing Black's rook round a four-ply cycle (the horse on h0 and h1 attacks
+    the rook on r1 and r0 by turns): built by geometry, ruled by pyffish, kept when our kernel
+    too sees the horse chase the rook with every move."""
+    from engine.xq_judge import legal_moves
+
+    def name(sq: tuple[int, int]) -> str:
+        return "abcdefghi"[sq[0]] + str(sq[1])
+
+    def step(sq: tuple[int, int]) -> tuple[int, int] | None:
+        df, dr = rng.choice(KNIGHT)
+        out = (sq[0] + df, sq[1] + dr)
+        return out if 0 <= out[0] < 9 and 0 <= out[1] < 10 else None
+
+    found: list[dict[str, object]] = []
+    tries = 0
+    while len(found) < count and tries < 50_000:
+        tries += 1
+        king, enemy_king = (rng.randint(3, 5), rng.randint(0, 2)), (rng.randint(3, 5), rng.randint(7, 9))
+        h0 = (rng.randrange(9), rng.randrange(10))
+        h1 = step(h0)
+        r0 = step(h1) if h1 else None
+        r1 = step(h0)
+        if h1 is None or r0 is None or r1 is None or (r0[0] != r1[0] and r0[1] != r1[1]):
+            continue
+        squares = [king, enemy_king, h0, h1, r0, r1]
+        if king[0] == enemy_king[0] or len(set(squares)) != 6:
+            continue
+        fen = _fen({king: "K", enemy_king: "k", h0: "N", r0: "r"})
+        if ffish().validate_fen(fen, VARIANT) != 1:
+            continue
+        cyc = [name(h0) + name(h1), name(r0) + name(r1), name(h1) + name(h0), name(r1) + name(r0)]
+        seq = cyc * 2
+        if any(m not in legal_moves(fen, seq[:i]) for i, m in enumerate(seq)):
+            continue
+        verdict = ruling(fen, seq)
+        if not verdict.optional or ruling(fen, seq[:4]).ending is not Ending.ONGOING:
+            continue
+        k, detail = kind(fen, seq, verdict.ending)
+        if k == "perpetual chase" and detail.startswith("horse"):
+            print(k, detail, file=sys.stderr, flush=True)
+            found.append({"kind": k, "fen": fen, "moves": seq, "ruling": verdict.ending.value, "chases": detail})
+    return found
+
+
+def main() -> int:
+    """``scripts/xiangqi_repetitions.py [scale] [rare-tries] [--fresh]``: without ``--fresh`` the
+    sequences already in the file are kept (re-ruled by pyffish and relabelled) and only the
+    missing kinds are sought."""
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    scale = int(args[0]) if args else 1
+    rare_tries = int(args[1]) if len(args) > 1 else 0
+    picked: dict[str, list[dict[str, object]]] = {}
+    quota = {"perpetual check": 8 * scale, "perpetual chase": 10 * scale, "idle": 8 * scale,
+             "mutual chase": 8 * scale, "both check": 2 * scale, "one check one chase": 2 * scale,
+             "perpetual chase by horse": 4 * scale, "perpetual chase by cannon": 2 * scale,
+             "perpetual chase by soldier": 1 * scale}
+    tries = 0
+    if OUT.exists() and "--fresh" not in sys.argv:
+        for old in json.loads(OUT.read_text())["sequences"]:
+            fen, seq = str(old["fen"]), [str(m) for m in old["moves"]]
+            verdict = ruling(fen, seq)
+            k, detail = kind(fen, seq, verdict.ending)
+            item: dict[str, object] = {"kind": k, "fen": fen, "moves": seq, "ruling": verdict.ending.value}
+            if detail:
+                item["chases"] = detail
+            key = f"perpetual chase by {detail.split()[0]}" if k == "perpetual chase" and detail.split()[0] != "rook" else k
+            picked.setdefault(key, []).append(item)
+    else:
+        # the offences our kernel finds, and a sample of draws
+        tries += sample(random.Random(12), quota, picked, wanted=("perpetual check", "perpetual chase"),
+                        judge_all=False, max_tries=2000)
+    # chases by a horse, built by geometry (random sampling rarely meets them)
+    missing = quota["perpetual chase by horse"] - len(picked.get("perpetual chase by horse", []))
+    if missing > 0:
+        picked.setdefault("perpetual chase by horse", []).extend(horse_chases(random.Random(14), missing))
+    write(picked)
+    # the rarer shapes, judging every cycle whose moves all threaten (slow: hours for a full quota)
+    if rare_tries:
+        tries += sample(random.Random(13), quota, picked,
+                        wanted=("mutual chase", "one check one chase", "perpetual chase by cannon"),
+                        judge_all=True, max_tries=rare_tries)
+    write(picked)
+    print(Counter(str(x["kind"]) for k in picked for x in picked[k]), "tries", tries)
     return 0
 
 
