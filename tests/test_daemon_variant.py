@@ -96,23 +96,32 @@ def test_the_help_says_which_sides_each_game_has(capsys: pytest.CaptureFixture[s
     assert "strict (also called fide) enforces them" in text
 
 
-@pytest.mark.parametrize("mode", ["record", "play", "demo"])
-def test_xiangqi_runs_or_says_in_one_line_what_is_missing(tmp_path: Path, mode: str) -> None:
-    missing = _xiangqi_missing("play" if mode == "demo" else mode)
-    if missing is None:
-        pytest.skip("xiangqi can run in this build: the games below play it")
-    extra = ["--engine", "true"] if mode != "record" else []
-    if mode == "demo":
-        out = subprocess.run([sys.executable, "-m", "boardctl", "demo", "--variant", "xiangqi", "--no-web",
-                              "--no-terminal", "--games-dir", str(tmp_path / "g")],
-                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    else:
-        out = _run(tmp_path / "g", mode, "--variant", "xiangqi", *extra)
-    assert out.returncode == 2, out.stderr
-    assert "Traceback" not in out.stderr and out.stdout == ""
-    assert out.stderr.strip().splitlines() == [f"boardctl {mode}: error: {missing}"]
-    assert "--variant xiangqi: " in missing
-    assert not list((tmp_path / "g").glob("*.json"))  # nothing half-started was saved
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        ("missing", "--variant xiangqi: this build has no xiangqi rules yet (boardctl/variants/xiangqi)"),
+        ("no-pgn", "--variant xiangqi: this build cannot save xiangqi games as PGN yet"),
+    ],
+)
+def test_a_game_this_build_cannot_play_is_refused_in_words(monkeypatch: pytest.MonkeyPatch, make: str,
+                                                           message: str) -> None:
+    """Whatever the game lacks in this build (its rules, a PGN writer) stops the start in one line."""
+    import dataclasses
+
+    from boardctl.variants import get_variant
+
+    real = get_variant("xiangqi")
+
+    def lacking(name: str) -> object:
+        if make == "missing":
+            raise ModuleNotFoundError("No module named 'boardctl.variants.xiangqi'")
+        return dataclasses.replace(real, write_pgn=None)
+
+    monkeypatch.setattr(launch, "get_variant", lacking)
+    with pytest.raises(launch.NotReady) as info:
+        launch.check_game_ready("record", config.load({"game.variant": "xiangqi"}, files=[]))
+    assert str(info.value) == message
+    assert isinstance(info.value, ConfigError)  # the CLI prints it as one error line, exit status 2
 
 
 RED_CANNON_AND_BLACK_HORSE = [("h2", False), ("e2", True)], [("h9", False), ("g7", True)]
