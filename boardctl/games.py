@@ -157,7 +157,7 @@ def read_opened(args: argparse.Namespace) -> tuple[str, str, str]:
     except ImportError:
         raise GameFileError(f"{path}: a {name} record, and this build has no {name} rules yet") from None
     try:
-        game = read_record(variant, data, path=path)
+        game = read_record(variant, data)
         board = game.board_after(variant, args.ply)
     except RecordError as exc:
         raise GameFileError(f"{path}: {exc}") from None

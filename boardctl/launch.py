@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import importlib
 import logging
 import signal
@@ -203,7 +204,7 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             # A wrong port: one clear line and exit status 1, before any game is opened or saved.
             from boardctl.hw.seriallink import wait_for_device
 
-            await asyncio.to_thread(wait_for_device, cfg.board_serial_url)
+            await asyncio.to_thread(functools.partial(wait_for_device, cfg.board_serial_url, geometry=variant.geometry))
         store = GameStore(cfg.games_dir)
         storage_problem: OSError | None = None
         try:

@@ -7,9 +7,7 @@ Every fault is one :class:`RecordError` whose text the caller prefixes with wher
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from boardctl.core.rules import GameBoard, Variant
 from boardctl.errors import BoardctlError
@@ -55,38 +53,15 @@ class ReadGame:
 
 
 def read_record(
-    variant: Variant, data: str | bytes, *, max_plies: int = MAX_PLIES, path: Path | None = None
+    variant: Variant, data: str | bytes, *, max_plies: int = MAX_PLIES
 ) -> ReadGame:
-    """The one game in ``data`` (PGN text; bytes may also be a game's binary format, e.g. XQF,
-    read from ``path``)."""
+    """The one game in ``data`` (PGN text; bytes may also be a game's binary format, e.g. XQF)."""
     if variant.name == "chess":
         from boardctl.variants.chess.reading import read_record as read_chess
 
         return read_chess(data, max_plies=max_plies)
     if variant.name == "xiangqi":
-        game = _read_xiangqi(data, path=path)
-        if len(game.moves) > max_plies:
-            raise RecordError(f"more than {max_plies} moves (plies) in the main line")
-        return game
+        from boardctl.variants.xiangqi.reading import read_record as read_xiangqi
+
+        return read_xiangqi(data, max_plies=max_plies)
     raise RecordError(f"reading {variant.name} records is not supported yet")
-
-
-def _read_xiangqi(data: str | bytes, *, path: Path | None) -> ReadGame:
-    """Through ``boardctl.variants.xiangqi.records`` (PGN in any notation, UTF-8 or GB18030; XQF
-    through cchess), whose errors name the source: that prefix is taken off, the caller names it."""
-    try:
-        records = importlib.import_module("boardctl.variants.xiangqi.records")
-    except ImportError:
-        raise RecordError("reading xiangqi records needs boardctl.variants.xiangqi.records, "
-                          "not in this build yet") from None
-    source = str(path) if path is not None else "record"
-    try:
-        if path is not None:
-            record = records.read_record(path)
-        else:
-            text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
-            record = records.read_pgn(text, source=source)
-    except (OSError, ValueError) as exc:  # GameFileError (an OSError), IllegalMoveError (a ValueError)
-        raise RecordError(str(exc).removeprefix(f"{source}: ")) from None
-    tags = dict(record.tags)
-    return ReadGame(fen=record.start_fen, moves=tuple(record.moves), headers=tags, has_fen="FEN" in tags)

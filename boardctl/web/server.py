@@ -406,7 +406,10 @@ class WebServer:
         return web.FileResponse(STATIC_DIR / "index.html")
 
     async def _info(self, request: web.Request) -> web.Response:
-        return web.json_response({"pin_required": self._lan, "games": self._games_path() is not None})
+        variant = getattr(self._daemon, "variant", None)
+        game = variant.name if isinstance(variant, Variant) else "chess"
+        # The page draws the right board (8x8 or 9x10 points) before the first state line.
+        return web.json_response({"pin_required": self._lan, "games": self._games_path() is not None, "variant": game})
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self._annotator.annotate(self._daemon.state()))
@@ -667,6 +670,7 @@ def game_for_viewer(path: Path) -> dict[str, Any]:
     headers = game.headers
     return {
         "name": path.name,
+        "variant": variant.name,
         "headers": headers,
         "start_fen": fens[0],
         "fens": fens,
@@ -734,7 +738,8 @@ def list_games(folder: Path) -> list[dict[str, Any]]:
     for mtime, path in sorted(found, key=lambda item: item[0], reverse=True):
         try:
             with path.open(encoding="utf-8", errors="replace") as fh:
-                reader = _variant_of(fh).read_pgn_headers
+                variant = _variant_of(fh)
+                reader = variant.read_pgn_headers
                 headers = reader(fh) if reader is not None else None
         except OSError as exc:
             log.info("cannot read %s: %s", path, exc)
@@ -745,6 +750,7 @@ def list_games(folder: Path) -> list[dict[str, Any]]:
             {
                 "name": path.name,
                 "date": headers.get("Date", "?"),
+                "variant": variant.name,
                 "white": headers.get("White", headers.get("Red", "?")),  # xiangqi records name Red
                 "black": headers.get("Black", "?"),
                 "result": headers.get("Result", "*"),
