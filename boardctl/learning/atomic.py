@@ -6,19 +6,13 @@ after every change; a crash at any moment leaves either the old file or the new 
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from boardctl import storage
 from boardctl.errors import BoardctlError, GameFileError
-
-#: Temporary files are named ``.<target name>.<random>.tmp``.
-TMP_SUFFIX = ".tmp"
 
 #: A state file larger than this is refused rather than read (they are a few kilobytes).
 MAX_BYTES = 4 * 1024 * 1024
@@ -28,35 +22,10 @@ class StateFileError(GameFileError):
     """A learning state file cannot be read back; the message names the file and the fault."""
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        if written <= 0:
-            raise OSError(errno.EIO, "write wrote nothing")
-        view = view[written:]
-
-
 def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that a crash leaves either the old or the new file."""
+    """The game store's atomic write, after making the folder (learning state may be the first file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
-    try:
-        try:
-            _write_all(fd, text.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    storage.write_atomically(path, text)
 
 
 def write_json(path: Path, data: Any) -> None:
