@@ -58,9 +58,14 @@ def digest() -> str:
 
 
 def cache_root() -> Path:
-    """NUMBA_CACHE_DIR when set, else the package's __pycache__."""
+    """NUMBA_CACHE_DIR when set; else, in a checkout, the ``.numba-cache`` that ``make`` builds
+    into (so an engine started by hand or by another program finds that build); else the
+    package's __pycache__."""
     root = os.environ.get("NUMBA_CACHE_DIR")
-    return Path(root) if root else HERE / "__pycache__"
+    if root:
+        return Path(root)
+    checkout = HERE.parent / ".numba-cache"
+    return checkout if checkout.is_dir() else HERE / "__pycache__"
 
 
 def directory() -> Path:
