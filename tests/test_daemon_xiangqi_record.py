@@ -347,7 +347,7 @@ MATE_IN_ONE = "4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 1"
 
 
 def test_mate_on_the_board_ends_the_recorded_game(tmp_path: Path) -> None:
-    lines = [{"t": 0}, {"t": 1.0, "square": "b0", "occupied": False}, {"t": 1.4, "square": "b9", "occupied": True},
+    lines: list[dict[str, Any]] = [{"t": 0}, {"t": 1.0, "square": "b0", "occupied": False}, {"t": 1.4, "square": "b9", "occupied": True},
              {"t": 3.0}]
     states = record(tmp_path / "games", lines, "--fen", MATE_IN_ONE)
     last = states[-1]
