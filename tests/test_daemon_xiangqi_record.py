@@ -353,3 +353,21 @@ def test_mate_on_the_board_ends_the_recorded_game(tmp_path: Path) -> None:
     last = states[-1]
     assert last["moves"] == ["b0b9"] and last["result"] == "1-0", last
     assert last["fen"] == final_fen(("b0b9",), MATE_IN_ONE)
+
+
+@pytest.mark.parametrize("victim_first", [
+    pytest.param(False, id="mover-first"),
+    pytest.param(True, id="victim-first", marks=pytest.mark.xfail(strict=True, reason=(
+        "boardctl/session.py Session._to_logical decides --orientation auto from the first lift alone "
+        "(rank >= 5 means turned round): a first-move cannon capture lifted victim-first (b9) reads as "
+        "Red's horse on a turned board and the capture is refused. Needs the decision deferred until a "
+        "second change tells the readings apart."))),
+])
+def test_a_first_move_capture_under_auto_orientation(tmp_path: Path, victim_first: bool) -> None:
+    order = ["b9", "b2"] if victim_first else ["b2", "b9"]
+    lines: list[dict[str, Any]] = [{"t": 0}, {"t": 1.0, "square": order[0], "occupied": False},
+                                   {"t": 1.4, "square": order[1], "occupied": False},
+                                   {"t": 1.8, "square": "b9", "occupied": True}, {"t": 4.0}]
+    last = record(tmp_path / "games", lines)[-1]
+    assert last["moves"] == ["b2b9"] and last["orientation"] == "normal", last
+    assert last["fen"] == final_fen(("b2b9",))
