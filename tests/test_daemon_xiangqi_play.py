@@ -10,7 +10,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-import pytest
 from test_daemon_support import AFTER_MOVE, Daemon
 
 from boardctl.core.rules import GameBoard, Move
@@ -26,8 +25,8 @@ def physical(square: int, flipped: bool) -> str:
 
 def hand_events(board: GameBoard, move: Move, *, flipped: bool) -> list[tuple[str, bool]]:
     """A capture's victim off first, then the mover lifted and placed. On the game's very first
-    move the mover goes up first: with ``--orientation auto`` the first lift tells which side
-    of the board Red sits (see test_first_move_capture_victim_first_under_auto_orientation)."""
+    move the mover goes up first (test_first_move_capture_victim_first_under_auto_orientation
+    checks the other order, which auto orientation must not read as a turned board)."""
     start, end = physical(move.from_square, flipped), physical(move.to_square, flipped)
     if board.capture_square(move) is None:
         return [(start, False), (end, True)]
@@ -160,12 +159,8 @@ def test_the_human_leaves_the_engine_without_a_move(tmp_path: Path) -> None:
     assert saved(games)["result"] == "1-0"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "boardctl/session.py Session._to_logical decides --orientation auto from the first lift alone "
-    "(rank >= 5 means turned round); xiangqi's first move may be a cannon capture (b2b9, h2h9), and a "
-    "hand that lifts the victim first (b9) is read as Red's horse on a turned board, so the capture "
-    "is refused as illegal. Needs a decision deferred to the first consistent reading."))
 def test_first_move_capture_victim_first_under_auto_orientation(tmp_path: Path) -> None:
+    """A first-move cannon capture, victim (b9) off first: not Red's horse on a turned board."""
     daemon = Daemon("play", tmp_path / "games", *ARGS, "--color", "red", engine="")
     daemon.send({"t": 0})
     for square, occupied in (("b9", False), ("b2", False), ("b9", True)):
