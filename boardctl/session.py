@@ -151,6 +151,8 @@ class Session:
         self.resumed = record is not None
         self.record = record if record is not None else self._new_record(fen or self.variant.starting_fen)
         self.flipped: bool | None = {"normal": False, "flipped": True}.get(self.record.orientation)
+        #: Auto orientation: a first lift that may be a capture's victim, held until the next change.
+        self._held_lift: SquareChanged | None = None
         board = self.record.board()
         if occupancy is not None:
             occupancy = self._logical_bb(occupancy)
@@ -300,6 +302,25 @@ class Session:
         """Where the game's pieces stand, in the board's wiring (what a matching board senses)."""
         return self._logical_bb(self.board.occupied)
 
+    def _is_capture_first(self, lifted: Square, then: SquareChanged) -> bool:
+        """Auto orientation, the first lift read as-is a piece the side to move can take: it was
+        that capture, victim off first, when the next change lifts the taker (xiangqi's cannons can
+        capture on the first move; chess cannot, so a chess lift never waits here)."""
+        board = self.board
+        return not then.occupied and any(
+            m.from_square == then.square and m.to_square == lifted
+            for m in board.generate_legal_moves(1 << then.square, 1 << lifted)
+        )
+
+    def _may_be_capture(self, event: Event) -> bool:
+        """The first lift of an auto-oriented board that could be a victim taken off first."""
+        if self.flipped is not None or not isinstance(event, SquareChanged) or event.occupied:
+            return False
+        board = self.board
+        if board.color_at(event.square) != (not board.turn):
+            return False
+        return any(True for _ in board.generate_legal_moves(board.occupied_by(board.turn), 1 << event.square))
+
     def _to_logical(self, event: Event) -> Event:
         if self.flipped is None and isinstance(event, SquareChanged) and not event.occupied:
             # Auto orientation: White's first move lifts a piece from White's side.
@@ -323,7 +344,23 @@ class Session:
         if event.t < self.t:
             # Stamped before a timer tick that ran first (events queue up between threads).
             event = replace(event, t=self.t)
+        before = self.t
         self._advance(event.t)
+        held, self._held_lift = self._held_lift, None
+        if held is None and self._may_be_capture(event):
+            assert isinstance(event, SquareChanged)
+            self._held_lift = event  # which side Red sits on: the next change tells
+            return
+        if held is not None:
+            if isinstance(event, SquareChanged) and self._is_capture_first(held.square, event):
+                self.flipped = False
+                self.record.orientation = "normal"
+                log.info("orientation: normal (a capture, victim %s off first)", self.geometry.square_name(held.square))
+                self._dirty = True
+            self._feed_one(replace(held, t=max(held.t, before)))  # after any tick that ran meanwhile
+        self._feed_one(event)
+
+    def _feed_one(self, event: Event) -> None:
         logical = self._to_logical(event)
         self._log_entry(logical)
         if self._need_snapshot_log:
