@@ -36,13 +36,19 @@ from engine.search import (
 )
 from engine.xq_evaluate import VALUE, evaluate
 from engine.xq_movegen import (
+    FILE,
+    HALF,
     HP,
     KEY,
+    KING,
     KSQ,
     MAXMOVES,
     MAXPLY,
+    NMOVE_PLIES,
+    NULLP,
     PAWN,
     PL,
+    RANK,
     SIDE,
     U_CHECK,
     attacked,
@@ -54,7 +60,7 @@ from engine.xq_movegen import (
     unmake_move,
     unmake_null,
 )
-from engine.xq_rules import R_DRAW, R_LOSS, R_WIN, SCRATCH, game_end
+from engine.xq_rules import R_DRAW, R_LOSS, R_NONE, R_WIN, SCRATCH, game_end
 
 W_MOVES = 0
 W_SCORES = W_MOVES + (MAXPLY + 1) * MAXMOVES
@@ -96,8 +102,12 @@ def search(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, und
     checked = in_check(tb, mb, st)
     undo[st[HP], U_CHECK] = 1 if checked else 0
     if ply > 0:
-        # the Asian rules: repetitions (one repetition inside the tree is enough) and 60 moves
-        verdict = game_end(tb, mb, st, hist, undo, ws[W_RULES:W_SIZE], ply)
+        # the Asian rules: repetitions (one repetition inside the tree is enough) and 60 moves;
+        # game_end has nothing to say before four quiet plies (most nodes: skip the call)
+        verdict = R_NONE
+        half = st[HALF]
+        if half >= NMOVE_PLIES or (half >= 4 and st[NULLP] >= 4 and st[HP] >= 4):
+            verdict = game_end(tb, mb, st, hist, undo, ws[W_RULES:W_SIZE], ply)
         if verdict == R_DRAW:
             return 0
         if verdict == R_WIN:
@@ -186,6 +196,9 @@ def search(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, und
     searched = 0
     legal = 0
     us = st[SIDE]
+    ksq = st[KSQ + us]
+    kf = tb[FILE + ksq]
+    kr = tb[RANK + ksq]
     for i in range(n):
         bi = i
         for j in range(i + 1, n):
@@ -216,8 +229,21 @@ def search(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, und
         ):
             prunable = static + FUTILITY_MARGIN[depth] <= alpha or searched >= 4 + 4 * depth * depth
         piece = mb[fr]
+        # only a king move, or a piece leaving or entering the king's file or rank or leaving a
+        # horse-leg square of the king (diagonally next to it), can expose the king (as gen_any)
+        ff = tb[FILE + fr]
+        fr_r = tb[RANK + fr]
+        exposes = (
+            checked
+            or piece == us * 7 + KING
+            or ff == kf
+            or fr_r == kr
+            or ((ff - kf) * (ff - kf) == 1 and (fr_r - kr) * (fr_r - kr) == 1)
+            or tb[FILE + to] == kf
+            or tb[RANK + to] == kr
+        )
         make_move(tb, mb, st, hist, undo, m)
-        if attacked(tb, mb, st[KSQ + us], 1 - us):
+        if exposes and attacked(tb, mb, st[KSQ + us], 1 - us):
             unmake_move(tb, mb, st, hist, undo, m)
             continue
         legal += 1
