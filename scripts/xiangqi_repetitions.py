@@ -4,8 +4,10 @@ From random sparse positions (kings and a few rooks, cannons, horses, soldiers),
 four-ply cycle (a move each, then both moved back) is played twice, so the position occurs a
 third time; pyffish, the judge, rules on it. The file keeps a spread of every kind for the
 tests and for the board's game logic: perpetual check, perpetual chase (by rooks, cannons,
-horses), both sides checking, mutual chases, one side checking while the other chases, and
-idle repetitions. The kind is a label: which moves check is pyffish's word, which moves
+horses), both sides checking, mutual chases, one side checking while the other chases
+("check against chase"), one side checking and chasing by turns ("one check one chase"), and
+idle repetitions; the rare kinds come from the ``CONSTRUCTED`` list (by hand or by a targeted
+search). The kind is a label: which moves check is pyffish's word, which moves
 chase is our rules kernel's (``engine.xq_rules.chased``); the ruling stored is pyffish's
 alone. Run ``.venv/bin/python scripts/xiangqi_repetitions.py [scale]`` (deterministic).
 """
@@ -92,7 +94,13 @@ def quick_threat(fen: str, moves: list[str]) -> bool:
 
 
 def kind(fen: str, moves: list[str], result: Ending) -> tuple[str, str]:
-    """(kind, detail): detail names the chasing pieces of a chase."""
+    """(kind, detail): detail names the chasing pieces of a chase.
+
+    Kinds: "both check"; "check against chase" (one side checks with every move, the other
+    chases with every move); "perpetual check"; "mutual chase" (every move of both sides
+    chases something); "one check one chase" (one side checks and chases by turns); "idle"
+    (pyffish draws and no side offends); else "perpetual chase".
+    """
     gives = checks(fen, moves)
     first = all(gives[0::2])
     second = all(gives[1::2])
@@ -102,11 +110,15 @@ def kind(fen: str, moves: list[str], result: Ending) -> tuple[str, str]:
     chasing = [bool(c[1]) for c in chased_by]
     detail = ", ".join(sorted({f"{c[0]} chases {' '.join(c[1])}" for c in chased_by if c[1]}))
     if (first and all(chasing[1::2])) or (second and all(chasing[0::2])):
-        return "one check one chase", detail
+        return "check against chase", detail
     if first or second:
         return "perpetual check", ""
     if all(chasing[0::2]) and all(chasing[1::2]):
         return "mutual chase", detail
+    for side in (0, 1):  # one side checks and chases by turns (every move does one, some do each)
+        g, c = gives[side::2], chasing[side::2]
+        if all(a or b for a, b in zip(g, c, strict=True)) and any(g) and any(c):
+            return "one check one chase", detail
     if result is Ending.DRAW:
         return "idle", ""
     return "perpetual chase", detail
@@ -163,7 +175,8 @@ def write(picked: dict[str, list[dict[str, object]]]) -> None:
                  "(xiangqi with nMoveRule 60); ruling is for the side to move after the moves. "
                  "kind: which moves check is pyffish's word, which chase (chases: the moved piece and what it "
                  "chases) the engine's rules kernel's. Built by scripts/xiangqi_repetitions.py from random "
-                 "sparse positions.",
+                 "sparse positions; origin (when given): constructed by hand or found by a targeted search "
+                 "(the script's CONSTRUCTED list).",
         "sequences": items}, ensure_ascii=False, indent=1) + "\n")
 
 
@@ -230,6 +243,54 @@ def horse_chases(rng: random.Random, count: int) -> list[dict[str, object]]:
     return found
 
 
+# Four-ply cycles whose every move (of one side, or both) checks or chases: rare in random
+# positions, so listed here. "by hand": constructed on the board (the horse on e6/g7 and the
+# rook on e8/g8 chase each other, a cannon behind the horse checking by turns through it or
+# past it). The rest were found by a targeted search (random positions of two kings and two
+# to five rooks, horses, cannons, every four-ply cycle kept when each move of the side(s)
+# wanted checks (pyffish) or chases (our kernel)). The builder re-rules every one by pyffish.
+CONSTRUCTED: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    # mutual chases
+    ("4C4/4k4/9/9/9/1c7/Nr7/1R7/3n5/3K5 w - - 0 1", ("b2d2", "b3i3", "d2b2", "i3b3"), "search"),
+    ("2c6/5k3/9/3n5/9/2R6/9/9/4K4/9 w - - 0 1", ("c4d4", "d6b5", "d4c4", "b5d6"), "search"),
+    ("6R1r/9/5k3/9/2C3n2/r1N6/9/3K5/9/9 w - - 0 1", ("c4b2", "a4a5", "b2c4", "a5a4"), "search"),
+    ("4k2r1/9/9/9/3C5/9/2n6/3K5/R6n1/9 w - - 0 1", ("a1c1", "c3a2", "c1a1", "a2c3"), "search"),
+    ("4k4/3rr4/9/4N4/9/9/9/9/9/5K3 w - - 0 1", ("e6g7", "e8g8", "g7e6", "g8e8"), "by hand"),
+    ("9/4k4/7R1/5n3/9/9/9/7c1/5K3/9 w - - 0 1", ("h7h6", "f6h5", "h6h7", "h5f6"), "search"),
+    ("4rkN2/8c/9/4N4/9/9/9/7R1/9/3K5 w - - 0 1", ("g9f7", "e9e7", "f7g9", "e7e9"), "search"),
+    ("4k4/9/4Cr3/9/n1r6/9/3N5/1R7/3K5/9 w - - 0 1", ("d3e5", "f7f5", "e5d3", "f5f7"), "search"),
+    # one side checks and chases by turns
+    ("3k4C/9/9/9/9/9/9/4r4/4K4/9 w - - 0 1", ("e1f1", "e2i2", "f1e1", "i2e2"), "search"),
+    ("5k3/8R/9/8c/9/9/9/9/3K5/9 w - - 0 1", ("i8f8", "f9e9", "f8i8", "e9f9"), "search"),
+    ("4k4/9/9/9/9/1N7/6r2/2nR5/5K3/9 w - - 0 1", ("d2h2", "e9d9", "h2d2", "d9e9"), "search"),
+    ("4k4/R8/9/9/9/6c2/8n/9/5K3/9 w - - 0 1", ("a8a3", "e9e8", "a3a8", "e8e9"), "search"),
+    # one side checks with every move, the other chases with every move
+    ("4k4/4r4/9/4N4/9/9/4C4/9/9/3K5 w - - 0 1", ("e6g7", "e8g8", "g7e6", "g8e8"), "by hand"),
+    ("3k5/3r5/9/3N5/9/9/3C5/9/9/4K4 w - - 0 1", ("d6f7", "d8f8", "f7d6", "f8d8"), "by hand"),
+)
+
+
+def constructed() -> list[dict[str, object]]:
+    """The ``CONSTRUCTED`` cycles played twice, checked legal and ruled by pyffish."""
+    from engine.xq_judge import legal_moves
+
+    out: list[dict[str, object]] = []
+    for fen, cyc, origin in CONSTRUCTED:
+        seq = list(cyc) * 2
+        if any(m not in legal_moves(fen, seq[:i]) for i, m in enumerate(seq)):
+            raise ValueError(f"{fen} {cyc}: not legal")
+        verdict = ruling(fen, seq)
+        if not verdict.optional or ruling(fen, seq[:4]).ending is not Ending.ONGOING:
+            raise ValueError(f"{fen} {cyc}: pyffish does not end the game at the third occurrence only")
+        k, detail = kind(fen, seq, verdict.ending)
+        item: dict[str, object] = {"kind": k, "fen": fen, "moves": seq, "ruling": verdict.ending.value}
+        if detail:
+            item["chases"] = detail
+        item["origin"] = origin
+        out.append(item)
+    return out
+
+
 def main() -> int:
     """``scripts/xiangqi_repetitions.py [scale] [rare-tries] [--fresh]``: without ``--fresh`` the
     sequences already in the file are kept (re-ruled by pyffish and relabelled) and only the
@@ -240,6 +301,7 @@ def main() -> int:
     picked: dict[str, list[dict[str, object]]] = {}
     quota = {"perpetual check": 8 * scale, "perpetual chase": 10 * scale, "idle": 8 * scale,
              "mutual chase": 8 * scale, "both check": 2 * scale, "one check one chase": 2 * scale,
+             "check against chase": 2 * scale,
              "perpetual chase by horse": 4 * scale, "perpetual chase by cannon": 2 * scale,
              "perpetual chase by soldier": 1 * scale}
     tries = 0
@@ -251,12 +313,19 @@ def main() -> int:
             item: dict[str, object] = {"kind": k, "fen": fen, "moves": seq, "ruling": verdict.ending.value}
             if detail:
                 item["chases"] = detail
+            if "origin" in old:
+                item["origin"] = old["origin"]
             key = f"perpetual chase by {detail.split()[0]}" if k == "perpetual chase" and detail.split()[0] != "rook" else k
             picked.setdefault(key, []).append(item)
     else:
         # the offences our kernel finds, and a sample of draws
         tries += sample(random.Random(12), quota, picked, wanted=("perpetual check", "perpetual chase"),
                         judge_all=False, max_tries=2000)
+    # mutual chases, checks against chases, checks and chases by turns (listed above)
+    have = {(str(x["fen"]), str(x["moves"])) for k in picked for x in picked[k]}
+    for item in constructed():
+        if (str(item["fen"]), str(item["moves"])) not in have:
+            picked.setdefault(str(item["kind"]), []).append(item)
     # chases by a horse, built by geometry (random sampling rarely meets them)
     missing = quota["perpetual chase by horse"] - len(picked.get("perpetual chase by horse", []))
     if missing > 0:
@@ -265,7 +334,7 @@ def main() -> int:
     # the rarer shapes, judging every cycle whose moves all threaten (slow: hours for a full quota)
     if rare_tries:
         tries += sample(random.Random(13), quota, picked,
-                        wanted=("mutual chase", "one check one chase", "perpetual chase by cannon"),
+                        wanted=("mutual chase", "one check one chase", "check against chase", "perpetual chase by cannon"),
                         judge_all=True, max_tries=rare_tries)
     write(picked)
     print(Counter(str(x["kind"]) for k in picked for x in picked[k]), "tries", tries)

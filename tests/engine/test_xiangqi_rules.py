@@ -52,6 +52,9 @@ def test_the_catalogue_covers_every_kind() -> None:
     assert len(SEQUENCES) >= 30
     for kind in ("perpetual check", "perpetual chase", "idle"):
         assert kinds.count(kind) >= 3, kind
+    # every move of both sides chases; one side checks and chases by turns; checks against chases
+    for kind in ("mutual chase", "one check one chase", "check against chase"):
+        assert kinds.count(kind) >= 2, kind
     assert {s["ruling"] for s in SEQUENCES} >= {"win", "loss", "draw"}
     # chases by more than one kind of piece (rooks on cannons and horses, horses on rooks)
     chasers = {str(s["chases"]).split()[0] for s in SEQUENCES if s["kind"] == "perpetual chase"}
