@@ -221,6 +221,8 @@ def test_engine_stops_quietly_on_ctrl_c(spawn) -> None:  # type: ignore[no-untyp
     engine = spawn(program=[str(script)])
     engine.type("uci")
     engine.expect("uciok")
+    engine.type("isready")  # Ctrl-C once the engine is up (its warm-up thread has finished)
+    engine.expect("readyok")
     engine.signal_group(signal.SIGINT)
     assert engine.wait() == 0
     assert_quiet(engine.out)
