@@ -9,19 +9,5 @@ fi
 if [ -e /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ]; then
     exit 0
 fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then
-        SUDO="sudo -n"
-    else
-        echo "ensure-cjk-fonts: the Noto CJK fonts are missing; run as root: apt-get install -y fonts-noto-cjk" >&2
-        exit 1
-    fi
-fi
-# Another apt/dpkg may hold the lock (unattended upgrades, a parallel install): wait for it.
-apt_get() {
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 "$@"
-}
-apt_get update -qq
-apt_get install -y -qq --no-install-recommends fonts-noto-cjk fontconfig >/dev/null
+sh "$(dirname "$0")/apt-install.sh" ensure-cjk-fonts fonts-noto-cjk fontconfig
 echo "ensure-cjk-fonts: installed fonts-noto-cjk"

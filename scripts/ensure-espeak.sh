@@ -5,16 +5,6 @@ set -eu
 if command -v espeak-ng >/dev/null 2>&1; then
     exit 0
 fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then
-        SUDO="sudo -n"
-    else
-        echo "ensure-espeak: espeak-ng is missing; run as root: apt-get install -y espeak-ng" >&2
-        exit 1
-    fi
-fi
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends espeak-ng >/dev/null
+sh "$(dirname "$0")/apt-install.sh" ensure-espeak espeak-ng
 command -v espeak-ng >/dev/null
 echo "ensure-espeak: installed $(command -v espeak-ng)"

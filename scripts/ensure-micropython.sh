@@ -14,17 +14,7 @@ if [ -f "$INSTALLED" ] && grep -q "\"version\": \"$VERSION\"" "$INSTALLED"; then
     exit 0
 fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then
-        if command -v sudo >/dev/null 2>&1; then
-            SUDO="sudo -n"
-        else
-            echo "ensure-micropython: node and npm are missing; run as root: apt-get install -y nodejs npm" >&2
-            exit 1
-        fi
-    fi
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends nodejs npm >/dev/null
+    sh "$(dirname "$0")/apt-install.sh" ensure-micropython nodejs npm
 fi
 mkdir -p "$PREFIX"
 npm install --prefix "$PREFIX" --no-audit --no-fund --silent "$PACKAGE@$VERSION"
