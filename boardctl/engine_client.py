@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import importlib.util
 import logging
+import re
 import shlex
 import shutil
 import sys
@@ -216,6 +217,25 @@ def parse_info(line: str) -> dict[str, object]:
 _INFO_KEYS = frozenset(
     ["depth", "seldepth", "time", "nodes", "pv", "multipv", "score", "currmove", "currmovenumber", "hashfull", "nps", "tbhits", "sbhits", "cpuload", "string", "refutation", "currline"]
 )
+
+
+_COORDINATE_MOVE = re.compile(r"([a-z])(\d+)([a-z])(\d+)(.*)")
+
+
+def shift_ranks(text: str, by: int) -> str:
+    """A coordinate move with both rank numbers moved by ``by``; other text as it is.
+
+    Fairy-Stockfish numbers xiangqi's ranks 1-10 where UCCI, Pikafish and we say 0-9."""
+    match = _COORDINATE_MOVE.fullmatch(text)
+    if match is None:
+        return text
+    a, r1, b, r2, rest = match.groups()
+    return f"{a}{int(r1) + by}{b}{int(r2) + by}{rest}"
+
+
+def counts_ranks_from_one(engine_name: str, game: str) -> bool:
+    """Whether the engine writes ``game``'s moves with ranks from 1 (Fairy-Stockfish's xiangqi)."""
+    return game == "xiangqi" and engine_name.lower().startswith("fairy-stockfish")
 
 
 def reply_from_info(board: GameBoard, move: Move, info: Mapping[str, object]) -> Reply:
@@ -460,7 +480,8 @@ class EngineClient:
         if root != self._last_root:
             process.send("ucinewgame")
             self._last_root = root
-        moves = " ".join(move.uci() for move in board.move_stack)
+        shift = 1 if counts_ranks_from_one(self.name, self._variant) else 0
+        moves = " ".join(shift_ranks(move.uci(), shift) for move in board.move_stack)
         process.send(f"position fen {root}" + (f" moves {moves}" if moves else ""))
         process.send(f"go movetime {max(1, round(movetime * 1000))}")
         info: dict[str, object] = {}
@@ -470,11 +491,14 @@ class EngineClient:
                 first = line.split(maxsplit=1)[0]
                 if first == "info":
                     parsed = parse_info(line)
+                    pv = parsed.get("pv")
+                    if shift and isinstance(pv, list):
+                        parsed["pv"] = [shift_ranks(str(m), -shift) for m in pv]
                     if parsed.get("multipv", 1) == 1:
                         info.update(parsed)
                 elif first == "bestmove":
                     words = line.split()
-                    return (words[1] if len(words) > 1 else ""), info
+                    return (shift_ranks(words[1], -shift) if len(words) > 1 else ""), info
         except asyncio.CancelledError:
             with contextlib.suppress(_Died, OSError, TimeoutError):
                 process.send("stop")

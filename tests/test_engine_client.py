@@ -7,6 +7,7 @@ import random
 import shutil
 import signal
 import sys
+from pathlib import Path
 
 import chess
 import chess.engine
@@ -246,5 +247,43 @@ def test_an_engine_without_xiangqi_is_refused_in_words() -> None:
                 await engine.play(get_variant("xiangqi").board())
             reply = await engine.play(chess.Board())  # still fine for chess
             assert reply.move in chess.Board().legal_moves
+
+    asyncio.run(scenario())
+
+
+FAIRY_STOCKFISH = shutil.which("fairy-stockfish") or (
+    "/usr/games/fairy-stockfish" if Path("/usr/games/fairy-stockfish").exists() else None
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "by", "expected"),
+    [("h2e2", 1, "h3e3"), ("a9a8", 1, "a10a9"), ("a10a9", -1, "a9a8"), ("i0i1", 1, "i1i2"),
+     ("e9e8q", 1, "e10e9q"), ("(none)", 1, "(none)"), ("0000", -1, "0000"), ("", 1, "")],
+)
+def test_ranks_are_shifted_for_engines_that_count_from_one(text: str, by: int, expected: str) -> None:
+    from boardctl.engine_client import shift_ranks
+
+    assert shift_ranks(text, by) == expected
+
+
+def test_fairy_stockfish_plays_xiangqi_through_the_same_client() -> None:
+    """Fairy-Stockfish numbers xiangqi ranks 1-10; its moves and ours still mean the same points."""
+    if FAIRY_STOCKFISH is None:
+        pytest.skip("fairy-stockfish not installed (make test installs it)")
+    from boardctl.variants import get_variant
+
+    async def scenario() -> None:
+        async with EngineClient([FAIRY_STOCKFISH], movetime=0.05) as engine:
+            board = get_variant("xiangqi").board()
+            board.push(board.parse_uci("h2e2"))  # a move on rank 2: sent as h3e3
+            for _ in range(6):
+                reply = await engine.play(board)
+                assert board.is_legal(reply.move)
+                probe = board.copy()
+                for step in reply.pv:  # the principal variation is read back in our numbering too
+                    assert probe.is_legal(step)
+                    probe.push(step)
+                board.push(reply.move)
 
     asyncio.run(scenario())
