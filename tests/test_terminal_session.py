@@ -33,6 +33,11 @@ class Pty:
         env.update(XDG_DATA_HOME=str(tmp / "data"), XDG_CONFIG_HOME=str(tmp / "config"), COLUMNS="100")
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: a session leader with the pty as its terminal
+            # Started as a shell starts a job: default signal handling, whatever the test run's
+            # own process inherited or set up (an ignored or blocked SIGINT survives exec).
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
+                signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
             argv = program or [sys.executable, "-m", "boardctl"]
             os.execve(argv[0], [*argv, *args], env)
         self.out = ""
