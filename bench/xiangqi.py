@@ -11,16 +11,16 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import os
 import random
 import shutil
 import subprocess
 import sys
 import time
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+from bench import engine as engine_bench
 
 ENGINE_CMD = [sys.executable, "-m", "engine"]
 FAIRY = shutil.which("fairy-stockfish") or (
@@ -203,16 +203,8 @@ def bench_readyok(runs: int = 3) -> None:
           f"{status.get('VmRSS')} (peak {status.get('VmHWM')})", flush=True)
 
 
-@dataclass
-class Score:
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    endings: Counter[str] = field(default_factory=Counter)
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
+class Score(engine_bench.Score):
+    """The chess bench's score and Elo interval, with the ending of each game counted."""
 
     def add(self, s: float, ending: str) -> None:
         self.endings[ending] += 1
@@ -222,18 +214,6 @@ class Score:
             self.draws += 1
         else:
             self.losses += 1
-
-    def elo(self) -> tuple[float, float, float]:
-        n = self.games
-        p = (self.wins + 0.5 * self.draws) / n
-        var = (self.wins * (1 - p) ** 2 + self.draws * (0.5 - p) ** 2 + self.losses * p**2) / n
-        se = math.sqrt(var / n)
-
-        def to_elo(x: float) -> float:
-            x = min(max(x, 1e-3), 1 - 1e-3)
-            return -400 * math.log10(1 / x - 1)
-
-        return to_elo(p), to_elo(p - 1.96 * se), to_elo(p + 1.96 * se)
 
     def line(self) -> str:
         elo, lo, hi = self.elo()

@@ -106,6 +106,22 @@ def cycles_from(fen: str, rng: random.Random) -> list[list[str]]:
     return found
 
 
+def placement_fen(pieces: dict[tuple[int, int], str]) -> str:
+    """A Red-to-move FEN of ``pieces`` (``(file, rank)`` -> FEN letter, rank 0 on Red's side)."""
+    rows = []
+    for r in range(9, -1, -1):
+        row, empty = "", 0
+        for f in range(9):
+            ch = pieces.get((f, r))
+            if ch is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + ch
+            empty = 0
+        rows.append(row + (str(empty) if empty else ""))
+    return "/".join(rows) + " w - - 0 1"
+
+
 def sparse_position(rng: random.Random) -> str | None:
     """Two kings in their palaces and a few rooks, cannons, horses and crossed soldiers:
     with few pieces, chases and checks that can go on for ever are common."""
@@ -120,18 +136,7 @@ def sparse_position(rng: random.Random) -> str | None:
                 continue
             if (f, r) not in board:
                 board[(f, r)] = kind if colour == 0 else kind.lower()
-    rows = []
-    for r in range(9, -1, -1):
-        row, empty = "", 0
-        for f in range(9):
-            ch = board.get((f, r))
-            if ch is None:
-                empty += 1
-                continue
-            row += (str(empty) if empty else "") + ch
-            empty = 0
-        rows.append(row + (str(empty) if empty else ""))
-    fen = "/".join(rows) + " w - - 0 1"
+    fen = placement_fen(board)
     sf = ffish()
     if sf.validate_fen(fen, VARIANT) != 1:
         return None

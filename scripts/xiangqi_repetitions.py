@@ -22,7 +22,16 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.xq_judge import VARIANT, Ending, cycles_from, ffish, ruling, sparse_position, to_ffish
+from engine.xq_judge import (
+    VARIANT,
+    Ending,
+    cycles_from,
+    ffish,
+    placement_fen,
+    ruling,
+    sparse_position,
+    to_ffish,
+)
 
 OUT = Path(__file__).resolve().parent.parent / "engine" / "data" / "xiangqi_repetitions.json"
 
@@ -183,21 +192,6 @@ def write(picked: dict[str, list[dict[str, object]]]) -> None:
 KNIGHT = ((1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1))
 
 
-def _fen(pieces: dict[tuple[int, int], str]) -> str:
-    rows = []
-    for r in range(9, -1, -1):
-        row, empty = "", 0
-        for f in range(9):
-            ch = pieces.get((f, r))
-            if ch is None:
-                empty += 1
-                continue
-            row += (str(empty) if empty else "") + ch
-            empty = 0
-        rows.append(row + (str(empty) if empty else ""))
-    return "/".join(rows) + " w - - 0 1"
-
-
 def horse_chases(rng: random.Random, count: int) -> list[dict[str, object]]:
     """Red's horse chasing Black's rook round a four-ply cycle (the horse on h0 and h1 attacks
     the rook on r1 and r0 by turns): built by geometry, ruled by pyffish, kept when our kernel
@@ -226,7 +220,7 @@ def horse_chases(rng: random.Random, count: int) -> list[dict[str, object]]:
         squares = [king, enemy_king, h0, h1, r0, r1]
         if king[0] == enemy_king[0] or len(set(squares)) != 6:
             continue
-        fen = _fen({king: "K", enemy_king: "k", h0: "N", r0: "r"})
+        fen = placement_fen({king: "K", enemy_king: "k", h0: "N", r0: "r"})
         if ffish().validate_fen(fen, VARIANT) != 1:
             continue
         cyc = [name(h0) + name(h1), name(r0) + name(r1), name(h1) + name(h0), name(r1) + name(r0)]
