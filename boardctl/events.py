@@ -256,13 +256,12 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "", geomet
     if "snapshot" in obj:
         raw = obj["snapshot"]
         try:
-            occupancy = int(raw, 16) if isinstance(raw, str) else -1
+            occupancy = geometry.from_hex(raw)
         except ValueError:
-            occupancy = -1
-        if not 0 <= occupancy <= geometry.all_mask:
             raise EventFormatError(
-                f"{_where(where)}'snapshot' must be a {geometry.points}-bit hex bitboard, got {short_repr(raw)}"
-            )
+                f"{_where(where)}'snapshot' must be a {geometry.points}-bit hex bitboard "
+                f"of {geometry.hex_digits} digits, got {short_repr(raw)}"
+            ) from None
         return Snapshot(t, occupancy)
     return Tick(t)
 
