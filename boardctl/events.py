@@ -257,11 +257,8 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "", geomet
         raw = obj["snapshot"]
         try:
             occupancy = geometry.from_hex(raw)
-        except ValueError:
-            raise EventFormatError(
-                f"{_where(where)}'snapshot' must be a {geometry.points}-bit hex bitboard "
-                f"of {geometry.hex_digits} digits, got {short_repr(raw)}"
-            ) from None
+        except ValueError as e:
+            raise EventFormatError(f"{_where(where)}'snapshot' must be a {geometry.points}-bit hex bitboard: {e}") from None
         return Snapshot(t, occupancy)
     return Tick(t)
 
