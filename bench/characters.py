@@ -214,7 +214,7 @@ class Claim:
 
     def check(self, by_style: dict[str, Metrics]) -> tuple[bool, str]:
         a, b = getattr(by_style[self.left], self.metric), getattr(by_style[self.right], self.metric)
-        ok = a >= self.factor * b
+        ok = a > b and a >= self.factor * b
         return ok, f"{self.left} {a:.3f} vs {self.right} {b:.3f} (needs >= {self.factor:g}x)"
 
 

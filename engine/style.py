@@ -15,14 +15,13 @@ below 0 it heads for them.
 from __future__ import annotations
 
 import functools
-import io
 import random
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import chess
-import chess.pgn
 import numpy as np
 
 #: Option name -> evaluation weight group it scales (percent; 100 is the engine's own evaluation).
@@ -40,7 +39,7 @@ SCALE_RANGES: Mapping[str, tuple[int, int]] = {
 }
 CONTEMPT_RANGE = (-200, 200)
 MAX_BOOK_CHARS = 60_000
-MAX_BOOK_PLIES = 40
+MAX_BOOK_PLIES = 60
 
 
 class StyleError(ValueError):
@@ -97,6 +96,28 @@ def style_tables(style: Style, *, white: bool) -> np.ndarray:
     return ev
 
 
+_MOVE_NUMBER = re.compile(r"[0-9]{1,3}\.(\.\.)?")
+
+
+def _moves(text: str, *, where: str) -> list[chess.Move]:
+    """The moves of SAN movetext from the start (``1. e4 e5 2. Nf3``), strictly: any token that is
+    neither a move number nor a legal move in its place is a StyleError naming it."""
+    board = chess.Board()
+    out: list[chess.Move] = []
+    for token in text.split():
+        if _MOVE_NUMBER.fullmatch(token):
+            continue
+        if len(out) >= MAX_BOOK_PLIES:
+            raise StyleError(f"{where}: longer than {MAX_BOOK_PLIES} plies")
+        try:
+            move = board.parse_san(token)
+        except ValueError:
+            raise StyleError(f"{where}: {token[:20]!r} is not a legal move after {len(out)} plies") from None
+        board.push(move)
+        out.append(move)
+    return out
+
+
 class Repertoire:
     """Opening lines (PGN movetext) as a book: in a position one of the lines reaches, the
     moves those lines continue with, weighted by how many lines do; transpositions count."""
@@ -115,12 +136,9 @@ class Repertoire:
         for number, line in enumerate(part.strip() for part in text.split(";")):
             if not line or line == "<empty>":
                 continue
-            game = chess.pgn.read_game(io.StringIO(line))
             shown = line if len(line) <= 40 else line[:40] + "..."
-            if game is None or game.errors or game.headers.get("FEN"):
-                raise StyleError(f"book line {number + 1} {shown!r} is not movetext from the start")
+            plies = _moves(line, where=f"book line {number + 1} {shown!r}")
             board = chess.Board()
-            plies = list(game.mainline_moves())
             if not plies or len(plies) > MAX_BOOK_PLIES:
                 raise StyleError(f"book line {number + 1} {shown!r} needs 1 to {MAX_BOOK_PLIES} moves")
             for move in plies:
