@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import chess
 
 from engine.levels import ELO_MAX, ELO_MIN, SKILL_MAX, skill_for_elo, skill_params
+from engine.style import CONTEMPT_RANGE, SCALE_OPTIONS, SCALE_RANGES, Repertoire, Style, StyleError
 
 if TYPE_CHECKING:  # the real imports are lazy so `uci`/`uciok` never wait for numba
     from engine.searcher import Searcher, Strength, UciMove
@@ -88,6 +89,8 @@ class Option:
             )
         if self.kind == "check":
             return f"option name {self.name} type check default {str(self.default).lower()}"
+        if self.kind == "string":
+            return f"option name {self.name} type string default {self.default or '<empty>'}"
         return f"option name {self.name} type spin default {int(self.default)} min {self.lo} max {self.hi}"
 
     def parse(self, raw: str) -> int | bool | str:
@@ -100,6 +103,8 @@ class Option:
             if raw.lower() not in ("true", "false"):
                 raise UciError(f"option {self.name} wants true or false, got {short(raw)}")
             return raw.lower() == "true"
+        if self.kind == "string":
+            return "" if raw == "<empty>" else raw
         if not _INTEGER.fullmatch(raw):
             raise UciError(f"option {self.name} wants an integer, got {short(raw)}")
         value = int(raw) if len(raw) <= 40 else self.hi + 1  # thousands of digits: out of range
@@ -116,6 +121,10 @@ OPTIONS = (
     Option("OwnBook", "check", True),
     Option("Move Overhead", "spin", 30, 0, 5000),
     Option("UCI_Variant", "combo", "chess", choices=VARIANTS),
+    # Playing styles (engine/style.py, docs/engine.md "Styles"): percent of the normal weights.
+    *(Option(name, "spin", 100, lo, hi) for name, (lo, hi) in SCALE_RANGES.items()),
+    Option("Contempt", "spin", 0, CONTEMPT_RANGE[0], CONTEMPT_RANGE[1]),
+    Option("Book Lines", "string", ""),
 )
 
 #: ``go`` parameters and the range each is clamped to.
@@ -264,6 +273,8 @@ class UciProtocol:
         self._halt = threading.Event()
         self._job_searcher: Searcher | None = None
         self._cold = not _kernels_cached()
+        self._repertoire: Repertoire | None = None
+        self._style_key: tuple[Style, bool] | None = None
         self._warm_error: BaseException | None = None
         if warm:
             threading.Thread(target=self._warm_up, name="engine-warm", daemon=True).start()
@@ -360,7 +371,15 @@ class UciProtocol:
         if option is None:
             raise UciError(f"unknown option {short(name)}")
         value = option.parse(raw)
+        repertoire = None
+        if option.name == "Book Lines":
+            try:
+                repertoire = Repertoire.from_text(str(value))
+            except StyleError as exc:
+                raise UciError(f"option Book Lines: {exc}") from None
         self._settle()
+        if option.name == "Book Lines":
+            self._repertoire = repertoire if repertoire is not None and repertoire.lines else None
         self.values[option.name] = value
         if option.name == "Hash" and self._searcher is not None:
             self._ready.wait()
@@ -610,6 +629,25 @@ class UciProtocol:
         p = skill_params(skill)
         return Strength(max_depth=p.max_depth, max_nodes=p.max_nodes, margin=p.margin, temperature=p.temperature)
 
+    def style(self) -> Style:
+        """The style the options describe (engine/style.py)."""
+        scales = tuple((group, int(self.values[name])) for name, group in SCALE_OPTIONS.items())
+        return Style(scales=scales, contempt=int(self.values["Contempt"]))
+
+    def _apply_style(self, searcher: Searcher, *, white: bool) -> None:
+        """Give the searcher the evaluation of the current style for the side it plays; the
+        hash table is cleared when that changes, since its scores were of another evaluation."""
+        from engine.style import style_tables
+
+        style = self.style()
+        key = (style, white if style.contempt else True)
+        if key == self._style_key:
+            return
+        if self._style_key is not None or not style.is_neutral:
+            searcher.ev = style_tables(style, white=white)
+            searcher.clear()
+        self._style_key = key
+
     def _run_search(self, board: chess.Board | XqBoard, params: dict[str, int | bool]) -> list[str]:
         best: UciMove | None = None
         ponder: UciMove | None = None
@@ -622,7 +660,12 @@ class UciProtocol:
                 self._get_searcher() if isinstance(board, chess.Board) else self._get_xq_searcher()
             )
             infinite = bool(params.get("infinite") or params.get("ponder"))
-            if self.values["OwnBook"] and not infinite and "depth" not in params and "nodes" not in params:
+            if self._repertoire is not None and not infinite and isinstance(board, chess.Board):
+                # A repertoire was asked for: it is the book under any limit, `go nodes` included.
+                best = self._repertoire.pick(board, searcher.rng)
+                if best is not None:
+                    self.send(f"info string book move {best.uci()} (repertoire)")
+            if best is None and self.values["OwnBook"] and not infinite and "depth" not in params and "nodes" not in params:
                 if isinstance(board, chess.Board):
                     best = Book(rng=searcher.rng).pick(board)
                 else:
@@ -656,6 +699,8 @@ class UciProtocol:
                     )
 
                 searcher.move_overhead_ms = int(self.values["Move Overhead"])
+                if isinstance(board, chess.Board):
+                    self._apply_style(searcher, white=board.turn == chess.WHITE)
                 result = searcher.search(board, limits, strength=self._strength(), on_info=on_info)
                 best, ponder = result.best, result.ponder
         except Exception as exc:

@@ -681,6 +681,7 @@ function render(state) {
   app.lastMoveCount = (state.moves || []).length;
   app.lastRender = performance.now();
   document.body.dataset.moves = String((state.moves || []).length);
+  for (const hook of app.renderHooks || []) hook(state); // panels of their own files (characters.js)
 }
 
 app.render = render;
