@@ -1,0 +1,224 @@
+"""The shipped characters, table-driven, and the loader against hostile files."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from boardctl.errors import BoardctlError, ConfigError
+from boardctl.learning.characters import (
+    BOOK_OPTION,
+    RATING_MAX,
+    RATING_MIN,
+    STYLE_OPTIONS,
+    STYLES,
+    Character,
+    CharacterError,
+    find_character,
+    initials_of,
+    level_for_rating,
+    load_characters,
+    opening_lines,
+)
+from engine.levels import check_level, skill_for_elo
+
+NONE = Path("/nonexistent/characters.toml")
+CHARACTERS = load_characters(user_file=NONE)
+
+
+def test_at_least_thirty_with_unique_ids_and_names() -> None:
+    assert len(CHARACTERS) >= 30
+    assert len({c.id for c in CHARACTERS}) == len(CHARACTERS)
+    assert len({c.name.casefold() for c in CHARACTERS}) == len(CHARACTERS)
+
+
+def test_ratings_span_800_to_measured_full_strength() -> None:
+    ratings = [c.rating for c in CHARACTERS]
+    assert min(ratings) == RATING_MIN == 800
+    assert max(ratings) == RATING_MAX
+    assert ratings == sorted(ratings)  # load order: by rating
+
+
+def test_every_style_is_used_several_times() -> None:
+    for style in STYLES:
+        assert sum(c.style == style for c in CHARACTERS) >= 3, style
+
+
+@pytest.mark.parametrize("character", CHARACTERS, ids=lambda c: c.id)
+def test_character_is_valid(character: Character) -> None:
+    assert RATING_MIN <= character.rating <= RATING_MAX
+    assert character.style in STYLES
+    assert 10 <= len(character.profile) <= 400
+    assert 1 <= len(character.initials) <= 3 and character.initials.isupper()
+    assert check_level(character.level) == character.level
+    for name, value in character.uci_options.items():
+        if name == BOOK_OPTION:
+            continue
+        lo, hi = STYLE_OPTIONS[name]
+        assert lo <= int(value) <= hi, (name, value)
+    assert set(character.uci_options) == {*STYLE_OPTIONS, BOOK_OPTION}
+    # the repertoire: names of the opening data, every line of each is in the book
+    lines = opening_lines()
+    assert character.openings and all(name in lines for name in character.openings)
+    assert character.uci_options[BOOK_OPTION].split(";") == list(character.book_lines)
+    for text in character.book_lines:
+        game = chess.pgn.read_game(io.StringIO(text))
+        assert game is not None and not game.errors and list(game.mainline_moves()), text
+
+
+@pytest.mark.parametrize("character", CHARACTERS, ids=lambda c: c.id)
+def test_repertoire_answers_both_colours(character: Character) -> None:
+    """Each repertoire has a first move for White and an answer to 1. e4 or 1. d4 for Black."""
+    firsts = {t.split()[1] for t in character.book_lines}
+    answers = {t.split()[1] for t in character.book_lines if len(t.split()) > 2}
+    assert firsts and answers, character.book_lines
+
+
+def test_stronger_rating_never_weaker_level() -> None:
+    skills = [skill_for_elo(int(c.level)) for c in CHARACTERS]
+    assert skills == sorted(skills)
+    assert skill_for_elo(int(level_for_rating(RATING_MAX))) == 20  # the top plays at full strength
+    assert skill_for_elo(int(level_for_rating(RATING_MIN))) == 0
+
+
+def test_distinct_styles_give_distinct_options() -> None:
+    by_style: dict[str, set[tuple[tuple[str, str], ...]]] = {}
+    for c in CHARACTERS:
+        style_options = tuple(sorted((k, v) for k, v in c.uci_options.items() if k != BOOK_OPTION))
+        by_style.setdefault(c.style, set()).add(style_options)
+    seen: dict[tuple[tuple[str, str], ...], str] = {}
+    for style, option_sets in by_style.items():
+        for options in option_sets:
+            assert options not in seen or seen[options] == style, (style, seen.get(options))
+            seen[options] = style
+
+
+def test_no_two_characters_differ_only_in_name() -> None:
+    keys = {(c.rating, c.style, c.openings) for c in CHARACTERS}
+    assert len(keys) == len(CHARACTERS)
+
+
+def test_attacker_and_defender_pull_opposite_ways() -> None:
+    attack, defend = STYLES["attacker"], STYLES["solid defender"]
+    assert attack["Style KingAttack"] >= 3 * defend["Style KingAttack"]
+    assert defend["Style PawnStructure"] >= 2 * attack["Style PawnStructure"]
+    assert attack["Contempt"] > 0 > defend["Contempt"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("ilya", "ilya"), ("ILYA", "ilya"), ("Ilya Inferno", "ilya"), ("  ilya   inferno ", "ilya"),
+     ("benny blunder", "benny"), ("Max Maximus", "max")],
+)
+def test_find_character(query: str, expected: str) -> None:
+    assert find_character(query, characters=CHARACTERS).id == expected
+
+
+@pytest.mark.parametrize(("query", "hint"), [("ily", "ilya"), ("Benny Blundr", "Benny Blunder"), ("zzzz", "benny")])
+def test_find_character_names_close_ones(query: str, hint: str) -> None:
+    with pytest.raises(CharacterError, match=f"no character .*{hint}") as info:
+        find_character(query, characters=CHARACTERS)
+    assert isinstance(info.value, BoardctlError) and isinstance(info.value, ValueError)
+
+
+def test_initials() -> None:
+    assert initials_of("Benny Blunder") == "BB"
+    assert initials_of("Max") == "M"
+    assert initials_of("Jean-Luc Picard") == "JL"
+
+
+GOOD = """
+[[character]]
+id = "newbie"
+name = "New Bie"
+rating = 1234
+style = "attacker"
+profile = "A new friend from the user's file."
+openings = ["Vienna Game"]
+options = { Contempt = "25" }
+"""
+
+
+def test_user_file_adds_and_overrides(tmp_path: Path) -> None:
+    user = tmp_path / "characters.toml"
+    user.write_text(GOOD + GOOD.replace('"newbie"', '"ilya"').replace("New Bie", "Ilya Tamed"), encoding="utf-8")
+    loaded = load_characters(user_file=user)
+    assert len(loaded) == len(CHARACTERS) + 1
+    newbie = find_character("newbie", characters=loaded)
+    assert newbie.uci_options["Contempt"] == "25" and newbie.level == level_for_rating(1234)
+    assert newbie.uci_options["Style KingAttack"] == str(STYLES["attacker"]["Style KingAttack"])
+    assert find_character("ilya", characters=loaded).name == "Ilya Tamed"
+
+
+def test_default_user_file_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "boardctl").mkdir()
+    (tmp_path / "boardctl" / "characters.toml").write_text(GOOD, encoding="utf-8")
+    assert any(c.id == "newbie" for c in load_characters())
+
+
+def _field(old: str, new: str) -> str:
+    assert old in GOOD
+    return GOOD.replace(old, new)
+
+
+HOSTILE = [
+    ("not toml", "[[character]\nid=", "not valid TOML"),
+    ("unknown top key", 'colour = "red"\n' + GOOD, "unknown key 'colour'"),
+    ("character not a table list", 'character = "x"', "must be [[character]] tables"),
+    ("unknown key", _field('style = "attacker"', 'style = "attacker"\nstyel = 1'), "character[0].styel: unknown key (did you mean 'style'?)"),
+    ("missing key", _field('profile = "A new friend from the user\'s file."', ""), "character[0].profile: missing"),
+    ("rating too high", _field("1234", "2600"), ".rating: must be an integer from 800 to 2000"),
+    ("rating too low", _field("1234", "300"), ".rating: must be an integer"),
+    ("rating a string", _field("1234", '"1234"'), ".rating: must be an integer"),
+    ("rating a bool", _field("1234", "true"), ".rating: must be an integer"),
+    ("rating huge", _field("1234", "9" * 90), ".rating: must be an integer"),
+    ("bad style", _field('"attacker"', '"coward"'), ".style: 'coward' is not a style"),
+    ("style not a string", _field('"attacker"', "[1]"), ".style: must be a non-empty string"),
+    ("empty name", _field('"New Bie"', '""'), ".name: must be a non-empty string"),
+    ("control char", _field('"New Bie"', '"New\\u0007Bie"'), ".name: at most"),
+    ("long profile", _field("A new friend", "x" * 500), ".profile: at most 400"),
+    ("bad id", _field('"newbie"', '"New Bie"'), ".id: lower-case letters"),
+    ("unknown opening", _field('["Vienna Game"]', '["Vienna Gam"]'), "openings[0]: 'Vienna Gam' is not in the opening data (boardctl/data/openings.tsv); close: Vienna Game"),
+    ("openings empty", _field('["Vienna Game"]', "[]"), ".openings: must be a list of 1 to"),
+    ("openings not list", _field('["Vienna Game"]', '"Vienna Game"'), ".openings: must be a list"),
+    ("opening not string", _field('["Vienna Game"]', "[3]"), "openings[0]: 3 is not in the opening data"),
+    ("bad option", _field('Contempt = "25"', 'Hash = "4"'), ".options.Hash: not a style option"),
+    ("option out of range", _field('Contempt = "25"', 'Contempt = "900"'), ".options.Contempt: must be an integer -200..200"),
+    ("option not number", _field('Contempt = "25"', 'Contempt = "lots"'), ".options.Contempt: must be an integer"),
+    ("options not table", _field('options = { Contempt = "25" }', 'options = 3'), ".options: must be a table"),
+    ("bad level", _field('options = { Contempt = "25" }', 'level = "godlike"'), ".level: must be one of"),
+    ("duplicate id", GOOD + GOOD, "character[1].id: 'newbie' appears twice"),
+    ("entry not table", "character = [1, 2]", "character[0]: must be a table"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), [(t, m) for _, t, m in HOSTILE], ids=[n for n, _, _ in HOSTILE])
+def test_hostile_file_gives_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    user = tmp_path / "characters.toml"
+    user.write_text(text, encoding="utf-8")
+    with pytest.raises(CharacterError) as info:
+        load_characters(user_file=user)
+    assert str(user) in str(info.value)
+    assert message in str(info.value)
+    assert isinstance(info.value, ConfigError)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [(b"\xff\xfe[\x00", "not UTF-8"), (b"x" * (2 << 20), "larger than"), (b"[" * 20000, "too many tables")],
+)
+def test_hostile_bytes(tmp_path: Path, data: bytes, message: str) -> None:
+    user = tmp_path / "characters.toml"
+    user.write_bytes(data)
+    with pytest.raises(CharacterError, match=message):
+        load_characters(user_file=user)
+
+
+def test_unreadable_user_file(tmp_path: Path) -> None:
+    with pytest.raises(CharacterError, match="cannot read"):
+        load_characters(user_file=tmp_path)  # a directory
