@@ -51,11 +51,9 @@ def tournaments_folder(games_dir: Path) -> Path:
 
 
 def candidates() -> list[tuple[str, int]]:
-    """Every character as (name, rating); TournamentError when this build has none."""
-    try:
-        from boardctl.learning import characters  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        raise TournamentError("this build has no characters to play (boardctl/learning/characters.py)") from None
+    """Every character (the user's file included) as (name, rating)."""
+    from boardctl.learning import characters
+
     return [(c.name, int(c.rating)) for c in characters.load_characters()]
 
 
@@ -241,7 +239,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                      help="your games' clock. Default: 15+10.")
     new.add_argument("--no-background", dest="background", action="store_false",
                      help="do not start the games between characters now (next starts them). Default: start.")
-    new.add_argument("--games-dir", type=Path, help="where games are saved (the tournament beside them). Default: from the config.")
+    new.add_argument("--games-dir", help="where games are saved (the tournament beside them). Default: from the config.")
     new.add_argument("--config", type=Path, metavar="FILE", help="settings file. Default: the user's.")
     new.add_argument("--engine", default=None, help="UCI engine for the characters' games. Default: from the config.")
 
@@ -253,7 +251,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     standings = actions.add_parser("standings", help="the table and the crosstable", description="The standings "
                                    "with Buchholz and Sonneborn-Berger, and the crosstable.")
     common(standings)
-    standings.add_argument("--games-dir", type=Path, help="where games are saved. Default: from the config.")
+    standings.add_argument("--games-dir", help="where games are saved. Default: from the config.")
     standings.add_argument("--config", type=Path, metavar="FILE", help="settings file. Default: the user's.")
 
 
@@ -271,7 +269,8 @@ def run(args: argparse.Namespace) -> int:
             return run_new(args, out=sys.stdout)
         if args.tournament_action == "standings":
             return run_standings(args, out=sys.stdout)
-        return run_next(args, out=sys.stdout)
+        # with --stdio, standard output carries the state lines: what is said goes to standard error
+        return run_next(args, out=sys.stderr if args.stdio else sys.stdout)
     except TournamentError as exc:
         print(f"boardctl tournament: {exc}", file=sys.stderr)
         return 2

@@ -264,11 +264,9 @@ def start_background(
 
 
 def load_npcs(names: Sequence[str] | None = None) -> dict[str, Npc]:
-    """The characters as NPCs by name; none when this build has no character list."""
-    try:
-        from boardctl.learning import characters  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return {}
+    """The characters (boardctl.learning.characters, the user's file included) as NPCs by name."""
+    from boardctl.learning import characters
+
     found = {c.name: Npc.from_character(c) for c in characters.load_characters()}
     return found if names is None else {n: found[n] for n in names if n in found}
 
