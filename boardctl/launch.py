@@ -263,6 +263,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             daemon.on_record_saved.append(_rater())
         if storage_problem is not None:
             daemon.storage_failed(storage_problem)
+        on_daemon = getattr(args, "on_daemon", None)  # boardctl tournament next follows its game
+        if on_daemon is not None:
+            on_daemon(daemon, stop)
         web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
         if input_clock is not None:
             if web is not None:

@@ -166,3 +166,48 @@ class RatingStore:
         if after is not before:
             self.save(after)
         return after
+
+
+def learning_dir(games_dir: Path | None = None) -> Path:
+    """Where the learning state (rating, tournaments) lives: ``<games dir>/learning``.
+
+    Beside the games it belongs to, so the demo's games (their own folder) have their own rating."""
+    if games_dir is None:
+        from boardctl.config import data_dir
+
+        games_dir = data_dir() / "games"
+    return games_dir / "learning"
+
+
+def default_store(games_dir: Path | None = None) -> RatingStore:
+    """The user's rating file, ``<games dir>/learning/rating.json``."""
+    return RatingStore(learning_dir(games_dir) / "rating.json")
+
+
+def record_rated_game(
+    opponent_rating: float,
+    score: float,
+    *,
+    opponent: str = "",
+    game_id: str | None = None,
+    games_dir: Path | None = None,
+    store: RatingStore | None = None,
+    when: str | None = None,
+) -> Rating:
+    """Count one rated game (a tournament game, a game against a character) and save at once.
+
+    ``score`` is the user's: 1, 0.5 or 0. ``game_id`` (the saved game's id) makes a repeated
+    report of the same game count once; without it the time of the call names the game.
+    ``store`` (or ``games_dir``) says which rating file; RatingError names a bad score or rating."""
+    import datetime as dt
+
+    now = dt.datetime.now(dt.UTC)
+    when = when or now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    target = store or default_store(games_dir)
+    return target.record(
+        game_id=game_id or now.strftime("%Y%m%d-%H%M%S-%f"),
+        opponent=opponent,
+        opponent_rating=opponent_rating,
+        score=score,
+        when=when,
+    )
