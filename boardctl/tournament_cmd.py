@@ -391,10 +391,13 @@ def run_next(args: argparse.Namespace, *, out: TextIO) -> int:
               f"{job.time_control}\n")
     out.flush()
     args.color = job.color
-    args.level = npc_games.load_npcs([job.opponent]).get(job.opponent, npc_games.Npc(job.opponent, job.opponent_rating)).engine_level
     args.time_control = job.time_control
-    if hasattr(args, "opponent"):  # boardctl play --opponent: the character's style as well
+    if hasattr(args, "opponent"):  # boardctl play --opponent: the character's level and style
         args.opponent = job.opponent
+        args.level = None
+    else:
+        npc = npc_games.load_npcs([job.opponent]).get(job.opponent, npc_games.Npc(job.opponent, job.opponent_rating))
+        args.level = npc.engine_level
     args.new = state != "resume"
     args.fen = None
     follower = GameFollower(store, rating, job, linger=None if args.stdio else LINGER)
