@@ -222,3 +222,12 @@ def test_hostile_bytes(tmp_path: Path, data: bytes, message: str) -> None:
 def test_unreadable_user_file(tmp_path: Path) -> None:
     with pytest.raises(CharacterError, match="cannot read"):
         load_characters(user_file=tmp_path)  # a directory
+
+
+def test_docs_style_table_matches_the_styles() -> None:
+    import re
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "learning.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| ([a-z ]+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (−?\d+) \|$", text, re.M)
+    table = {name: [int(v.replace("−", "-")) for v in values] for name, *values in rows}
+    assert table == {name: list(values.values()) for name, values in STYLES.items()}
