@@ -6,10 +6,10 @@ used as the book (:class:`Repertoire`). :func:`style_tables` gives the evaluatio
 search kernel reads (``Searcher.ev``); nothing here runs per node.
 
 Contempt is what Rodent and Stockfish mean by it: how much worse than a draw the engine rates
-a draw. It is added to the king's square values of the side the engine plays (the side to move
-at the root), so every position that is not a draw is worth ``contempt`` more to it than the
-draw scores (0) of repetition and the fifty-move rule: above 0 it avoids draws it is not losing,
-below 0 it heads for them.
+a draw. It is applied at the root (:func:`contempt_choice`): with contempt above 0 the engine
+does not repeat or stalemate its way into a draw while another move keeps it within
+``contempt`` of equality; below 0 it takes a draw on offer unless it is better by more than
+``-contempt``. The search itself scores draws 0, as before.
 """
 
 from __future__ import annotations
@@ -18,18 +18,18 @@ import functools
 import random
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import chess
 import numpy as np
 
-#: Option name -> evaluation weight group it scales (percent; 100 is the engine's own evaluation).
-SCALE_OPTIONS: Mapping[str, str] = {
-    "Style Material": "material",
-    "Style KingAttack": "king_attack",
-    "Style Mobility": "mobility",
-    "Style PawnStructure": "pawn_structure",
+#: Option name -> the evaluation weight groups it scales (percent; 100 is the engine's own evaluation).
+SCALE_OPTIONS: Mapping[str, tuple[str, ...]] = {
+    "Style Material": ("material",),
+    "Style KingAttack": ("king_attack_units",),
+    "Style Mobility": ("mobility",),
+    "Style PawnStructure": ("pawn_structure", "passed_pawns"),
 }
 SCALE_RANGES: Mapping[str, tuple[int, int]] = {
     "Style Material": (25, 400),
@@ -40,6 +40,9 @@ SCALE_RANGES: Mapping[str, tuple[int, int]] = {
 CONTEMPT_RANGE = (-200, 200)
 MAX_BOOK_CHARS = 60_000
 MAX_BOOK_PLIES = 60
+#: The nodes each alternative to a drawing move is searched with, when contempt asks for one.
+CONTEMPT_NODES = 400
+CONTEMPT_MAX_MOVES = 40
 
 
 class StyleError(ValueError):
@@ -48,52 +51,93 @@ class StyleError(ValueError):
 
 @dataclass(frozen=True)
 class Style:
-    """Percent scales by weight group, and the contempt in centipawns."""
+    """Percent scales by option name, and the contempt in centipawns."""
 
     scales: tuple[tuple[str, int], ...] = ()
     contempt: int = 0
 
     @property
     def is_neutral(self) -> bool:
-        return self.contempt == 0 and all(v == 100 for _, v in self.scales)
+        return all(v == 100 for _, v in self.scales)
 
 
-def supported_groups() -> frozenset[str]:
-    """The weight groups this build's evaluation can scale at run time."""
+def supported_options() -> frozenset[str]:
+    """The scale options this build's evaluation applies at run time (all of them once the
+    evaluation's weights are a runtime array with ``scaled_tables``; only material before)."""
     from engine import evaluate
 
-    groups = getattr(evaluate, "WEIGHT_GROUPS", None)
-    if groups is None:
-        return frozenset({"material"})
-    return frozenset({"material", *groups})
+    if getattr(evaluate, "scaled_tables", None) is None:
+        return frozenset({"Style Material"})
+    return frozenset(SCALE_OPTIONS)
 
 
 @functools.lru_cache(maxsize=16)
-def style_tables(style: Style, *, white: bool) -> np.ndarray:
-    """The evaluation array for ``style`` played by White (``white``) or Black."""
+def style_tables(style: Style) -> np.ndarray:
+    """The evaluation array the kernel reads for ``style``'s weights."""
     from engine import evaluate
-    from engine.movegen import KING_T
 
     scales = dict(style.scales)
     scaled = getattr(evaluate, "scaled_tables", None)
     if scaled is not None:
-        ev = np.array(scaled({group: pct / 100 for group, pct in scales.items()}), dtype=np.int64)
-    else:
-        ev = np.array(evaluate.eval_tables(), dtype=np.int64)
-        material = scales.get("material", 100)
-        if material != 100:
-            for colour in range(2):
-                for ptype in range(5):
-                    for base, values in ((evaluate.PST_MG, evaluate.VALUE_MG), (evaluate.PST_EG, evaluate.VALUE_EG)):
-                        start = base + (colour * 6 + ptype) * 64
-                        ev[start:start + 64] += values[ptype] * (material - 100) // 100
-    if style.contempt:
-        colour = 0 if white else 1
-        for base in (evaluate.PST_MG, evaluate.PST_EG):
-            start = base + (colour * 6 + KING_T) * 64
-            ev[start:start + 64] += style.contempt if white else -style.contempt
+        groups = {group: pct / 100 for name, pct in scales.items() for group in SCALE_OPTIONS[name]}
+        return np.asarray(scaled(groups))
+    # Before the evaluation's weights were a runtime array: piece values sit inside the square tables.
+    ev = np.array(evaluate.eval_tables(), dtype=np.int64)
+    material = scales.get("Style Material", 100)
+    if material != 100:
+        for colour in range(2):
+            for ptype in range(5):
+                for base, values in ((evaluate.PST_MG, evaluate.VALUE_MG), (evaluate.PST_EG, evaluate.VALUE_EG)):
+                    start = base + (colour * 6 + ptype) * 64
+                    ev[start:start + 64] += values[ptype] * (material - 100) // 100
     ev.flags.writeable = False
     return ev
+
+
+def is_drawing(board: chess.Board, move: chess.Move) -> bool:
+    """Whether ``move`` ends the game drawn or lets it be claimed drawn (repetition, fifty moves)."""
+    board.push(move)
+    try:
+        return (board.is_stalemate() or board.is_insufficient_material() or board.is_repetition(3)
+                or board.halfmove_clock >= 100)
+    finally:
+        board.pop()
+
+
+def contempt_choice(board: chess.Board, best: chess.Move, score: int | None, contempt: int,
+                    child_score: Callable[[chess.Board], int | None]) -> chess.Move:
+    """The move to play once contempt has its say over ``best`` (scored ``score`` centipawns).
+
+    Contempt is how much worse than a draw the engine rates a draw. Above 0, a drawing ``best``
+    is replaced by the best other move when that scores at least ``-contempt`` (each searched
+    by ``child_score``, which returns the score for the side to move after the move); below 0, a
+    drawing move is taken instead of ``best`` while ``best`` scores less than ``-contempt``.
+    """
+    if contempt == 0 or score is None:
+        return best
+    if contempt > 0 and is_drawing(board, best):
+        others = [m for m in board.legal_moves if m != best and not is_drawing(board, m)]
+        if not others or len(others) > CONTEMPT_MAX_MOVES:
+            return best
+        scored: list[tuple[int, chess.Move]] = []
+        for move in others:
+            board.push(move)
+            try:
+                theirs = child_score(board)
+            finally:
+                board.pop()
+            if theirs is not None:
+                scored.append((-theirs, move))
+        if scored:
+            top, move = max(scored, key=lambda pair: pair[0])
+            if top >= -contempt:
+                return move
+        return best
+    if contempt < 0 and score < -contempt and not is_drawing(board, best):
+        drawing = [m for m in board.legal_moves if is_drawing(board, m)]
+        if drawing:
+            return drawing[0]
+    return best
 
 
 _MOVE_NUMBER = re.compile(r"[0-9]{1,3}\.(\.\.)?")

@@ -274,7 +274,7 @@ class UciProtocol:
         self._job_searcher: Searcher | None = None
         self._cold = not _kernels_cached()
         self._repertoire: Repertoire | None = None
-        self._style_key: tuple[Style, bool] | None = None
+        self._style_key: Style | None = None
         self._warm_error: BaseException | None = None
         if warm:
             threading.Thread(target=self._warm_up, name="engine-warm", daemon=True).start()
@@ -631,22 +631,44 @@ class UciProtocol:
 
     def style(self) -> Style:
         """The style the options describe (engine/style.py)."""
-        scales = tuple((group, int(self.values[name])) for name, group in SCALE_OPTIONS.items())
+        scales = tuple((name, int(self.values[name])) for name in SCALE_OPTIONS)
         return Style(scales=scales, contempt=int(self.values["Contempt"]))
 
-    def _apply_style(self, searcher: Searcher, *, white: bool) -> None:
-        """Give the searcher the evaluation of the current style for the side it plays; the
-        hash table is cleared when that changes, since its scores were of another evaluation."""
-        from engine.style import style_tables
+    def _apply_style(self, searcher: Searcher) -> None:
+        """Give the searcher the evaluation of the current style; the hash table is cleared
+        when that changes, since its scores were of another evaluation."""
+        from engine.style import style_tables, supported_options
 
-        style = self.style()
-        key = (style, white if style.contempt else True)
-        if key == self._style_key:
+        style = Style(scales=self.style().scales)
+        if style == self._style_key:
             return
+        for name, pct in style.scales:
+            if pct != 100 and name not in supported_options():
+                self.send(f"info string {name} has no effect with this build's evaluation (its weights are compiled in)")
         if self._style_key is not None or not style.is_neutral:
-            searcher.ev = style_tables(style, white=white)
+            searcher.ev = style_tables(style)
             searcher.clear()
-        self._style_key = key
+        self._style_key = style
+
+    def _contempt(self, searcher: Searcher, board: chess.Board, best: UciMove | None, info: object) -> UciMove | None:
+        """``best``, or the move contempt prefers (engine/style.py ``contempt_choice``)."""
+        from engine.searcher import Limits
+        from engine.style import CONTEMPT_NODES, contempt_choice
+
+        contempt = int(self.values["Contempt"])
+        if not contempt or not isinstance(best, chess.Move) or info is None:
+            return best
+        score = getattr(info, "score_cp", None)
+
+        def child_score(child: chess.Board) -> int | None:
+            result = searcher.search(child, Limits(nodes=CONTEMPT_NODES), strength=self._strength())
+            return result.info.score_cp if result.info is not None else None
+
+        choice = contempt_choice(board, best, score, contempt, child_score)
+        if choice != best:
+            self.send(f"info string contempt {contempt}: {choice.uci()} instead of the drawing {best.uci()}"
+                      if contempt > 0 else f"info string contempt {contempt}: the draw {choice.uci()}")
+        return choice
 
     def _run_search(self, board: chess.Board | XqBoard, params: dict[str, int | bool]) -> list[str]:
         best: UciMove | None = None
@@ -700,9 +722,13 @@ class UciProtocol:
 
                 searcher.move_overhead_ms = int(self.values["Move Overhead"])
                 if isinstance(board, chess.Board):
-                    self._apply_style(searcher, white=board.turn == chess.WHITE)
+                    self._apply_style(searcher)
                 result = searcher.search(board, limits, strength=self._strength(), on_info=on_info)
                 best, ponder = result.best, result.ponder
+                if isinstance(board, chess.Board) and self.values["Contempt"] and not infinite:
+                    chosen = self._contempt(searcher, board, best, result.info)
+                    if chosen != best:
+                        best, ponder = chosen, None
         except Exception as exc:
             log.exception("search failed")
             self.send(f"info string error: search failed: {type(exc).__name__}: {exc}")

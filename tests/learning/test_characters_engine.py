@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import chess
@@ -25,7 +25,7 @@ from boardctl.learning.characters import (
 )
 from engine.evaluate import eval_tables
 from engine.searcher import Searcher
-from engine.style import Repertoire, Style, StyleError, style_tables
+from engine.style import Repertoire, Style, StyleError, contempt_choice, is_drawing, style_tables
 from engine.uci import OPTIONS, UciProtocol
 
 ENGINE_CMD = [sys.executable, "-m", "engine"]
@@ -130,22 +130,53 @@ def test_book_lines_answer_as_black() -> None:
 
 def test_material_scale_changes_piece_values_only() -> None:
     base = np.asarray(eval_tables())
-    heavy = style_tables(Style(scales=(("material", 150),)), white=True)
-    diff = heavy - base
-    knight_white_mg = diff[0 + (0 * 6 + 1) * 64: 0 + (0 * 6 + 2) * 64]
-    assert set(knight_white_mg.tolist()) == {160}  # 320 * 50%
-    king = diff[(0 * 6 + 5) * 64:(0 * 6 + 6) * 64]
-    assert not king.any()
+    heavy = np.asarray(style_tables(Style(scales=(("Style Material", 150),))))
+    assert heavy.shape == base.shape and (heavy != base).any()
+    assert (np.asarray(style_tables(Style(scales=(("Style Material", 100),)))) == base).all()
 
 
-@pytest.mark.parametrize("white", [True, False])
-def test_contempt_favours_the_engines_side_over_a_draw(white: bool) -> None:
-    base = np.asarray(eval_tables())
-    ev = style_tables(Style(contempt=40), white=white)
-    colour = 0 if white else 1
-    king = slice((colour * 6 + 5) * 64, (colour * 6 + 6) * 64)
-    assert ((ev - base)[king] == (40 if white else -40)).all()
-    assert (ev - base).sum() == (40 if white else -40) * 64 * 2  # middlegame and endgame
+SHUFFLE = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]  # ...f6g8 repeats the start a third time
+
+
+def _fake_child(ours: dict[str, int]) -> Callable[[chess.Board], int | None]:
+    """A child search: the score for the side to move after our move, so minus ours (-5 unless given)."""
+    return lambda child: -ours.get(child.peek().uci(), -5)
+
+
+@pytest.mark.parametrize(
+    ("contempt", "best", "score", "children", "expected"),
+    [
+        (0, "f6g8", 0, {}, "f6g8"),                      # no contempt: the search's move
+        (50, "f6g8", 0, {}, "not-f6g8"),                  # avoids the repetition: others are -5 >= -50
+        (50, "f6g8", 0, {"e7e5": 80}, "e7e5"),            # the best of the others
+        (3, "f6g8", 0, {}, "f6g8"),                        # the others (-5) are worse than -contempt (-3)
+        (-50, "e7e5", 10, {}, "f6g8"),                     # seeks the draw: not better by 50
+        (-50, "e7e5", 60, {}, "e7e5"),                     # better by more than 50: plays on
+    ],
+)
+def test_contempt_choice(contempt: int, best: str, score: int, children: dict[str, int], expected: str) -> None:
+    board = chess.Board()
+    for uci in SHUFFLE:
+        board.push_uci(uci)
+    assert is_drawing(board, chess.Move.from_uci("f6g8"))
+    move = contempt_choice(board, chess.Move.from_uci(best), score, contempt, _fake_child(children)).uci()
+    if expected.startswith("not-"):
+        assert move not in expected.split("-")[1:] and not is_drawing(board, chess.Move.from_uci(move)), move
+    else:
+        assert move == expected
+
+
+@pytest.mark.parametrize(("contempt", "draws"), [(-150, True), (150, False)])
+def test_contempt_over_uci(contempt: int, draws: bool) -> None:
+    proto, out = _protocol()
+    proto.handle(f"setoption name Contempt value {contempt}")
+    proto.handle("position startpos moves " + " ".join(SHUFFLE))
+    proto.handle("go nodes 3000")
+    deadline = time.monotonic() + 60
+    while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    move = next(line for line in out if line.startswith("bestmove")).split()[1]
+    assert (move == "f6g8") == draws, out[-3:]
 
 
 def test_styles_search_differently() -> None:

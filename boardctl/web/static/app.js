@@ -529,6 +529,7 @@ function renderInfo(state) {
   $("#opening").textContent = text;
   const game = [];
   if (state.mode === "record") game.push("recording two players");
+  else if (state.mode === "play" && state.opponent) game.push(`you play ${humanColor(state) || "?"} against ${state.opponent}`);
   else if (state.mode === "play") game.push(`you play ${humanColor(state) || "?"} against the engine` + (state.level ? ` (${levelText(state.level, stateGeometry(state))})` : ""));
   if (state.clock && state.time_control) game.push(state.time_control);
   $("#game-info").textContent = game.join(", ") || "–";
