@@ -379,6 +379,9 @@ class WebServer:
         app.router.add_get("/api/pgn", self._current_pgn)
         app.router.add_get("/api/games", self._games)
         app.router.add_get("/api/games/{name}", self._game_file)
+        from boardctl.web import tournament_api  # boardctl tournament's controls on the page
+
+        tournament_api.add_routes(app, self)
         app.router.add_static("/static/", STATIC_DIR, append_version=False)
         return app
 
