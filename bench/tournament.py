@@ -67,6 +67,53 @@ def bench_games(pairs: int, nodes: int) -> float:
     return worst
 
 
+def spearman(xs: list[float], ys: list[float]) -> float:
+    """Spearman's rank correlation (average ranks for ties)."""
+
+    def ranks(values: list[float]) -> list[float]:
+        order = sorted(range(len(values)), key=lambda i: values[i])
+        out = [0.0] * len(values)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                out[order[k]] = (i + j) / 2 + 1
+            i = j + 1
+        return out
+
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    var = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
+    return cov / var if var else 0.0
+
+
+def bench_round_robin(players: int, nodes: int, folder: Path) -> float:
+    """A round robin of ``players`` characters spread over the ratings, played out by the background
+    runner exactly as in a tournament (no user); the Spearman correlation of rating and score."""
+    chars = sorted(load_characters(), key=lambda c: c.rating)
+    picked = [chars[round(i * (len(chars) - 1) / (players - 1))] for i in range(players)]
+    store = TournamentStore(folder)
+    t = Tournament.new([(c.name, c.rating, False) for c in picked], tournament_id="rr", format=Format.ROUND_ROBIN)
+    store.save(t)
+    npcs = {c.name: npc_games.Npc.from_character(c) for c in picked}
+    started = time.monotonic()
+    while not t.is_finished():
+        t = store.pair_next_round("rr")
+        asyncio.run(npc_games.run_round(store, "rr", npcs, nodes=nodes))
+        t = store.load("rr")
+    rows = t.standings()
+    for s in rows:
+        print(f"  {s.rank:>2}. {s.player.name:<22} {s.player.rating:>4} {s.points:4.1f}")
+    rho = spearman([float(s.player.rating) for s in rows], [s.points for s in rows])
+    draws = sum(1 for g in t.games if g.result == "1/2-1/2")
+    print(f"round robin of {players} characters at {nodes} nodes a move: {len(t.games)} games, {draws} draws, "
+          f"{time.monotonic() - started:.0f} s; Spearman(rating, score) = {rho:.2f} (issue: >= 0.7); {_load()}")
+    return rho
+
+
 def _games(seed: int, count: int) -> list[list[str]]:
     """Event lines (without ``t``) of random games, about ``count`` in all."""
     import json
@@ -218,8 +265,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--events", type=int, default=300, help="event lines per stdio run. Default: 300.")
     parser.add_argument("--pace", type=float, default=0.05, help="seconds between stdio event lines. Default: 0.05.")
     parser.add_argument("--skip-games", action="store_true")
+    parser.add_argument("--round-robin", type=int, default=0, metavar="N",
+                        help="also play a round robin of N characters and check results follow ratings. Default: off.")
+    parser.add_argument("--only-round-robin", action="store_true")
     args = parser.parse_args(argv)
     ok = True
+    if args.round_robin:
+        with tempfile.TemporaryDirectory() as tmp:
+            ok &= bench_round_robin(args.round_robin, args.nodes, Path(tmp)) >= 0.7
+        if args.only_round_robin:
+            return 0 if ok else 1
     if not args.skip_games:
         ok &= bench_games(args.games, args.nodes) <= GAME_LIMIT_S
     quiet: list[float] = []
