@@ -311,10 +311,12 @@ def describe_round(t: Tournament) -> str:
 def standings_text(t: Tournament) -> str:
     rows = [f"Tournament {t.tournament_id}: {t.format.value}, round {t.current_round} of {t.rounds}"
             + (" (finished)" if t.is_finished() else "")]
-    rows.append(f"{'Rk':>2}  {'Name':<20} {'Elo':>4} {'Pts':>5} {'Bhz':>5} {'SB':>6}")
+    width = max(20, *(len(p.name) for p in t.players))
+    rows.append(f"{'Rk':>2}  {'Name':<{width}} {'Elo':>4} {'Points':>6} {'Buchholz':>8} {'Sonneborn-Berger':>16}")
     for s in t.standings():
-        rows.append(f"{s.rank:>2}. {s.player.name:<20} {s.player.rating:>4} {s.points:5.1f} {s.buchholz:5.1f} "
-                    f"{s.sonneborn_berger:6.2f}")
+        you = " (you)" if s.player.is_user else ""
+        rows.append(f"{s.rank:>2}. {s.player.name:<{width}} {s.player.rating:>4} {s.points:6.1f} {s.buchholz:8.1f} "
+                    f"{s.sonneborn_berger:16.2f}{you}")
     rows.append("")
     rows.append(t.crosstable_text())
     return "\n".join(rows) + "\n"

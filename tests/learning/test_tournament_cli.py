@@ -71,9 +71,16 @@ def test_standings_and_bad_requests(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert cli.main(["tournament", "standings", "--games-dir", str(games)]) == 0
     out = capsys.readouterr().out
     assert out == standings_text(store.load("club"))
-    assert "Bhz" in out and "SB" in out and "Far" not in out
+    assert "Far" not in out
     head = out.splitlines()[1].split()
-    assert head == ["Rk", "Name", "Elo", "Pts", "Bhz", "SB"]
+    assert head == ["Rk", "Name", "Elo", "Points", "Buchholz", "Sonneborn-Berger"]
+    t = store.load("club")
+    for s in t.standings():  # every row: rank, points and both tie-breaks as the table has them
+        [line] = [x for x in out.splitlines() if x.startswith(f"{s.rank:>2}. {s.player.name} ")]
+        numbers = line.split()[-4:] if not s.player.is_user else line.split()[-5:-1]
+        assert numbers == [str(s.player.rating), f"{s.points:.1f}", f"{s.buchholz:.1f}", f"{s.sonneborn_berger:.2f}"]
+    assert out.count("(you)") == 1
+    assert t.crosstable_text() in out
 
 
 def _boardctl(tmp: Path, *args: str, stdin: str) -> subprocess.CompletedProcess[str]:
