@@ -43,6 +43,7 @@ class NewGameAction:
     time_control: str | None = None
     fen: str | None = None
     note: str | None = None
+    opponent: str | None = None  # a character's id (boardctl/learning/characters.py); "" the plain engine
 
 
 Action = SquareAction | ButtonAction | NewGameAction

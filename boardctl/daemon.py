@@ -113,6 +113,8 @@ class Daemon:
         self.direct = direct
         #: The page's address once the web server listens (None: no page).
         self.web_url: str | None = None
+        #: Called with each game record once it is on disk (play --opponent rates finished games).
+        self.on_record_saved: list[Callable[[GameRecord], object]] = []
         self._publish(None)
 
     @property
@@ -173,6 +175,13 @@ class Daemon:
             settings = replace(settings, level=action.level)
         if action.time_control is not None:
             settings = replace(settings, time_control=action.time_control)
+        if action.opponent is not None:  # a character, or "" for the plain engine (learning/characters.py)
+            from boardctl.learning.characters import opponent_settings
+
+            settings, options = opponent_settings(settings, action.opponent)
+            set_options = getattr(self.engine, "set_options", None)
+            if set_options is not None:
+                await set_options(options)
         if self.engine is not None and settings.level != self.engine.level:
             await self.engine.set_level(settings.level)
         self.session.new_game(self.now(), fen=action.fen, settings=settings)
@@ -280,6 +289,11 @@ class Daemon:
             for game_id, record in list(self._unsaved_records.items()):
                 self.store.save(record)
                 del self._unsaved_records[game_id]
+                for hook in self.on_record_saved:
+                    try:
+                        hook(record)
+                    except Exception:  # a hook must never stop saving
+                        log.exception("after saving game %s", game_id)
         except OSError as exc:
             self.storage_failed(exc)
             return False

@@ -341,8 +341,11 @@ class EngineClient:
         level: str = "intermediate",
         movetime: float = 1.0,
         max_restarts: int = 3,
+        options: Mapping[str, str] | None = None,
     ) -> None:
         self.command = command
+        #: Options sent after the level's on every start (a character's style: play --opponent).
+        self.extra_options: Mapping[str, str] = dict(options or {})
         self.level = level
         self.movetime = movetime
         self.max_restarts = max_restarts
@@ -386,6 +389,11 @@ class EngineClient:
             wanted = uci_options(self.level, options)
             for name, value in wanted.items():
                 process.send(f"setoption name {name} value {_uci_value(value)}")
+            for name, text in self.extra_options.items():
+                if name in options:
+                    process.send(f"setoption name {name} value {text}")
+                else:
+                    log.warning("engine %s has no option %r; the character plays without it", self.name, name)
             await self._ping(process)  # ready means ready: its tables and caches are loaded
         except (_Died, TimeoutError, OSError) as exc:
             await self._shutdown()
@@ -407,6 +415,16 @@ class EngineClient:
                 options = uci_options(level, self.options)
                 if options:
                     await self._exclusive(self._configure(process, options))
+
+    async def set_options(self, options: Mapping[str, str]) -> None:
+        """Replace the extra options (a character's style) and apply them now if the engine runs."""
+        self.extra_options = dict(options)
+        async with self._lock:
+            process = self._process
+            if process is not None and self.is_alive():
+                offered = {name: value for name, value in options.items() if name in self.options}
+                if offered:
+                    await self._exclusive(self._configure(process, offered))
 
     async def _configure(self, process: _Process, options: Mapping[str, OptionValue]) -> None:
         for name, value in options.items():

@@ -109,11 +109,19 @@ def _files_extras(group: argparse._ArgumentGroup) -> None:
                        help="Read settings from this file instead of the user file. Default: ~/.config/boardctl/config.toml.")
 
 
+def _engine_extras(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--opponent", metavar="NAME",
+                       help="Play against this character (id or name, e.g. ilya or \"Ilya Inferno\"; "
+                       "docs/learning.md lists them): its style, repertoire and strength instead of --level, "
+                       "and the finished game counts in your rating. Default: none, the engine at --level.")
+
+
 #: The options that are not settings, each after the setting it sits beside in ``--help``.
 EXTRAS_AFTER: dict[str, Callable[[argparse._ArgumentGroup], None]] = {
     "board.pinout": _board_extras,
     "game.blunder_warning": _game_extras,
     "storage.games_dir": _files_extras,
+    "engine.level": _engine_extras,
 }
 
 
@@ -145,10 +153,11 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 
 def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameStore, *, engine_name: str,
-                 announce: int = logging.WARNING) -> Session:
+                 announce: int = logging.WARNING, opponent: str = "") -> Session:
     """A new game, or the newest unfinished one of ``mode``, announced in the log at level
-    ``announce`` (INFO when the terminal view shows the announcement itself)."""
-    settings = replace(settings_from_config(mode, cfg), engine_name=engine_name)
+    ``announce`` (INFO when the terminal view shows the announcement itself); ``opponent``: the
+    character's label (play --opponent)."""
+    settings = replace(settings_from_config(mode, cfg), engine_name=engine_name, opponent=opponent)
     variant = get_variant(cfg.game_variant)
     record: GameRecord | None = None
     if not args.new and not args.fen:
@@ -188,6 +197,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
     from boardctl.hw.sim import occupancy_for_setup
 
     cfg = config_from_args(args)
+    character = _opponent(mode, args, cfg)
+    if character is not None:
+        cfg = replace(cfg, engine_level=character.level)
     variant = check_game_ready(mode, cfg)
     if args.fen:
         _start_fen(args.fen, variant)  # refused before anything starts
@@ -216,7 +228,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         if mode == "play":
             # One UCI client for every game: it sets UCI_Variant from the boards it is given.
             engine = EngineClient(resolve_command(cfg.engine_path), level=cfg.engine_level,
-                                  movetime=cfg.engine_movetime)
+                                  movetime=cfg.engine_movetime,
+                                  options=character.uci_options if character is not None else None)
             stack.push_async_callback(engine.close)
             # The engine starts in its own process while this one imports the web server.
             await asyncio.gather(engine.start(), asyncio.to_thread(_preload_web, cfg))
@@ -225,7 +238,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             return 0
         view_wanted = _wants_view(cfg, args)
         session = open_session(mode, cfg, args, store, engine_name=engine.name if engine else "",
-                               announce=logging.INFO if view_wanted else logging.WARNING)
+                               announce=logging.INFO if view_wanted else logging.WARNING,
+                               opponent=_character_label(character))
         if engine is not None and session.settings.level != engine.level:
             await engine.set_level(session.settings.level)  # a resumed game keeps its level
         # --stdio: the first input line decides the time base of the board and the daemon alike.
@@ -245,6 +259,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         daemon = Daemon(session, store=store, engine=engine, board=board, virtual_board=cfg.board_backend == "sim",
                         clock=clock, direct=input_clock is not None)
         stack.push_async_callback(daemon.close)
+        if mode == "play" and variant.name == "chess":
+            daemon.on_record_saved.append(_rater())
         if storage_problem is not None:
             daemon.storage_failed(storage_problem)
         on_daemon = getattr(args, "on_daemon", None)  # boardctl tournament next follows its game
@@ -278,6 +294,38 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             stack.push_async_callback(_finish_view, view, task, daemon)
         await daemon.run_board(stop)
     return 0
+
+
+def _opponent(mode: str, args: argparse.Namespace, cfg: Config) -> Any:
+    """The character of ``--opponent`` (play only, chess only), or None; one clear error otherwise."""
+    name = getattr(args, "opponent", None)
+    if name is None:
+        return None
+    from boardctl.learning.characters import find_character, load_characters
+
+    if mode != "play":
+        raise ConfigError(f"--opponent: only with boardctl play, not {mode}")
+    if getattr(args, "level", None) is not None:
+        raise ConfigError("--opponent and --level: choose one (a character plays at its own rating)")
+    if cfg.game_variant != "chess":
+        raise ConfigError(f"--opponent: the characters play chess, not {cfg.game_variant}")
+    return find_character(name, characters=load_characters())
+
+
+def _character_label(character: Any) -> str:
+    if character is None:
+        return ""
+    from boardctl.learning.characters import label
+
+    return label(character)
+
+
+def _rater() -> Callable[[GameRecord], object]:
+    """Rates each finished game against a character (boardctl/learning/rating.py keeps the rating)."""
+    from boardctl.learning.characters import rate_finished_game, rating_file
+    from boardctl.learning.rating import RatingStore
+
+    return functools.partial(rate_finished_game, store=RatingStore(rating_file()))
 
 
 def _wants_view(cfg: Config, args: argparse.Namespace) -> bool:

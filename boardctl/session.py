@@ -86,6 +86,7 @@ class Settings:
     blunder_warning: bool = False
     engine_name: str = "boardctl engine"
     variant: str = "chess"  # boardctl.variants.NAMES
+    opponent: str = ""  # the character played (play --opponent), as named in the PGN: "Ilya Inferno (2000)"
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,7 @@ class Session:
         if s.mode == "play":
             side = _side_index(s.color)
             human = random.choice(names) if side is None else names[side]
-            engine = f"{s.engine_name} ({s.level})"
+            engine = s.opponent or f"{s.engine_name} ({s.level})"
             white, black = ("Human", engine) if human == names[0] else (engine, "Human")
         orientation = s.orientation
         if orientation == "auto" and (fen != self.variant.starting_fen or human == names[1]):
@@ -778,6 +779,7 @@ class Session:
             "warning": self.warning,
             "game": self.record.id,
             "notice": self.notice,
+            "opponent": self.settings.opponent or None,
         }
 
     def _eval(self) -> dict[str, int] | None:

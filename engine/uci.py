@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import chess
 
 from engine.levels import ELO_MAX, ELO_MIN, SKILL_MAX, skill_for_elo, skill_params
+from engine.style import CONTEMPT_RANGE, SCALE_OPTIONS, SCALE_RANGES, Repertoire, Style, StyleError
 
 if TYPE_CHECKING:  # the real imports are lazy so `uci`/`uciok` never wait for numba
     from engine.searcher import Searcher, Strength, UciMove
@@ -88,6 +89,8 @@ class Option:
             )
         if self.kind == "check":
             return f"option name {self.name} type check default {str(self.default).lower()}"
+        if self.kind == "string":
+            return f"option name {self.name} type string default {self.default or '<empty>'}"
         return f"option name {self.name} type spin default {int(self.default)} min {self.lo} max {self.hi}"
 
     def parse(self, raw: str) -> int | bool | str:
@@ -100,6 +103,8 @@ class Option:
             if raw.lower() not in ("true", "false"):
                 raise UciError(f"option {self.name} wants true or false, got {short(raw)}")
             return raw.lower() == "true"
+        if self.kind == "string":
+            return "" if raw == "<empty>" else raw
         if not _INTEGER.fullmatch(raw):
             raise UciError(f"option {self.name} wants an integer, got {short(raw)}")
         value = int(raw) if len(raw) <= 40 else self.hi + 1  # thousands of digits: out of range
@@ -116,6 +121,10 @@ OPTIONS = (
     Option("OwnBook", "check", True),
     Option("Move Overhead", "spin", 30, 0, 5000),
     Option("UCI_Variant", "combo", "chess", choices=VARIANTS),
+    # Playing styles (engine/style.py, docs/engine.md "Styles"): percent of the normal weights.
+    *(Option(name, "spin", 100, lo, hi) for name, (lo, hi) in SCALE_RANGES.items()),
+    Option("Contempt", "spin", 0, CONTEMPT_RANGE[0], CONTEMPT_RANGE[1]),
+    Option("Book Lines", "string", ""),
 )
 
 #: ``go`` parameters and the range each is clamped to.
@@ -264,6 +273,8 @@ class UciProtocol:
         self._halt = threading.Event()
         self._job_searcher: Searcher | None = None
         self._cold = not _kernels_cached()
+        self._repertoire: Repertoire | None = None
+        self._style_key: Style | None = None
         self._warm_error: BaseException | None = None
         if warm:
             threading.Thread(target=self._warm_up, name="engine-warm", daemon=True).start()
@@ -360,7 +371,15 @@ class UciProtocol:
         if option is None:
             raise UciError(f"unknown option {short(name)}")
         value = option.parse(raw)
+        repertoire = None
+        if option.name == "Book Lines":
+            try:
+                repertoire = Repertoire.from_text(str(value))
+            except StyleError as exc:
+                raise UciError(f"option Book Lines: {exc}") from None
         self._settle()
+        if option.name == "Book Lines":
+            self._repertoire = repertoire if repertoire is not None and repertoire.lines else None
         self.values[option.name] = value
         if option.name == "Hash" and self._searcher is not None:
             self._ready.wait()
@@ -610,6 +629,47 @@ class UciProtocol:
         p = skill_params(skill)
         return Strength(max_depth=p.max_depth, max_nodes=p.max_nodes, margin=p.margin, temperature=p.temperature)
 
+    def style(self) -> Style:
+        """The style the options describe (engine/style.py)."""
+        scales = tuple((name, int(self.values[name])) for name in SCALE_OPTIONS)
+        return Style(scales=scales, contempt=int(self.values["Contempt"]))
+
+    def _apply_style(self, searcher: Searcher) -> None:
+        """Give the searcher the evaluation of the current style; the hash table is cleared
+        when that changes, since its scores were of another evaluation."""
+        from engine.style import style_tables, supported_options
+
+        style = Style(scales=self.style().scales)
+        if style == self._style_key:
+            return
+        for name, pct in style.scales:
+            if pct != 100 and name not in supported_options():
+                self.send(f"info string {name} has no effect with this build's evaluation (its weights are compiled in)")
+        if self._style_key is not None or not style.is_neutral:
+            searcher.ev = style_tables(style)
+            searcher.clear()
+        self._style_key = style
+
+    def _contempt(self, searcher: Searcher, board: chess.Board, best: UciMove | None, info: object) -> UciMove | None:
+        """``best``, or the move contempt prefers (engine/style.py ``contempt_choice``)."""
+        from engine.searcher import Limits
+        from engine.style import CONTEMPT_NODES, contempt_choice
+
+        contempt = int(self.values["Contempt"])
+        if not contempt or not isinstance(best, chess.Move) or info is None:
+            return best
+        score = getattr(info, "score_cp", None)
+
+        def child_score(child: chess.Board) -> int | None:
+            result = searcher.search(child, Limits(nodes=CONTEMPT_NODES), strength=self._strength())
+            return result.info.score_cp if result.info is not None else None
+
+        choice = contempt_choice(board, best, score, contempt, child_score)
+        if choice != best:
+            self.send(f"info string contempt {contempt}: {choice.uci()} instead of the drawing {best.uci()}"
+                      if contempt > 0 else f"info string contempt {contempt}: the draw {choice.uci()}")
+        return choice
+
     def _run_search(self, board: chess.Board | XqBoard, params: dict[str, int | bool]) -> list[str]:
         best: UciMove | None = None
         ponder: UciMove | None = None
@@ -622,7 +682,12 @@ class UciProtocol:
                 self._get_searcher() if isinstance(board, chess.Board) else self._get_xq_searcher()
             )
             infinite = bool(params.get("infinite") or params.get("ponder"))
-            if self.values["OwnBook"] and not infinite and "depth" not in params and "nodes" not in params:
+            if self._repertoire is not None and not infinite and isinstance(board, chess.Board):
+                # A repertoire was asked for: it is the book under any limit, `go nodes` included.
+                best = self._repertoire.pick(board, searcher.rng)
+                if best is not None:
+                    self.send(f"info string book move {best.uci()} (repertoire)")
+            if best is None and self.values["OwnBook"] and not infinite and "depth" not in params and "nodes" not in params:
                 if isinstance(board, chess.Board):
                     best = Book(rng=searcher.rng).pick(board)
                 else:
@@ -656,8 +721,14 @@ class UciProtocol:
                     )
 
                 searcher.move_overhead_ms = int(self.values["Move Overhead"])
+                if isinstance(board, chess.Board):
+                    self._apply_style(searcher)
                 result = searcher.search(board, limits, strength=self._strength(), on_info=on_info)
                 best, ponder = result.best, result.ponder
+                if isinstance(board, chess.Board) and self.values["Contempt"] and not infinite:
+                    chosen = self._contempt(searcher, board, best, result.info)
+                    if chosen != best:
+                        best, ponder = chosen, None
         except Exception as exc:
             log.exception("search failed")
             self.send(f"info string error: search failed: {type(exc).__name__}: {exc}")

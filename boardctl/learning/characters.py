@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import difflib
 import functools
+import logging
 import os
 import tomllib
 from collections.abc import Mapping
@@ -21,10 +22,17 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boardctl.errors import ConfigError
 from engine.levels import ELO_MAX, ELO_MIN, check_level
+
+if TYPE_CHECKING:
+    from boardctl.learning.rating import Rating, RatingStore
+    from boardctl.session import Settings
+    from boardctl.storage import GameRecord
+
+log = logging.getLogger(__name__)
 
 #: The lowest rating a character may have, and the engine's measured full strength (the highest).
 RATING_MIN = 800
@@ -291,3 +299,68 @@ def find_character(name: str, *, characters: tuple[Character, ...] | None = None
     hint = f"; did you mean {', '.join(close[:5])}?" if close else f"; the characters are {', '.join(c.id for c in pool)}"
     shown = name if len(name) <= 40 else name[:40] + "..."
     raise CharacterError(f"no character {shown!r}{hint}")
+
+
+def label(character: Character) -> str:
+    """How the character is named in the PGN and on the page: ``"Ilya Inferno (2000)"``."""
+    return f"{character.name} ({character.rating})"
+
+
+def rating_file() -> Path:
+    """Your rating, beside the saved games' folder (boardctl/learning/rating.py keeps it)."""
+    from boardctl.config import data_dir
+
+    return data_dir() / "rating.json"
+
+
+_SCORES = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
+
+
+def rate_finished_game(record: GameRecord, *, store: RatingStore,
+                       characters: tuple[Character, ...] | None = None) -> Rating | None:
+    """Count a finished game of yours against a character in your rating (once per game id);
+    None for anything else: unfinished, recorded, or against the plain engine. The character is
+    the one the record names (``label``), so a game started from the page counts too."""
+    import datetime as dt
+
+    if record.mode != "play" or record.result not in _SCORES or record.human not in ("white", "black"):
+        return None
+    theirs = record.black if record.human == "white" else record.white
+    pool = characters if characters is not None else load_characters()
+    character = next((c for c in pool if label(c) == theirs), None)
+    if character is None:
+        return None
+    score = _SCORES[record.result][0 if record.human == "white" else 1]
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    rating = store.record(game_id=record.id, opponent=character.name, opponent_rating=character.rating,
+                          score=score, when=when)
+    log.info("rated game %s against %s: your rating is now %d", record.id, character.name, rating.rounded)
+    return rating
+
+
+#: The options that play the plain engine again (no style, no repertoire): each option's default.
+NEUTRAL_OPTIONS: Mapping[str, str] = MappingProxyType({
+    "Style Material": "100", "Style KingAttack": "100", "Style Mobility": "100", "Style PawnStructure": "100",
+    "Contempt": "0", BOOK_OPTION: "<empty>",
+})
+
+
+def check_opponent(value: Any, *, variant: str = "chess") -> str:
+    """A character asked for by the page or the command line, as its id; CharacterError (a
+    ValueError) names the fault. Characters play chess only."""
+    if not isinstance(value, str) or len(value) > 80:
+        raise CharacterError(f"expected a character's id or name, got {_shown(value)}")
+    if variant != "chess":
+        raise CharacterError(f"the characters play chess, not {variant}")
+    return find_character(value).id
+
+
+def opponent_settings(settings: Settings, opponent: str) -> tuple[Settings, Mapping[str, str]]:
+    """``settings`` for a game against the character ``opponent`` (its level and its name), and
+    the engine options to send; ``""`` is the plain engine again (the level kept, options reset)."""
+    from dataclasses import replace
+
+    if not opponent:
+        return replace(settings, opponent=""), NEUTRAL_OPTIONS
+    character = find_character(opponent)
+    return replace(settings, level=character.level, opponent=label(character)), character.uci_options

@@ -50,7 +50,7 @@ MAX_PGN_PLIES = MAX_PLIES
 
 #: The sides a chess game may be started with (a variant's own names otherwise, see :func:`colors`).
 COLORS = ("white", "black", "random")
-NEW_GAME_KEYS = frozenset({"color", "level", "time-control", "fen", "pgn"})
+NEW_GAME_KEYS = frozenset({"color", "level", "time-control", "fen", "pgn", "opponent"})
 _PIN_RE = re.compile(r"^[0-9]{4,12}$")
 
 
@@ -179,7 +179,17 @@ def _validate_new_game(params: Any, variant: Variant) -> NewGameAction:
         fen = validate_fen(params["fen"], field="new-game.fen", variant=variant)
     elif params.get("pgn") not in (None, ""):
         fen, note = read_pgn_upload(params["pgn"], field="new-game.pgn", variant=variant)
-    return NewGameAction(color=color, level=level, time_control=tc, fen=fen, note=note)
+    opponent = params.get("opponent")
+    if opponent not in (None, ""):
+        from boardctl.learning.characters import check_opponent
+
+        try:
+            opponent = check_opponent(opponent, variant=variant.name)
+        except ValueError as exc:
+            raise WebInputError(f"new-game.opponent: {exc}") from None
+        if level is not None:
+            raise WebInputError("new-game: give either level or opponent, not both")
+    return NewGameAction(color=color, level=level, time_control=tc, fen=fen, note=note, opponent=opponent)
 
 
 def validate_action(action: Any, *, variant: Variant | None = None) -> Action:
@@ -222,7 +232,8 @@ def action_to_json(action: Action, *, variant: Variant | None = None) -> dict[st
         return {"button": action.button.value}
     params: dict[str, Any] = {}
     for key, value in (("color", action.color), ("level", action.level),
-                       ("time-control", action.time_control), ("fen", action.fen)):
+                       ("time-control", action.time_control), ("fen", action.fen),
+                       ("opponent", action.opponent)):
         if value is not None:
             params[key] = value
     return {"new-game": params}

@@ -379,6 +379,7 @@ class WebServer:
         app.router.add_get("/api/pgn", self._current_pgn)
         app.router.add_get("/api/games", self._games)
         app.router.add_get("/api/games/{name}", self._game_file)
+        app.router.add_get("/api/characters", self._characters)
         from boardctl.web import tournament_api  # boardctl tournament's controls on the page
 
         tournament_api.add_routes(app, self)
@@ -413,6 +414,16 @@ class WebServer:
         game = variant.name if isinstance(variant, Variant) else "chess"
         # The page draws the right board (8x8 or 9x10 points) before the first state line.
         return web.json_response({"pin_required": self._lan, "games": self._games_path() is not None, "variant": game})
+
+    async def _characters(self, request: web.Request) -> web.Response:
+        """The opponents with a character, for the page's chooser (boardctl/learning/characters.py)."""
+        from boardctl.learning.characters import load_characters
+
+        try:
+            characters = await asyncio.to_thread(load_characters)
+        except BoardctlError as exc:
+            return _error(500, str(exc))
+        return web.json_response({"characters": [c.to_json() for c in characters]})
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self._annotator.annotate(self._daemon.state()))

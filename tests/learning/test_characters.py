@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
@@ -222,3 +223,70 @@ def test_hostile_bytes(tmp_path: Path, data: bytes, message: str) -> None:
 def test_unreadable_user_file(tmp_path: Path) -> None:
     with pytest.raises(CharacterError, match="cannot read"):
         load_characters(user_file=tmp_path)  # a directory
+
+
+def test_docs_style_table_matches_the_styles() -> None:
+    import re
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "learning.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| ([a-z ]+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (−?\d+) \|$", text, re.M)
+    table = {name: [int(v.replace("−", "-")) for v in values] for name, *values in rows}
+    assert table == {name: list(values.values()) for name, values in STYLES.items()}
+
+
+@pytest.mark.parametrize(
+    ("human", "result", "score"),
+    [("white", "1-0", 1.0), ("white", "0-1", 0.0), ("white", "1/2-1/2", 0.5),
+     ("black", "1-0", 0.0), ("black", "0-1", 1.0), ("black", "1/2-1/2", 0.5)],
+)
+def test_a_finished_game_against_a_character_is_rated_once(tmp_path: Path, human: str, result: str,
+                                                          score: float) -> None:
+    from boardctl.learning.characters import label, rate_finished_game
+    from boardctl.learning.rating import RatingStore
+    from boardctl.storage import GameRecord
+
+    gus = find_character("gus", characters=CHARACTERS)
+    white, black = ("Human", label(gus)) if human == "white" else (label(gus), "Human")
+    record = GameRecord(id="g1", mode="play", white=white, black=black, result=result, human=human)
+    store = RatingStore(tmp_path / "rating.json")
+    rating = rate_finished_game(record, store=store, characters=CHARACTERS)
+    assert rating is not None and rating.games == 1
+    assert rating.history[0].score == score and rating.history[0].opponent_rating == gus.rating
+    assert rating.value == pytest.approx(1200 + 40 * (score - 1 / (1 + 10 ** ((gus.rating - 1200) / 400))))
+    assert rate_finished_game(record, store=store, characters=CHARACTERS) == rating  # the same game once
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"result": "*"}, {"mode": "record"}, {"black": "boardctl-engine (intermediate)"}, {"black": "Gus Gambit (1200)"}],
+)
+def test_other_games_are_not_rated(tmp_path: Path, changes: dict[str, Any]) -> None:
+    from dataclasses import replace
+
+    from boardctl.learning.characters import rate_finished_game
+    from boardctl.learning.rating import RatingStore
+    from boardctl.storage import GameRecord
+
+    record = replace(GameRecord(id="g1", mode="play", white="Human", black="Gus Gambit (1000)", result="1-0",
+                                human="white"), **changes)
+    store = RatingStore(tmp_path / "rating.json")
+    assert rate_finished_game(record, store=store, characters=CHARACTERS) is None
+    assert not (tmp_path / "rating.json").exists()
+
+
+def test_opponent_settings() -> None:
+    from boardctl.learning.characters import NEUTRAL_OPTIONS, check_opponent, opponent_settings
+    from boardctl.session import Settings
+
+    settings, options = opponent_settings(Settings(level="beginner"), "Ilya Inferno")
+    ilya = find_character("ilya", characters=CHARACTERS)
+    assert settings.opponent == "Ilya Inferno (2000)" and settings.level == ilya.level
+    assert options == ilya.uci_options
+    plain, neutral = opponent_settings(settings, "")
+    assert plain.opponent == "" and neutral == NEUTRAL_OPTIONS
+    assert check_opponent("ILYA") == "ilya"
+    for bad, message in [(3, "expected a character's id"), ("x" * 100, "expected"), ("nobody", "no character")]:
+        with pytest.raises(CharacterError, match=message):
+            check_opponent(bad)
+    with pytest.raises(CharacterError, match="play chess, not xiangqi"):
+        check_opponent("ilya", variant="xiangqi")

@@ -528,6 +528,7 @@ function renderInfo(state) {
   $("#opening").textContent = text;
   const game = [];
   if (state.mode === "record") game.push("recording two players");
+  else if (state.mode === "play" && state.opponent) game.push(`you play ${humanColor(state) || "?"} against ${state.opponent}`);
   else if (state.mode === "play") game.push(`you play ${humanColor(state) || "?"} against the engine` + (state.level ? ` (${levelText(state.level, stateGeometry(state))})` : ""));
   if (state.clock && state.time_control) game.push(state.time_control);
   $("#game-info").textContent = game.join(", ") || "–";
@@ -681,6 +682,7 @@ function render(state) {
   app.lastMoveCount = (state.moves || []).length;
   app.lastRender = performance.now();
   document.body.dataset.moves = String((state.moves || []).length);
+  for (const hook of app.renderHooks || []) hook(state); // panels of their own files (characters.js)
 }
 
 app.render = render;

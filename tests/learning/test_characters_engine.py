@@ -1,0 +1,247 @@
+"""Characters through the engine: every character's options are accepted by our engine over UCI,
+its repertoire is its book, styles change the evaluation, and ``play --opponent`` plays one."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import chess
+import chess.engine
+import numpy as np
+import pytest
+
+from boardctl.engine_client import level_of
+from boardctl.learning.characters import (
+    BOOK_OPTION,
+    NEUTRAL_OPTIONS,
+    STYLES,
+    Character,
+    find_character,
+    load_characters,
+)
+from engine.evaluate import eval_tables
+from engine.searcher import Searcher
+from engine.style import Repertoire, Style, StyleError, contempt_choice, is_drawing, style_tables
+from engine.uci import OPTIONS, UciProtocol
+
+ENGINE_CMD = [sys.executable, "-m", "engine"]
+CHARACTERS = load_characters(user_file=Path("/nonexistent/characters.toml"))
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[chess.engine.SimpleEngine]:
+    Searcher(hash_mb=1).warm()
+    eng = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, timeout=120)
+    try:
+        yield eng
+    finally:
+        eng.quit()
+
+
+def _protocol() -> tuple[UciProtocol, list[str]]:
+    out: list[str] = []
+    return UciProtocol(out.append, warm=False), out
+
+
+@pytest.mark.parametrize("character", CHARACTERS, ids=lambda c: c.id)
+def test_every_option_of_every_character_is_accepted(character: Character) -> None:
+    proto, out = _protocol()
+    c = character
+    options = {**{k: str(v) for k, v in level_of(c.level).uci_options().items()}, **c.uci_options}
+    for name, value in options.items():
+        proto.handle(f"setoption name {name} value {value}")
+    assert not [line for line in out if "error" in line], out
+    assert proto.values[BOOK_OPTION] == c.uci_options[BOOK_OPTION]
+    assert proto._repertoire is not None and proto._repertoire.lines == len(c.book_lines)
+
+
+def test_neutral_options_are_the_engine_defaults() -> None:
+    defaults = {o.name: o.default for o in OPTIONS}
+    for name, value in NEUTRAL_OPTIONS.items():
+        assert str(defaults[name]) == value or (value == "<empty>" and defaults[name] == "")
+
+
+def test_options_are_declared() -> None:
+    proto, out = _protocol()
+    proto.handle("uci")
+    assert "option name Style KingAttack type spin default 100 min 0 max 400" in out
+    assert "option name Contempt type spin default 0 min -200 max 200" in out
+    assert "option name Book Lines type string default <empty>" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("1. e4 xx", "'xx' is not a legal move after 1 plies"),
+     ("1. e4 e5 2. Qh5 Qxh5", "'Qxh5' is not a legal move after 3 plies"),
+     ("1. e4 e5;2. Ke2", "book line 2"),
+     ("Nf3 Nf6 Ng1 Ng8 " * 16, "longer than 60 plies"),
+     ("x" * 70_000, "longer than 60000 characters")],
+)
+def test_bad_book_lines_are_refused_by_name(text: str, message: str) -> None:
+    with pytest.raises(StyleError, match=message):
+        Repertoire.from_text(text)
+    proto, out = _protocol()
+    proto.handle("setoption name Book Lines value 1. d4")
+    proto.handle(f"setoption name Book Lines value {text}")
+    assert any(message.split("'")[0] in line and "error" in line for line in out), out
+    assert proto._repertoire is not None and proto._repertoire.lines == 1  # the old book stays
+
+
+def test_repertoire_is_the_book_even_at_fixed_nodes(engine: chess.engine.SimpleEngine) -> None:
+    """Every move a character plays from its repertoire position is one of its lines' moves."""
+    c = find_character("felix", characters=CHARACTERS)
+    engine.configure({BOOK_OPTION: c.uci_options[BOOK_OPTION], "OwnBook": False})
+    repertoire = Repertoire.from_text(c.uci_options[BOOK_OPTION])
+    seen = set()
+    for _ in range(12):
+        board = chess.Board()
+        while True:
+            result = engine.play(board, chess.engine.Limit(nodes=200), info=chess.engine.INFO_ALL)
+            assert result.move is not None
+            if repertoire._moves.get(board.epd()) is None:
+                break
+            assert result.move.uci() in repertoire._moves[board.epd()], (board.fen(), result.move)
+            board.push(result.move)
+            if board.ply() > 30:
+                break
+        seen.add(" ".join(m.uci() for m in board.move_stack))
+        assert board.ply() >= 3  # 1. e4 e5 2. Nf3 ... or 1. d4 Nf6 2. c4 ...: at least the first moves
+    assert len(seen) >= 2  # the repertoire's lines vary from game to game
+    engine.configure({BOOK_OPTION: "<empty>", "OwnBook": True})
+
+
+def test_book_lines_answer_as_black() -> None:
+    rep = Repertoire.from_text("1. e4 c6;1. d4 d5 2. c4 c6")
+    rng = __import__("random").Random(1)
+    board = chess.Board()
+    board.push_san("e4")
+    assert rep.pick(board, rng) == chess.Move.from_uci("c7c6")
+    board = chess.Board()
+    for san in ("d4", "d5", "c4"):
+        board.push_san(san)
+    assert rep.pick(board, rng) == chess.Move.from_uci("c7c6")
+    board.push_san("e6")  # not in the lines (and not Black's turn): out of book
+    assert rep.pick(board, rng) is None
+
+
+def test_material_scale_changes_piece_values_only() -> None:
+    base = np.asarray(eval_tables())
+    heavy = np.asarray(style_tables(Style(scales=(("Style Material", 150),))))
+    assert heavy.shape == base.shape and (heavy != base).any()
+    assert (np.asarray(style_tables(Style(scales=(("Style Material", 100),)))) == base).all()
+
+
+SHUFFLE = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]  # ...f6g8 repeats the start a third time
+
+
+def _fake_child(ours: dict[str, int]) -> Callable[[chess.Board], int | None]:
+    """A child search: the score for the side to move after our move, so minus ours (-5 unless given)."""
+    return lambda child: -ours.get(child.peek().uci(), -5)
+
+
+@pytest.mark.parametrize(
+    ("contempt", "best", "score", "children", "expected"),
+    [
+        (0, "f6g8", 0, {}, "f6g8"),                      # no contempt: the search's move
+        (50, "f6g8", 0, {}, "not-f6g8"),                  # avoids the repetition: others are -5 >= -50
+        (50, "f6g8", 0, {"e7e5": 80}, "e7e5"),            # the best of the others
+        (3, "f6g8", 0, {}, "f6g8"),                        # the others (-5) are worse than -contempt (-3)
+        (-50, "e7e5", 10, {}, "f6g8"),                     # seeks the draw: not better by 50
+        (-50, "e7e5", 60, {}, "e7e5"),                     # better by more than 50: plays on
+    ],
+)
+def test_contempt_choice(contempt: int, best: str, score: int, children: dict[str, int], expected: str) -> None:
+    board = chess.Board()
+    for uci in SHUFFLE:
+        board.push_uci(uci)
+    assert is_drawing(board, chess.Move.from_uci("f6g8"))
+    move = contempt_choice(board, chess.Move.from_uci(best), score, contempt, _fake_child(children)).uci()
+    if expected.startswith("not-"):
+        assert move not in expected.split("-")[1:] and not is_drawing(board, chess.Move.from_uci(move)), move
+    else:
+        assert move == expected
+
+
+@pytest.mark.parametrize(("contempt", "draws"), [(-150, True), (150, False)])
+def test_contempt_over_uci(contempt: int, draws: bool) -> None:
+    proto, out = _protocol()
+    proto.handle(f"setoption name Contempt value {contempt}")
+    proto.handle("position startpos moves " + " ".join(SHUFFLE))
+    proto.handle("go nodes 3000")
+    deadline = time.monotonic() + 60
+    while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    move = next(line for line in out if line.startswith("bestmove")).split()[1]
+    assert (move == "f6g8") == draws, out[-3:]
+
+
+def test_styles_search_differently() -> None:
+    """A position where grabbing material and keeping it safe pull apart: the materialist's and
+    the attacker's searches score it differently (same nodes, same position)."""
+    fen = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 6 5"
+    scores = {}
+    for style in ("materialist", "attacker", "solid defender"):
+        proto, out = _protocol()
+        for name, value in STYLES[style].items():
+            proto.handle(f"setoption name {name} value {value}")
+        proto.handle(f"position fen {fen}")
+        proto.handle("go depth 4")
+        deadline = time.monotonic() + 60
+        while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        infos = [line for line in out if line.startswith("info depth 4 ")]
+        assert infos, out
+        scores[style] = infos[-1].split(" score ")[1].split(" nodes")[0]
+    assert len(set(scores.values())) == 3, scores
+
+
+def _support() -> object:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import test_daemon_support
+
+    return test_daemon_support
+
+
+def test_play_opponent_plays_the_character_and_rates_the_game(tmp_path: Path) -> None:
+    support = _support()
+    games = tmp_path / "games"
+    data = tmp_path / "data"
+    daemon = support.Daemon("play", games, "--color", "white", "--opponent", "Gus Gambit", engine="",  # type: ignore[attr-defined]
+                            env={"XDG_DATA_HOME": str(data)})
+    first = daemon.send({"t": 0})
+    assert first["opponent"] == "Gus Gambit (1000)" and first["level"] == find_character("gus").level
+    board = chess.Board()
+    line = daemon.play(chess.Move.from_uci("e2e4"), board)
+    board.push_san("e4")
+    reply = daemon.engine_line()
+    # Gus's repertoire answers 1. e4 with the Elephant Gambit's 1... e5 (Danish, Elephant, Englund)
+    assert reply["pending"] == "e7e5", reply
+    assert line["opponent"] == "Gus Gambit (1000)"
+    resigned = daemon.button("resign")
+    assert resigned["result"] == "0-1"
+    assert daemon.close() == 0, daemon.stderr
+    (pgn,) = games.glob("*.pgn")
+    assert '[Black "Gus Gambit (1000)"]' in pgn.read_text()
+    rating = json.loads((data / "boardctl" / "rating.json").read_text())
+    assert rating["history"][0]["opponent"] == "Gus Gambit" and rating["history"][0]["score"] == 0.0
+    assert rating["rating"] < 1200
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(("--opponent", "nobody-at-all"), "no character 'nobody-at-all'"),
+     (("--opponent", "gus", "--level", "beginner"), "--opponent and --level: choose one"),
+     (("--opponent", "gus", "--variant", "xiangqi"), "the characters play chess")],
+)
+def test_play_opponent_refuses_clearly(tmp_path: Path, extra: tuple[str, ...], message: str) -> None:
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "boardctl", "play", "--board", "sim", "--stdio", "--no-web",
+                           "--games-dir", str(tmp_path / "games"), *extra], input="", capture_output=True,
+                          text=True, timeout=60, env={**__import__("os").environ, "XDG_CONFIG_HOME": str(tmp_path)})
+    assert proc.returncode != 0
+    assert message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
