@@ -279,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
 def run_new(args: argparse.Namespace, *, out: TextIO) -> int:
     cfg = _config(args)
     store = TournamentStore(tournaments_folder(cfg.games_dir))
-    me = default_store(cfg.games_dir).load()
+    me = default_store().load()
     fmt = Format(args.format)
     rounds = args.rounds
     if fmt is Format.SWISS and rounds is None:
@@ -376,7 +376,7 @@ def run_next(args: argparse.Namespace, *, out: TextIO) -> int:
 
     cfg = _config(args)
     store = TournamentStore(tournaments_folder(cfg.games_dir))
-    rating = default_store(cfg.games_dir)
+    rating = default_store()
     tid = active_id(store, args.tournament_id)
     job = prepare_next(store, tid, out=out, engine=cfg.engine_path)
     if job is None:
@@ -393,10 +393,13 @@ def run_next(args: argparse.Namespace, *, out: TextIO) -> int:
               f"{job.time_control}\n")
     out.flush()
     args.color = job.color
-    args.level = npc_games.load_npcs([job.opponent]).get(job.opponent, npc_games.Npc(job.opponent, job.opponent_rating)).engine_level
     args.time_control = job.time_control
-    if hasattr(args, "opponent"):  # boardctl play --opponent: the character's style as well
-        args.opponent = job.opponent
+    if job.opponent in npc_games.load_npcs([job.opponent]):
+        args.opponent = job.opponent  # boardctl play --opponent: the character's level, style and book
+        args.level = None
+    else:  # not a character (any more): the engine at the player's tournament rating
+        args.opponent = None
+        args.level = npc_games.Npc(job.opponent, job.opponent_rating).engine_level
     args.new = state != "resume"
     args.fen = None
     follower = GameFollower(store, rating, job, linger=None if args.stdio else LINGER)

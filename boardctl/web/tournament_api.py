@@ -111,11 +111,10 @@ class TournamentApi:
             t = store.load(active_id(store, request.query.get("id")))
         except BoardctlError:
             t = None
-        games = self.server._games_path()
-        rating = default_store(games).load() if games is not None else None
+        rating = default_store().load()
         return web.json_response({
             "tournament": None if t is None else tournament_json(t),
-            "rating": None if rating is None else {"value": rating.rounded, "games": rating.games},
+            "rating": {"value": rating.rounded, "games": rating.games},
         })
 
     async def new(self, request: web.Request) -> web.Response:
@@ -132,8 +131,7 @@ class TournamentApi:
                 rounds = min(5, players - 1 + players % 2)
             time_control = str(data.get("time_control", "15+10"))[:20]
             store = self._store()
-            games = self.server._games_path()
-            me = default_store(games).load()
+            me = default_store().load()
             t = await asyncio.to_thread(new_tournament, store, me.rounded, players=players, format=fmt, rounds=rounds,
                                         time_control=time_control, pool=candidates())
             await asyncio.to_thread(ensure_runner, store, t)
@@ -160,9 +158,8 @@ class TournamentApi:
             engine = getattr(self.daemon, "engine", None)
             if engine is None:
                 raise BoardctlError("tournament games are played against the engine: start boardctl play (or tournament next)")
-            npc = npc_games.load_npcs([job.opponent]).get(job.opponent, npc_games.Npc(job.opponent, job.opponent_rating))
-            await self.daemon.new_game(NewGameAction(color=job.color, level=npc.engine_level, time_control=job.time_control))
-            follower = GameFollower(store, default_store(self.server._games_path()), job, linger=None)
+            await self.daemon.new_game(_game_action(job.opponent, job.opponent_rating, job.color, job.time_control))
+            follower = GameFollower(store, default_store(), job, linger=None)
             follower.attach(self.daemon, asyncio.Event())
             self.followers.append(follower)
         except _Refused as exc:
@@ -170,6 +167,19 @@ class TournamentApi:
         except (BoardctlError, ValueError) as exc:
             return _error(400, str(exc))
         return web.json_response({"tournament": tournament_json(store.load(tid)), "started": True})
+
+
+def _game_action(name: str, rating: int, color: str, time_control: str) -> NewGameAction:
+    """The page's new game against ``name``: the character (its style and level) when there is
+    one, else the engine at the player's rating."""
+    from boardctl.learning.characters import CharacterError, find_character
+
+    try:
+        character = find_character(name)
+    except CharacterError:
+        npc = npc_games.Npc(name, rating)
+        return NewGameAction(color=color, level=npc.engine_level, time_control=time_control)
+    return NewGameAction(color=color, level=character.level, time_control=time_control, opponent=character.id)
 
 
 class _Refused(Exception):

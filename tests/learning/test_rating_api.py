@@ -1,7 +1,8 @@
 """``record_rated_game``: the call every rated game makes (tournament games, ``play --opponent``).
 
 Elo from 1200, K = 40 for the first 30 games and 20 after, the history kept, each game once, in
-``<games dir>/learning/rating.json``, and a power cut at the write leaves the previous rating."""
+``$XDG_DATA_HOME/boardctl/rating.json`` (the file ``play --opponent`` rates in too), and a power
+cut at the write leaves the previous rating."""
 
 from __future__ import annotations
 
@@ -18,19 +19,20 @@ from boardctl.learning.rating import (
     START,
     RatingError,
     RatingStore,
+    default_path,
     default_store,
     expected_score,
-    learning_dir,
     record_rated_game,
 )
 
 
-def test_a_first_game_from_1200(tmp_path: Path) -> None:
-    after = record_rated_game(1400, 1.0, opponent="Ann", game_id="g1", games_dir=tmp_path)
+def test_a_first_game_from_1200(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    after = record_rated_game(1400, 1.0, opponent="Ann", game_id="g1")
     assert after.history[0].before == START == 1200
     assert after.value == pytest.approx(1200 + 40 * (1 - expected_score(1200, 1400)))
-    assert default_store(tmp_path).path == tmp_path / "learning" / "rating.json"
-    assert default_store(tmp_path).load() == after
+    assert default_store().path == tmp_path / "boardctl" / "rating.json"
+    assert default_store().load() == after
 
 
 def test_k_is_40_for_30_games_then_20(tmp_path: Path) -> None:
@@ -81,8 +83,12 @@ def test_a_power_cut_at_the_write_keeps_the_last_rating(tmp_path: Path, monkeypa
     assert record_rated_game(1300, 1.0, game_id="b", store=store).games == 2  # the retry counts it
 
 
-def test_default_folder_follows_the_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_file_for_every_rated_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """play --opponent rates in characters.rating_file(): the same file, so a tournament game that
+    both report counts once."""
+    from boardctl.learning.characters import rating_file
+
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    assert learning_dir() == tmp_path / "boardctl" / "games" / "learning"
+    assert default_path() == rating_file() == tmp_path / "boardctl" / "rating.json"
     record_rated_game(1200, 0.5, game_id="d")
-    assert (tmp_path / "boardctl" / "games" / "learning" / "rating.json").exists()
+    assert RatingStore(rating_file()).load().games == 1
