@@ -58,6 +58,8 @@ class Code(StrEnum):
     SELFTEST = "selftest"
     #: Saving the game failed (full or read-only disk): the four corners, until a save succeeds.
     STORAGE = "storage"
+    #: The other player's move (a board over the network, an online game) to carry out by hand.
+    REMOTE_MOVE = "remote-move"
     #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
     WEB = "web"
     ENGINE_ERROR = "engine-error"
@@ -256,13 +258,9 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "", geomet
     if "snapshot" in obj:
         raw = obj["snapshot"]
         try:
-            occupancy = int(raw, 16) if isinstance(raw, str) else -1
-        except ValueError:
-            occupancy = -1
-        if not 0 <= occupancy <= geometry.all_mask:
-            raise EventFormatError(
-                f"{_where(where)}'snapshot' must be a {geometry.points}-bit hex bitboard, got {short_repr(raw)}"
-            )
+            occupancy = geometry.from_hex(raw)
+        except ValueError as e:
+            raise EventFormatError(f"{_where(where)}'snapshot' must be a {geometry.points}-bit hex bitboard: {e}") from None
         return Snapshot(t, occupancy)
     return Tick(t)
 
