@@ -279,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
 def run_new(args: argparse.Namespace, *, out: TextIO) -> int:
     cfg = _config(args)
     store = TournamentStore(tournaments_folder(cfg.games_dir))
-    me = default_store(cfg.games_dir).load()
+    me = default_store().load()
     fmt = Format(args.format)
     rounds = args.rounds
     if fmt is Format.SWISS and rounds is None:
@@ -311,10 +311,12 @@ def describe_round(t: Tournament) -> str:
 def standings_text(t: Tournament) -> str:
     rows = [f"Tournament {t.tournament_id}: {t.format.value}, round {t.current_round} of {t.rounds}"
             + (" (finished)" if t.is_finished() else "")]
-    rows.append(f"{'Rk':>2}  {'Name':<20} {'Elo':>4} {'Pts':>5} {'Bhz':>5} {'SB':>6}")
+    width = max(20, *(len(p.name) for p in t.players))
+    rows.append(f"{'Rk':>2}  {'Name':<{width}} {'Elo':>4} {'Points':>6} {'Buchholz':>8} {'Sonneborn-Berger':>16}")
     for s in t.standings():
-        rows.append(f"{s.rank:>2}. {s.player.name:<20} {s.player.rating:>4} {s.points:5.1f} {s.buchholz:5.1f} "
-                    f"{s.sonneborn_berger:6.2f}")
+        you = " (you)" if s.player.is_user else ""
+        rows.append(f"{s.rank:>2}. {s.player.name:<{width}} {s.player.rating:>4} {s.points:6.1f} {s.buchholz:8.1f} "
+                    f"{s.sonneborn_berger:16.2f}{you}")
     rows.append("")
     rows.append(t.crosstable_text())
     return "\n".join(rows) + "\n"
@@ -374,7 +376,7 @@ def run_next(args: argparse.Namespace, *, out: TextIO) -> int:
 
     cfg = _config(args)
     store = TournamentStore(tournaments_folder(cfg.games_dir))
-    rating = default_store(cfg.games_dir)
+    rating = default_store()
     tid = active_id(store, args.tournament_id)
     job = prepare_next(store, tid, out=out, engine=cfg.engine_path)
     if job is None:
@@ -392,12 +394,12 @@ def run_next(args: argparse.Namespace, *, out: TextIO) -> int:
     out.flush()
     args.color = job.color
     args.time_control = job.time_control
-    if hasattr(args, "opponent"):  # boardctl play --opponent: the character's level and style
-        args.opponent = job.opponent
+    if job.opponent in npc_games.load_npcs([job.opponent]):
+        args.opponent = job.opponent  # boardctl play --opponent: the character's level, style and book
         args.level = None
-    else:
-        npc = npc_games.load_npcs([job.opponent]).get(job.opponent, npc_games.Npc(job.opponent, job.opponent_rating))
-        args.level = npc.engine_level
+    else:  # not a character (any more): the engine at the player's tournament rating
+        args.opponent = None
+        args.level = npc_games.Npc(job.opponent, job.opponent_rating).engine_level
     args.new = state != "resume"
     args.fen = None
     follower = GameFollower(store, rating, job, linger=None if args.stdio else LINGER)

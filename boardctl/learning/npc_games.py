@@ -76,6 +76,9 @@ class Npc:
         )
 
 
+_WARNED: set[tuple[str, tuple[str, ...]]] = set()
+
+
 class NodeEngine(EngineClient):
     """An engine client that searches a fixed number of nodes and sends extra (style) options."""
 
@@ -93,7 +96,9 @@ class NodeEngine(EngineClient):
         await super().start()  # also after a crash: the style options are sent again
         wanted = {k: v for k, v in self.extra.items() if k in self.options}
         unknown = sorted(set(self.extra) - set(wanted))
-        if unknown:
+        said = (self.name, tuple(unknown))
+        if unknown and said not in _WARNED:  # once a process, not at every game
+            _WARNED.add(said)
             log.warning("engine %s has no option %s; ignored", self.name, ", ".join(unknown))
         if wanted and self._process is not None:
             await self._configure(self._process, wanted)

@@ -169,9 +169,7 @@ class RatingStore:
 
 
 def learning_dir(games_dir: Path | None = None) -> Path:
-    """Where the learning state (rating, tournaments) lives: ``<games dir>/learning``.
-
-    Beside the games it belongs to, so the demo's games (their own folder) have their own rating."""
+    """Where a games folder's learning state lives (tournaments): ``<games dir>/learning``."""
     if games_dir is None:
         from boardctl.config import data_dir
 
@@ -179,9 +177,16 @@ def learning_dir(games_dir: Path | None = None) -> Path:
     return games_dir / "learning"
 
 
-def default_store(games_dir: Path | None = None) -> RatingStore:
-    """The user's rating file, ``<games dir>/learning/rating.json``."""
-    return RatingStore(learning_dir(games_dir) / "rating.json")
+def default_path() -> Path:
+    """The user's one rating file, ``$XDG_DATA_HOME/boardctl/rating.json``: the same for every
+    rated game, tournament games and ``play --opponent`` alike (``characters.rating_file``)."""
+    from boardctl.config import data_dir
+
+    return data_dir() / "rating.json"
+
+
+def default_store() -> RatingStore:
+    return RatingStore(default_path())
 
 
 def record_rated_game(
@@ -190,7 +195,6 @@ def record_rated_game(
     *,
     opponent: str = "",
     game_id: str | None = None,
-    games_dir: Path | None = None,
     store: RatingStore | None = None,
     when: str | None = None,
 ) -> Rating:
@@ -198,12 +202,13 @@ def record_rated_game(
 
     ``score`` is the user's: 1, 0.5 or 0. ``game_id`` (the saved game's id) makes a repeated
     report of the same game count once; without it the time of the call names the game.
-    ``store`` (or ``games_dir``) says which rating file; RatingError names a bad score or rating."""
+    ``store`` says which rating file (default: :func:`default_path`); RatingError names a bad
+    score or rating."""
     import datetime as dt
 
     now = dt.datetime.now(dt.UTC)
     when = when or now.strftime("%Y-%m-%dT%H:%M:%SZ")
-    target = store or default_store(games_dir)
+    target = store or default_store()
     return target.record(
         game_id=game_id or now.strftime("%Y%m%d-%H%M%S-%f"),
         opponent=opponent,

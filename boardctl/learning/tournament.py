@@ -26,7 +26,15 @@ from typing import Any
 
 from boardctl.errors import BoardctlError
 from boardctl.learning import atomic
-from boardctl.learning.pairings import Pairing, PairingError, SwissEntry, berger_round, swiss_round
+from boardctl.learning.pairings import (
+    DutchEntry,
+    Pairing,
+    PairingError,
+    Played,
+    SwissEntry,
+    berger_round,
+    dutch_round,
+)
 
 VERSION = 1
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -192,12 +200,7 @@ class Tournament:
         if self.format is Format.ROUND_ROBIN:
             pairings = berger_round(len(self.players), number)
         else:
-            pairings = swiss_round(
-                self._swiss_entries(number),
-                previous={(g.white, g.black) for g in self.games if g.black is not None},
-                round_number=number,
-                total_rounds=self.rounds,
-            )
+            pairings = dutch_round(self._dutch_entries(number), total_rounds=self.rounds)
         games = tuple(
             Game(number, p.white, p.black, "1-0" if p.is_bye else None) for p in pairings
         )
@@ -233,7 +236,20 @@ class Tournament:
             None,
         )
 
+    def _dutch_entries(self, round_number: int) -> list[DutchEntry]:
+        """Every player's rounds before ``round_number``, for the Dutch pairing program."""
+        entries = []
+        for p in self.players:
+            rounds = []
+            for r in range(1, round_number):
+                game = next(g for g in self.round_games(r) if p.number in (g.white, g.black))
+                opponent = game.opponent(p.number)
+                rounds.append(Played(opponent, game.white == p.number and opponent is not None, game.points(p.number)))
+            entries.append(DutchEntry(p.number, p.rating, tuple(rounds)))
+        return entries
+
     def _swiss_entries(self, round_number: int) -> list[SwissEntry]:
+        """The same history as caissify-pairings' inputs (kept to compare the two libraries)."""
         entries = []
         for p in self.players:
             colors: list[str] = []

@@ -380,6 +380,9 @@ class WebServer:
         app.router.add_get("/api/games", self._games)
         app.router.add_get("/api/games/{name}", self._game_file)
         app.router.add_get("/api/characters", self._characters)
+        from boardctl.web import tournament_api  # boardctl tournament's controls on the page
+
+        tournament_api.add_routes(app, self)
         app.router.add_static("/static/", STATIC_DIR, append_version=False)
         return app
 

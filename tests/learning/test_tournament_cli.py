@@ -33,12 +33,14 @@ def _store(games: Path) -> TournamentStore:
     ],
 )
 def test_new_picks_the_characters_around_your_rating(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], fmt: Format, players: int, rounds: int
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str], fmt: Format,
+    players: int, rounds: int
 ) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     games = tmp_path / "games"
-    default_store(games).save(RatingStore(tmp_path / "x").load().after_game(
+    default_store().save(RatingStore(tmp_path / "x").load().after_game(
         game_id="g", opponent="o", opponent_rating=1900, score=1.0, when="2026-12-01T00:00:00Z"))
-    mine = default_store(games).load().rounded  # 1200 + 40 * (1 - E) = 1236
+    mine = default_store().load().rounded  # 1200 + 40 * (1 - E(1200, 1900)) = 1239
     assert cli.main(["tournament", "new", *argv, "--no-background", "--games-dir", str(games),
                      "--time-control", "10+5"]) == 0
     out = capsys.readouterr().out
@@ -55,7 +57,9 @@ def test_new_picks_the_characters_around_your_rating(
         assert t.player(g.white).name in out
 
 
-def test_standings_and_bad_requests(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_standings_and_bad_requests(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     games = tmp_path / "games"
     assert cli.main(["tournament", "standings", "--games-dir", str(games)]) == 2
     assert "no tournament yet" in capsys.readouterr().err
@@ -71,9 +75,16 @@ def test_standings_and_bad_requests(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert cli.main(["tournament", "standings", "--games-dir", str(games)]) == 0
     out = capsys.readouterr().out
     assert out == standings_text(store.load("club"))
-    assert "Bhz" in out and "SB" in out and "Far" not in out
+    assert "Far" not in out
     head = out.splitlines()[1].split()
-    assert head == ["Rk", "Name", "Elo", "Pts", "Bhz", "SB"]
+    assert head == ["Rk", "Name", "Elo", "Points", "Buchholz", "Sonneborn-Berger"]
+    t = store.load("club")
+    for s in t.standings():  # every row: rank, points and both tie-breaks as the table has them
+        [line] = [x for x in out.splitlines() if x.startswith(f"{s.rank:>2}. {s.player.name} ")]
+        numbers = line.split()[-4:] if not s.player.is_user else line.split()[-5:-1]
+        assert numbers == [str(s.player.rating), f"{s.points:.1f}", f"{s.buchholz:.1f}", f"{s.sonneborn_berger:.2f}"]
+    assert out.count("(you)") == 1
+    assert t.crosstable_text() in out
 
 
 def _boardctl(tmp: Path, *args: str, stdin: str) -> subprocess.CompletedProcess[str]:
@@ -114,7 +125,7 @@ def test_next_plays_your_game_on_the_board_and_rates_it(tmp_path: Path) -> None:
     record = json.loads((games / f"{game.game_id}.json").read_text())
     assert record["moves"][0] == "e2e4" and record["result"] in ("1-0", "0-1")
     assert done.result == record["result"] and after.is_finished()
-    rating = default_store(games).load()
+    rating = RatingStore(tmp_path / "data" / "boardctl" / "rating.json").load()
     assert rating.games == 1 and rating.history[0].game_id == game.game_id
     assert rating.history[0].opponent == weakest.name and rating.history[0].opponent_rating == weakest.rating
     score = 1.0 if record["result"] == "1-0" else 0.0
@@ -122,4 +133,4 @@ def test_next_plays_your_game_on_the_board_and_rates_it(tmp_path: Path) -> None:
 
     third = _boardctl(tmp_path, *flags, stdin=RESIGN)
     assert third.returncode == 0 and "The tournament is over" in third.stderr
-    assert default_store(games).load().games == 1  # counted once
+    assert RatingStore(tmp_path / "data" / "boardctl" / "rating.json").load().games == 1  # counted once

@@ -124,3 +124,10 @@ def test_background_runner_killed_mid_round_is_taken_up_again(tmp_path: Path) ->
 def test_npc_levels(level: str) -> None:
     npc = Npc("X", 1333, level=level)
     assert npc.engine_level == (level or "1333")
+
+
+def test_the_runner_and_the_command_never_import_numba() -> None:
+    code = ("import sys, boardctl.learning.npc_games, boardctl.tournament_cmd, boardctl.web.tournament_api; "
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
