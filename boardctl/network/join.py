@@ -23,6 +23,7 @@ from boardctl.daemon import Daemon
 from boardctl.errors import BoardctlError, ConfigError
 from boardctl.events import Code
 from boardctl.network import protocol
+from boardctl.network.host import SettleTimer
 from boardctl.network.protocol import (
     Error,
     Hello,
@@ -279,11 +280,13 @@ class JoinLink:
 
     async def _follow(self, stop: asyncio.Event) -> None:
         queue = self.daemon.subscribe()
+        timer = SettleTimer(self.daemon)
         try:
             while not stop.is_set():
-                await queue.get()
+                line = await queue.get()
                 while not queue.empty():
-                    queue.get_nowait()
+                    line = queue.get_nowait()
+                timer.saw(line)
                 if self._final is not None and not self.session.is_over():
                     self._check_final(self.daemon.now())
                     if self.session.is_over():
@@ -294,6 +297,7 @@ class JoinLink:
                 with contextlib.suppress(Exception):
                     await self._send_pending()
         finally:
+            timer.cancel()
             self.daemon.unsubscribe(queue)
 
     async def close(self) -> None:
