@@ -192,6 +192,9 @@ class Session:
         #: up, a resumed game whose pieces are not back yet): nobody's time runs meanwhile.
         self._clock_waits = False
         self.notice: str | None = resume_notice(self.record) if self.resumed else None
+        #: Buttons handled elsewhere first (boardctl online sends draw, takeback, resign to the
+        #: server): True from the hook means handled, and the session does nothing more.
+        self.button_hook: Callable[[Button, float], bool] | None = None
         pending = self._legal(board, self.record.pending) if self.record.pending else None
         self._resume_pending: Move | None = None
         if pending is not None and self.is_engine_turn() and not self.is_over():
@@ -561,6 +564,8 @@ class Session:
     # -- buttons ----------------------------------------------------------------------------------
 
     def _on_button(self, button: Button, t: float) -> None:
+        if self.button_hook is not None and self.button_hook(button, t):
+            return
         if button == Button.NEW_GAME:
             pass  # the tracker has started the new game itself (GameStarted follows)
         elif button == Button.TAKEBACK:
@@ -621,13 +626,18 @@ class Session:
             self._on_game_started(board.fen() if board else self.variant.starting_fen, t)
         self._after(t)
 
-    def take_back(self, t: float) -> None:
-        """One takeback: against the engine the engine's reply and the human's move together."""
+    def take_back(self, t: float, *, plies: int | None = None) -> None:
+        """One takeback: against the engine the engine's reply and the human's move together
+        (``plies``: as many as a server decided, boardctl online)."""
         if self.pending is not None:
             self._apply(self.tracker.expect(None, t))
-        plies = 1
-        if self.settings.mode == "play" and not self.is_engine_turn() and len(self.record.moves) >= 2:
-            plies = 2
+        if plies is None:
+            plies = 1
+            if self.settings.mode == "play" and not self.is_engine_turn() and len(self.record.moves) >= 2:
+                plies = 2
+        if plies == 0:  # only the shown move taken off (a server withdrew it): ask again
+            self._schedule_engine(t)
+            return
         plies = min(plies, len(self.board.move_stack))
         if plies == 0:
             self.warning = "nothing to take back"
@@ -641,6 +651,12 @@ class Session:
 
     def _king_squares(self) -> list[Square]:
         return [sq for c in (True, False) if (sq := self.board.king(c)) is not None]
+
+    def end_remote(self, result: str, termination: str, t: float) -> None:
+        """The game ended elsewhere (a server's verdict: resignation, time, agreed draw)."""
+        self._advance(t)
+        if not self.is_over():
+            self._end(result, termination, t)
 
     def _end(self, result: str, termination: str, t: float) -> None:
         self.record.result = result
