@@ -213,6 +213,10 @@ class Daemon:
         self.session.tick(self.now())
         self._after(Code.CLOCK, only_if_changed=True)
 
+    def changed(self, reason: str) -> dict[str, Any]:
+        """The game changed from outside the board (a server's update): save, LEDs, state line."""
+        return self._after(reason)
+
     def flush(self, *, error: str | None = None) -> dict[str, Any]:
         """Publish the state line answering input already fed (or refused with ``error``)."""
         return self._after(None, error=error)

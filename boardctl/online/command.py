@@ -244,6 +244,8 @@ async def serve(args: argparse.Namespace) -> int:
                         virtual_board=cfg.board_backend == "sim", clock=clock, direct=input_clock is not None)
         stack.push_async_callback(daemon.close)
         game.attach(daemon)
+        watcher = loop.create_task(game.watch(daemon.subscribe()))
+        stack.callback(watcher.cancel)
         follower = loop.create_task(game.follow(stop))
         stack.callback(follower.cancel)
         web = await _start_web(daemon, cfg, port_chosen=args.port is not None)

@@ -20,7 +20,7 @@ from typing import Any
 from boardctl.core.rules import GameBoard
 from boardctl.engine_client import Reply
 from boardctl.errors import EngineError
-from boardctl.events import Button
+from boardctl.events import Button, Code
 from boardctl.online import OnlineError, PayloadError
 from boardctl.online.client import LichessClient, StreamDropped
 from boardctl.online.protocol import ChatLine, GameFull, GameState, OpponentGone
@@ -122,21 +122,15 @@ class OnlineGame:
     def _publish(self, warning: str | None = None) -> None:
         if warning is not None:
             self.session.warning = self.client.redact(warning)
-        self.daemon.flush()
+        self.daemon.changed(Code.ONLINE)
 
     # -- the opponent's moves, ours sent ----------------------------------------------------------
 
     async def opponent_move(self, board: GameBoard) -> Reply:
-        """Send our last move if the server lacks it, then wait for the opponent's answer."""
+        """Wait for the opponent's answer to the board's position (our move is sent by :meth:`watch`)."""
         local = [move.uci() for move in board.move_stack]
         while True:
             state = self.state
-            step = plan(local, state.moves, mine=bool(local) and self._is_ours(len(local) - 1),
-                        over=state.is_over())
-            if step.send is not None and self._sent.get(len(local) - 1) != step.send:
-                self._sent[len(local) - 1] = step.send
-                await self._send(step.send)
-                continue
             if (not state.is_over() and len(state.moves) > len(local)
                     and list(state.moves[: len(local)]) == local):
                 uci = state.moves[len(local)]
@@ -148,6 +142,24 @@ class OnlineGame:
                 return Reply(move, None)
             self._changed.clear()
             await self._changed.wait()
+
+    def _check_local(self) -> None:
+        """Send our move once it is complete on the board (the session has recorded it), even
+        when it ended the game here (a mate)."""
+        local = self.session.record.moves
+        if not local or self.state.is_over():
+            return
+        step = plan(local, self.state.moves, mine=self._is_ours(len(local) - 1))
+        ply = len(local) - 1
+        if step.send is not None and self._sent.get(ply) != step.send:
+            self._sent[ply] = step.send
+            self._spawn(lambda: self._send(step.send or ""))
+
+    async def watch(self, lines: asyncio.Queue[dict[str, Any]]) -> None:
+        """Every state line the daemon publishes: a move of ours just completed is sent."""
+        while True:
+            await lines.get()
+            self._check_local()
 
     async def _send(self, uci: str) -> None:
         try:
@@ -250,7 +262,8 @@ class OnlineGame:
         clock.take_back(True, state.wtime / 1000)
         clock.take_back(False, state.btime / 1000)
         if not state.is_over() and len(state.moves) >= 2 and not self.session.is_over():
-            clock.start(self.session.board.turn, t)
+            ours = self._is_ours(len(state.moves))  # the server's side to move, shown or not
+            clock.start((self.color == "white") == ours, t)
 
     # -- the board's buttons ----------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import secrets
@@ -291,7 +292,8 @@ class StandIn:
                 await response.write(item)
             except (ConnectionResetError, RuntimeError):
                 return response
-        await response.write_eof()
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await response.write_eof()
         return response
 
     async def _event_stream(self, request: web.Request) -> web.StreamResponse:
