@@ -55,7 +55,7 @@ def test_a_whole_game_seek_play_and_mate(tmp_path: Path, standin: StandIn) -> No
         assert end["moves"][-1] == "h5f7"
     finally:
         assert daemon.close() == 0, daemon.stderr
-    game = list(standin.games.values())[0]
+    game = next(iter(standin.games.values()))
     assert game.moves == [m.uci() for m in board.move_stack]
     assert game.status == "mate" and game.winner == "white"
     record = saved_game(daemon.games)

@@ -149,7 +149,9 @@ class _Fields:
         value = self.obj.get(key)
         if value is None and optional:
             return None
-        if not isinstance(value, str) or len(value) > limit or (pattern is not None and not pattern.fullmatch(value)):
+        if isinstance(value, str) and len(value) > limit:
+            raise self.fail(key, f"a string of at most {limit} characters")
+        if not isinstance(value, str) or (pattern is not None and not pattern.fullmatch(value)):
             raise self.fail(key, f"a string{' of the form ' + pattern.pattern if pattern else ''}")
         return value
 
@@ -301,7 +303,7 @@ def parse_event_line(obj: Any, where: str) -> EventLine | None:
         assert who is not None
         name = who.string("name", pattern=_USER, optional=True) or who.string("id", pattern=_USER)
         assert name is not None
-        direction = c.string("direction", optional=True, limit=5)
+        direction = c.string("direction", optional=True, limit=20)
         if direction not in (None, "in", "out"):
             raise c.fail("direction", "in or out")
         variant = c.child("variant")
