@@ -20,7 +20,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
 import berserk
@@ -182,14 +182,14 @@ class LichessClient:
 
     # -- streams ----------------------------------------------------------------------------------
 
-    async def events(self) -> AsyncIterator[EventLine]:
+    async def events(self) -> AsyncGenerator[EventLine, None]:
         """The event stream, checked line by line (unknown types left out)."""
         async for obj, where in self._stream("the event stream", self.api.board.stream_incoming_events):
             line = parse_event_line(obj, where)
             if line is not None:
                 yield line
 
-    async def game(self, game_id: str) -> AsyncIterator[GameLine]:
+    async def game(self, game_id: str) -> AsyncGenerator[GameLine, None]:
         """The game stream of ``game_id`` (``gameFull`` first), checked line by line."""
         async for obj, where in self._stream(f"the game stream of {game_id}",
                                              lambda: self.api.board.stream_game_state(game_id)):

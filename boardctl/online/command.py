@@ -18,6 +18,7 @@ import logging
 import signal
 import sys
 import time
+from collections.abc import AsyncGenerator
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from boardctl.errors import ConfigError
 from boardctl.online import OnlineError
 from boardctl.online.client import RATE_LIMIT_WAIT, LichessClient, StreamDropped
 from boardctl.online.game import LichessOpponent, OnlineGame
-from boardctl.online.protocol import Challenge, ChallengeGone, GameFull, GameStart, is_username
+from boardctl.online.protocol import Challenge, ChallengeGone, GameFull, GameLine, GameStart, is_username
 from boardctl.online.token import Redactor, check_private, check_token, store_token
 
 log = logging.getLogger(__name__)
@@ -159,16 +160,21 @@ async def find_game(client: LichessClient, args: argparse.Namespace, stop: async
             task.cancel()
 
 
-async def first_full(client: LichessClient, game_id: str) -> GameFull:
-    """The game's ``gameFull`` (its first line), tried again while the stream drops."""
+async def first_full(client: LichessClient, game_id: str) -> tuple[GameFull, AsyncGenerator[GameLine, None]]:
+    """The game's ``gameFull`` (its first line) and the stream it came on, to be followed on;
+    tried again while the stream drops."""
     for attempt in range(10):
+        stream = client.game(game_id)
         try:
-            async for line in client.game(game_id):
-                if isinstance(line, GameFull):
-                    return line
-                break
-        except StreamDropped:
+            line = await anext(stream)
+        except (StreamDropped, StopAsyncIteration):
+            await stream.aclose()
             await asyncio.sleep(0.5 * (attempt + 1))
+            continue
+        if isinstance(line, GameFull):
+            return line, stream
+        await stream.aclose()
+        break
     raise OnlineError(f"the game stream of {game_id} did not start with the game's data")
 
 
@@ -205,7 +211,7 @@ async def serve(args: argparse.Namespace) -> int:
         start = await find_game(client, args, stop)
         if start is None:
             return 0
-        full = await first_full(client, start.game_id)
+        full, stream = await first_full(client, start.game_id)
         color = start.color or ("white" if full.white.name == getattr(start, "me", None) else "black")
         opponent = full.black if color == "white" else full.white
         log.warning("playing %s on Lichess as %s against %s%s", full.id, color, opponent.name,
@@ -246,7 +252,7 @@ async def serve(args: argparse.Namespace) -> int:
         game.attach(daemon)
         watcher = loop.create_task(game.watch(daemon.subscribe()))
         stack.callback(watcher.cancel)
-        follower = loop.create_task(game.follow(stop))
+        follower = loop.create_task(game.follow(stop, stream=stream))
         stack.callback(follower.cancel)
         web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
         if web is not None:

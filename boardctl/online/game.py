@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from boardctl.core.rules import GameBoard
@@ -23,7 +23,7 @@ from boardctl.errors import EngineError
 from boardctl.events import Button, Code
 from boardctl.online import OnlineError, PayloadError
 from boardctl.online.client import LichessClient, StreamDropped
-from boardctl.online.protocol import ChatLine, GameFull, GameState, OpponentGone
+from boardctl.online.protocol import ChatLine, GameFull, GameLine, GameState, OpponentGone
 from boardctl.online.sync import plan
 from boardctl.session import Session
 
@@ -171,13 +171,16 @@ class OnlineGame:
 
     # -- the server's side ------------------------------------------------------------------------
 
-    async def follow(self, stop: asyncio.Event) -> None:
-        """The game stream until the game ends or ``stop``; a dropped stream is opened again."""
+    async def follow(self, stop: asyncio.Event, *, stream: AsyncIterator[GameLine] | None = None) -> None:
+        """The game stream until the game ends or ``stop``; a dropped stream is opened again.
+        ``stream``: the one whose ``gameFull`` this game was made from, followed on first."""
         wait = RECONNECT_FIRST
-        first = True
+        first = stream is None
         while not stop.is_set():
+            lines = stream if stream is not None else self.client.game(self.game_id)
+            stream = None
             try:
-                async for line in self.client.game(self.game_id):
+                async for line in lines:
                     if isinstance(line, GameFull):
                         if not first:
                             log.info("game %s: stream back, %d moves on the server", self.game_id,

@@ -133,9 +133,11 @@ class StandIn:
         self.ratings = {me: 1500, opponent: 1600}
         #: Answer the next N requests (any path containing the key; "" for all) with 429.
         self.rate_limit: dict[str, int] = {}
-        #: Every request seen: (method, path, status) - the tests read it.
+        #: Every request answered: (method, path, status) - the tests read it.
         self.requests: list[tuple[str, str, int]] = []
         self.tokens_seen: list[str] = []
+        #: The path of every request let through, when it came in (a stream's status comes at its end).
+        self.opened: list[str] = []
         self._events: list[asyncio.Queue[bytes | None]] = []
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -267,6 +269,7 @@ class StandIn:
                 self.rate_limit[key] = count - 1
                 self.requests.append((request.method, request.path, 429))
                 return web.json_response({"error": "Too many requests. Try again later."}, status=429)
+        self.opened.append(request.path)
         response: web.StreamResponse = await handler(request)
         self.requests.append((request.method, request.path, response.status))
         return response

@@ -45,7 +45,7 @@ def move_events(board: chess.Board, move: chess.Move) -> list[tuple[str, bool]]:
 class Online:
     """One ``boardctl online`` process; every line it printed is kept in ``seen``."""
 
-    def __init__(self, tmp: Path, standin: StandIn, *extra: str, token: str = TOKEN) -> None:
+    def __init__(self, tmp: Path, standin: StandIn, *extra: str, token: str = TOKEN, verbose: int = 1) -> None:
         config_dir = tmp / "config" / "boardctl"
         config_dir.mkdir(parents=True, exist_ok=True)
         self.config = config_dir / "config.toml"
@@ -53,7 +53,7 @@ class Online:
             store_token(self.config, token)
         self.games = tmp / "games"
         env = {**os.environ, "XDG_CONFIG_HOME": str(tmp / "config"), "XDG_DATA_HOME": str(tmp / "data")}
-        args = [sys.executable, "-m", "boardctl", "-v", "online", "--board", "sim", "--stdio", "--no-web",
+        args = [sys.executable, "-m", "boardctl", *["-v"] * verbose, "online", "--board", "sim", "--stdio", "--no-web",
                 "--games-dir", str(self.games), "--lichess-url", standin.url, "--rate-limit-wait", "0.5", *extra]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env=env)
@@ -112,6 +112,14 @@ class Online:
         time.sleep(SETTLE)
         self.send({})
 
+    def shift(self, frm: str, to: str) -> None:
+        """Move a piece from ``frm`` to the empty ``to`` by hand (putting pieces back) and let it settle."""
+        self.send({"square": frm, "occupied": False})
+        time.sleep(BETWEEN)
+        self.send({"square": to, "occupied": True})
+        time.sleep(SETTLE)
+        self.send({})
+
     def button(self, name: str) -> dict[str, Any]:
         return self.send({"button": name})
 
@@ -137,3 +145,9 @@ def remote_shown(uci: str) -> Callable[[dict[str, Any]], bool]:
 
 def made(n: int) -> Callable[[dict[str, Any]], bool]:
     return lambda line: len(line.get("moves", [])) >= n and line.get("pending") is None
+
+
+def saved_game(games: Path) -> dict[str, object]:
+    records = [json.loads(p.read_text()) for p in sorted(games.glob("*.json"))]
+    assert len(records) == 1, records
+    return records[0]
