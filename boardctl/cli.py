@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "demo": "boardctl.demo",
     "games": "boardctl.games",
     "selftest": "boardctl.selftest",
+    "host": "boardctl.network.host_command",
+    "join": "boardctl.network.join_command",
     "online": "boardctl.online.command",
 }
 

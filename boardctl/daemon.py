@@ -113,6 +113,8 @@ class Daemon:
         self.direct = direct
         #: The page's address once the web server listens (None: no page).
         self.web_url: str | None = None
+        #: Keys added to every state line by a part outside the session (``invite``, ``network``).
+        self.extra_state: dict[str, Any] = {}
         self._publish(None)
 
     @property
@@ -213,8 +215,9 @@ class Daemon:
         self.session.tick(self.now())
         self._after(Code.CLOCK, only_if_changed=True)
 
-    def changed(self, reason: str) -> dict[str, Any]:
-        """The game changed from outside the board (a server's update): save, LEDs, state line."""
+    def refresh(self, reason: str | None = None) -> dict[str, Any]:
+        """The session was changed from outside the board (a network move or message): save,
+        show the LEDs and publish a state line with ``reason``."""
         return self._after(reason)
 
     def flush(self, *, error: str | None = None) -> dict[str, Any]:
@@ -235,6 +238,7 @@ class Daemon:
     def _publish(self, reason: str | None, *, only_if_changed: bool = False, error: str | None = None) -> dict[str, Any]:
         line = self.session.state_line()
         line.setdefault("variant", self.variant.name)  # the game on the board: chess or xiangqi
+        line.update(self.extra_state)
         if self.storage_error is not None:
             line["warning"] = "; ".join(filter(None, [f"storage: {self.storage_error}", line.get("warning")]))
             line["leds"] = [*line["leds"], *(intent.to_json(self.variant.geometry) for intent in self._storage_leds())]

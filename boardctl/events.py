@@ -58,6 +58,8 @@ class Code(StrEnum):
     SELFTEST = "selftest"
     #: Saving the game failed (full or read-only disk): the four corners, until a save succeeds.
     STORAGE = "storage"
+    #: The other player's move (a board over the network, an online game) to carry out by hand.
+    REMOTE_MOVE = "remote-move"
     #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
     WEB = "web"
     ENGINE_ERROR = "engine-error"

@@ -41,7 +41,7 @@ def test_a_whole_game_seek_play_and_mate(tmp_path: Path, standin: StandIn) -> No
             daemon.hand(board, mine)
             shown = daemon.wait_for(remote_shown(theirs))
             # the opponent's move is lit, its two squares, until made by hand
-            assert leds_at(shown, "engine-move") == {theirs[:2], theirs[2:]}
+            assert leds_at(shown, "remote-move") == {theirs[:2], theirs[2:]}
             assert shown["clock"] is not None
             daemon.hand(board, theirs)
             daemon.wait_for(made(len(board.move_stack)))

@@ -58,6 +58,7 @@ SIGNALS: dict[Code, Signal] = {
     Code.NEW_GAME: Signal("#...............", (255, 255, 255), ((523.0, 0.1), (784.0, 0.1))),
     Code.SELFTEST: Signal("###############.", (255, 255, 255)),
     Code.STORAGE: Signal("#..#..#.........", (255, 60, 200), ((147.0, 0.4),)),
+    Code.REMOTE_MOVE: Signal("############.##.", (0, 200, 120), ((784.0, 0.08),)),
 }
 
 _PRIORITY: dict[Code, int] = {code: i for i, code in enumerate(SIGNALS)}

@@ -19,7 +19,6 @@ import signal
 import sys
 import time
 from collections.abc import AsyncGenerator
-from dataclasses import replace
 from pathlib import Path
 
 from boardctl import config as config_mod
@@ -28,8 +27,15 @@ from boardctl.clock import TimeControl
 from boardctl.errors import ConfigError
 from boardctl.online import OnlineError
 from boardctl.online.client import RATE_LIMIT_WAIT, LichessClient, StreamDropped
-from boardctl.online.game import LichessOpponent, OnlineGame
-from boardctl.online.protocol import Challenge, ChallengeGone, GameFull, GameLine, GameStart, is_username
+from boardctl.online.game import OnlineGame
+from boardctl.online.protocol import (
+    Challenge,
+    ChallengeGone,
+    GameFull,
+    GameLine,
+    GameStart,
+    is_username,
+)
 from boardctl.online.token import Redactor, check_private, check_token, store_token
 
 log = logging.getLogger(__name__)
@@ -182,9 +188,10 @@ async def serve(args: argparse.Namespace) -> int:
     from boardctl.daemon import Daemon, _start_web
     from boardctl.hw import open_board
     from boardctl.hw.sim import occupancy_for_setup
-    from boardctl.session import Session
+    from boardctl.session import Session, Settings
     from boardctl.stdio import InputClock, run_stdio
     from boardctl.storage import GameRecord, GameStore
+    from boardctl.tracker import Policy
     from boardctl.variants import get_variant
 
     cfg = launch.config_from_args(args)
@@ -221,8 +228,9 @@ async def serve(args: argparse.Namespace) -> int:
         tc = ""
         if full.clock_initial is not None and full.clock_increment is not None:
             tc = f"{full.clock_initial / 60000:g}+{full.clock_increment / 1000:g}"
-        settings = replace(launch.settings_from_config("play", cfg), color=color, takeback="off",
-                           engine_name=opponent.name, time_control=tc, level="lichess")
+        settings = Settings(mode="network", color=color, orientation=cfg.board_orientation, time_control=tc,
+                            policy=Policy(cfg.game_policy).value, arbiter=cfg.game_arbiter, takeback="off",
+                            settle=cfg.board_settle, legal_moves=cfg.game_legal_moves, variant="chess")
         store = GameStore(cfg.games_dir)
         with contextlib.suppress(OSError):
             store.check()
@@ -230,12 +238,12 @@ async def serve(args: argparse.Namespace) -> int:
                  (("white", full.white), ("black", full.black))}
         record = None
         if full.state.moves:  # taken up in the middle: the board stands as the server's position
-            record = GameRecord(id=GameRecord.new_id(), mode="play", white=names["white"], black=names["black"],
+            record = GameRecord(id=GameRecord.new_id(), mode="network", white=names["white"], black=names["black"],
                                 fen=fen, moves=list(full.state.moves), clocks=[None] * len(full.state.moves),
                                 human=color, level=None, orientation="normal" if cfg.board_orientation == "auto"
                                 else cfg.board_orientation, time_control=tc)
         session = Session(settings, record=record, fen=fen, variant=variant)
-        session.record.white, session.record.black, session.record.level = names["white"], names["black"], None
+        session.set_players(names["white"], names["black"])
         session.warning = f"Lichess game {full.id}: you play {color} against {opponent.name}"
         game = OnlineGame(client, full, color=color)
         input_clock = InputClock() if args.stdio else None
@@ -246,7 +254,7 @@ async def serve(args: argparse.Namespace) -> int:
                                                          geometry=variant.geometry),
                            geometry=variant.geometry)
         stack.callback(board.close)
-        daemon = Daemon(session, store=store, engine=LichessOpponent(game), board=board,
+        daemon = Daemon(session, store=store, engine=None, board=board,
                         virtual_board=cfg.board_backend == "sim", clock=clock, direct=input_clock is not None)
         stack.push_async_callback(daemon.close)
         game.attach(daemon)

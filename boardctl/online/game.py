@@ -1,12 +1,12 @@
 """One Lichess game through the daemon: the server's moves lit on the board, ours sent.
 
-The opponent sits where the engine sits in ``boardctl play``: the daemon asks it for a move when
-it is the opponent's turn (:class:`LichessOpponent` is the daemon's ``engine``), and asking is
-also when our move, complete on the board, is sent. :class:`OnlineGame` follows the game stream
-(reconnecting after a drop: every ``gameFull`` carries the whole move list, compared by
-:func:`boardctl.online.sync.plan`, so nothing is applied twice), keeps the clocks at the
-server's ``wtime``/``btime``, ends the game when the server says it ended, and sends the board's
-draw, takeback and resign buttons to Lichess.
+The session plays in its ``network`` mode (the same remote side as ``boardctl join``): the
+opponent's move is given to :meth:`Session.remote_move` and lit as ``remote-move`` until made by
+hand; this board's moves and button requests are read back (:meth:`Session.local_moves`,
+:meth:`Session.take_requests`) after every state line and sent to Lichess. :class:`OnlineGame`
+follows the game stream, reconnecting after a drop: every ``gameFull`` carries the whole move
+list, compared with the board's (:func:`boardctl.online.sync.plan`), so nothing is applied or
+sent twice. Clocks are the server's ``wtime``/``btime``; the result is the server's.
 """
 
 from __future__ import annotations
@@ -14,18 +14,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from boardctl.core.rules import GameBoard
-from boardctl.engine_client import Reply
-from boardctl.errors import EngineError
-from boardctl.events import Button, Code
+from boardctl.events import Code
 from boardctl.online import OnlineError, PayloadError
 from boardctl.online.client import LichessClient, StreamDropped
 from boardctl.online.protocol import ChatLine, GameFull, GameLine, GameState, OpponentGone
 from boardctl.online.sync import plan
-from boardctl.session import Session
+from boardctl.session import RemoteMoveError, Session
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +46,11 @@ _OVER_WORDS = {
 
 
 def verdict(state: GameState) -> tuple[str, str]:
-    """The result and termination of a finished game as the server tells it."""
+    """The result and termination of a finished game as the server tells it (``*`` if aborted)."""
     if state.status == "aborted":
         return "*", "aborted on Lichess"
     if state.winner is None:
-        result = "1/2-1/2"
-        loser = "nobody"
+        result, loser = "1/2-1/2", "nobody"
     else:
         result = "1-0" if state.winner == "white" else "0-1"
         loser = "Black" if state.winner == "white" else "White"
@@ -62,29 +58,8 @@ def verdict(state: GameState) -> tuple[str, str]:
     return result, f"{words} (Lichess)"
 
 
-class LichessOpponent:
-    """The daemon's ``engine`` for an online game: its "move" is the opponent's, from Lichess."""
-
-    level = "lichess"
-
-    def __init__(self, game: OnlineGame) -> None:
-        self.game = game
-
-    async def set_level(self, level: str) -> None:
-        return None
-
-    async def play(self, board: GameBoard, *, budget: float | None = None) -> Reply:
-        return await self.game.opponent_move(board)
-
-    async def hint(self, board: GameBoard) -> Reply:
-        raise EngineError("no hints in an online game")
-
-    async def close(self) -> None:
-        return None
-
-
 class OnlineGame:
-    """Follows one Lichess game and keeps the daemon's session in step with it."""
+    """Follows one Lichess game and keeps the daemon's ``network`` session in step with it."""
 
     def __init__(self, client: LichessClient, full: GameFull, *, color: str) -> None:
         self.client = client
@@ -93,9 +68,11 @@ class OnlineGame:
         self.color = color  # ours: white or black
         self.state = full.state
         self.daemon: Any = None  # set by attach(); a boardctl.daemon.Daemon
-        self._changed = asyncio.Event()
         self._sent: dict[int, str] = {}  # ply -> our move posted for it
         self._tasks: set[asyncio.Task[None]] = set()
+        self._lock = asyncio.Lock()
+        self._final: GameState | None = None
+        self.connected = True
         #: What happened, for the log and the tests: reconnections, refused lines.
         self.reconnects = 0
         self.refused: list[str] = []
@@ -108,7 +85,16 @@ class OnlineGame:
 
     def attach(self, daemon: Any) -> None:
         self.daemon = daemon
-        self.session.button_hook = self._on_button
+        self._describe()
+
+    def _describe(self) -> None:
+        """The ``online`` key of every state line: which game, where, and whether the stream is up."""
+        opponent = self.full.black if self.color == "white" else self.full.white
+        self.daemon.extra_state["online"] = {
+            "game": self.game_id, "url": f"{self.client.url}/{self.game_id}", "color": self.color,
+            "opponent": opponent.name, "rating": opponent.rating, "rated": self.full.rated,
+            "connected": self.connected,
+        }
 
     def _now(self) -> float:
         return float(self.daemon.now())
@@ -119,55 +105,77 @@ class OnlineGame:
         white_moves = (ply % 2 == 0) == first_is_white
         return white_moves == (self.color == "white")
 
-    def _publish(self, warning: str | None = None) -> None:
+    def _refresh(self, reason: str, warning: str | None = None) -> None:
         if warning is not None:
             self.session.warning = self.client.redact(warning)
-        self.daemon.changed(Code.ONLINE)
+        self._describe()
+        self.daemon.refresh(reason)
 
-    # -- the opponent's moves, ours sent ----------------------------------------------------------
-
-    async def opponent_move(self, board: GameBoard) -> Reply:
-        """Wait for the opponent's answer to the board's position (our move is sent by :meth:`watch`)."""
-        local = [move.uci() for move in board.move_stack]
-        while True:
-            state = self.state
-            if (not state.is_over() and len(state.moves) > len(local)
-                    and list(state.moves[: len(local)]) == local):
-                uci = state.moves[len(local)]
-                try:
-                    move = board.parse_uci(uci)
-                except ValueError:
-                    raise EngineError(f"Lichess sent move {uci}, not legal here ({board.fen()})") from None
-                asyncio.get_running_loop().call_soon(self._sync_clock)  # after the daemon applied it
-                return Reply(move, None)
-            self._changed.clear()
-            await self._changed.wait()
-
-    def _check_local(self) -> None:
-        """Send our move once it is complete on the board (the session has recorded it), even
-        when it ended the game here (a mate)."""
-        local = self.session.record.moves
-        if not local or self.state.is_over():
-            return
-        step = plan(local, self.state.moves, mine=self._is_ours(len(local) - 1))
-        ply = len(local) - 1
-        if step.send is not None and self._sent.get(ply) != step.send:
-            self._sent[ply] = step.send
-            self._spawn(lambda: self._send(step.send or ""))
+    # -- ours, sent -------------------------------------------------------------------------------
 
     async def watch(self, lines: asyncio.Queue[dict[str, Any]]) -> None:
-        """Every state line the daemon publishes: a move of ours just completed is sent."""
+        """After every state line the daemon publishes: a move of ours just completed, and the
+        requests of the board's buttons, go to Lichess."""
         while True:
             await lines.get()
-            self._check_local()
+            while not lines.empty():
+                lines.get_nowait()
+            self._check_final()
+            self._send_pending()
 
-    async def _send(self, uci: str) -> None:
+    def _send_pending(self) -> None:
+        session = self.session
+        server = len(self.state.moves)
+        if not self.state.is_over():
+            for move in session.local_moves(server):
+                if move.ply == server and self._sent.get(move.ply) != move.uci:
+                    self._sent[move.ply] = move.uci
+                    uci = move.uci
+                    self._spawn(lambda uci=uci: self._send_move(uci))  # type: ignore[misc]
+        for kind in session.take_requests():
+            self._spawn(lambda kind=kind: self._request(kind))  # type: ignore[misc]
+
+    async def _send_move(self, uci: str) -> None:
         try:
             await self.client.move(self.game_id, uci)
         except OnlineError as exc:
             log.error("%s", exc)
-            self._publish(f"{exc}; the board goes back to the server's position")
-            self._resync(self._now(), refused=True)
+            # the server has not got it: the board goes back to the server's game
+            self.session.remote_takeback(len(self.state.moves), self._now())
+            self._refresh(Code.ONLINE, f"{exc}; put the move back")
+
+    async def _request(self, kind: str) -> None:
+        """A button's request (boardctl.session.NETWORK_REQUESTS) as the Lichess call for it."""
+        game, client, state = self.game_id, self.client, self.state
+        opp = "b" if self.color == "white" else "w"
+        if kind == "resign":
+            if len(state.moves) < 2:
+                await client.abort(game)
+            else:
+                await client.resign(game)
+        elif kind in ("draw", "claim"):
+            await client.offer_draw(game)  # a draw offer is also how a claim is made on Lichess
+        elif kind == "takeback":
+            await client.takeback(game)
+        elif kind in ("accept", "decline"):
+            yes = kind == "accept"
+            if getattr(state, f"{opp}takeback"):
+                await client.takeback(game, yes)
+            else:
+                await client.offer_draw(game, yes)
+
+    def _spawn(self, action: Callable[[], Awaitable[None]]) -> None:
+        async def run() -> None:
+            async with self._lock:  # in the order the board made them
+                try:
+                    await action()
+                except OnlineError as exc:
+                    log.error("%s", exc)
+                    self._refresh(Code.ONLINE, str(exc))
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # -- the server's side ------------------------------------------------------------------------
 
@@ -186,12 +194,14 @@ class OnlineGame:
                             log.info("game %s: stream back, %d moves on the server", self.game_id,
                                      len(line.state.moves))
                         first = False
+                        self.connected = True
                         self._sent = {ply: uci for ply, uci in self._sent.items() if ply < len(line.state.moves)}
                         self._on_state(line.state)
                     elif isinstance(line, GameState):
                         self._on_state(line)
                     elif isinstance(line, OpponentGone):
-                        self._publish("your opponent left the game" if line.gone else "your opponent is back")
+                        self._refresh(Code.ONLINE, "your opponent left the game" if line.gone
+                                      else "your opponent is back")
                     elif isinstance(line, ChatLine):
                         log.info("chat (%s) %s: %s", line.room, line.username, line.text)
                     wait = RECONNECT_FIRST
@@ -199,13 +209,17 @@ class OnlineGame:
                         return
             except StreamDropped as exc:
                 log.warning("%s; reconnecting in %g s", exc, wait)
+                self.connected = False
+                self._refresh(Code.ONLINE)
             except PayloadError as exc:
                 self.refused.append(str(exc))
                 log.error("%s; reconnecting in %g s", exc, wait)
-                self._publish(str(exc))
+                self.connected = False
+                self._refresh(Code.ONLINE, str(exc))
             except OnlineError as exc:
                 log.error("%s; trying again in %g s", exc, wait)
-                self._publish(str(exc))
+                self.connected = False
+                self._refresh(Code.ONLINE, str(exc))
             if self.state.is_over():
                 return
             with contextlib.suppress(TimeoutError):
@@ -215,101 +229,60 @@ class OnlineGame:
 
     def _on_state(self, state: GameState) -> None:
         previous, self.state = self.state, state
-        t = self._now()
-        self._resync(t)
-        self._sync_clock()
-        opp = "b" if self.color == "white" else "w"
-        offers = []
-        if getattr(state, f"{opp}draw") and not getattr(previous, f"{opp}draw"):
-            offers.append("your opponent offers a draw: press draw to accept")
-        if getattr(state, f"{opp}takeback") and not getattr(previous, f"{opp}takeback"):
-            offers.append("your opponent asks for a takeback: press takeback to accept")
+        session, t = self.session, self._now()
+        reason: str = Code.ONLINE
+        local = session.network_moves()
+        step = plan(local, state.moves, mine=bool(local) and self._is_ours(len(local) - 1), over=state.is_over())
+        if step.take_back:
+            session.remote_takeback(len(local) - step.take_back, t)
+            self._sent = {ply: uci for ply, uci in self._sent.items() if ply < len(state.moves)}
+            reason = Code.TAKEBACK
+        for ply in range(len(session.network_moves()), len(state.moves)):
+            if self._is_ours(ply):
+                log.error("game %s: the server has a move of ours (%s) the board has not", self.game_id,
+                          state.moves[ply])
+                break
+            mover_left = (state.wtime if ply % 2 == 0 else state.btime) / 1000
+            try:
+                if session.remote_move(ply, state.moves[ply], t, clock=mover_left if session.clock else None):
+                    reason = Code.REMOTE_MOVE
+            except RemoteMoveError as exc:
+                log.error("game %s: %s", self.game_id, exc)
+                self.refused.append(str(exc))
+                break
+        if len(state.moves) >= len(session.network_moves()) and not state.is_over():
+            running = None
+            if len(state.moves) >= 2:
+                running = self.color if self._is_ours(len(state.moves)) else ("black" if self.color == "white" else "white")
+            session.sync_clock({"white": state.wtime / 1000, "black": state.btime / 1000}, running, t)
+        self._offers(previous, state, t)
         if state.is_over():
             result, termination = verdict(state)
             if result == "*":
-                self.session.record.termination = "abandoned"  # an aborted game is not resumed
-                self.session.warning = f"game {self.game_id} {termination}"
-                self.session.record.result = "*"
+                session.record.termination = "abandoned"  # an aborted game is not resumed
+                session.record.result = "*"
+                session.warning = f"game {self.game_id} {termination}"
             else:
-                self.session.end_remote(result, termination, t)
-        self._changed.set()
-        self._publish("; ".join(offers) if offers else None)
+                self._final = state
+        self._check_final()
+        self._refresh(reason)
 
-    def _resync(self, t: float, *, refused: bool = False) -> None:
-        """Take back on the board what the server does not have (a takeback it agreed, a refused
-        move); a shown move the server no longer has goes off the LEDs."""
-        session = self.session
-        local = list(session.record.moves)
-        mine = bool(local) and self._is_ours(len(local) - 1)
-        step = plan(local, self.state.moves, mine=mine and not refused, over=self.state.is_over())
-        pending = session.pending
-        if step.take_back:
-            session.take_back(t, plies=step.take_back)
-            for ply in list(self._sent):
-                if ply >= len(local) - step.take_back:
-                    del self._sent[ply]
-        elif pending is not None:
-            n = len(local)
-            if len(self.state.moves) <= n or self.state.moves[n] != pending.uci():
-                session.take_back(t, plies=0)
+    def _offers(self, previous: GameState, state: GameState, t: float) -> None:
+        me, opp = ("w", "b") if self.color == "white" else ("b", "w")
+        for kind in ("draw", "takeback"):
+            if getattr(state, f"{opp}{kind}") and not getattr(previous, f"{opp}{kind}"):
+                self.session.remote_request(kind, t)
+            elif (getattr(previous, f"{me}{kind}") and not getattr(state, f"{me}{kind}")
+                  and not state.is_over() and state.moves == previous.moves):
+                self.session.remote_request("decline", t)
 
-    def _sync_clock(self) -> None:
-        """The session's clock set to the server's times; the side to move runs (Lichess starts
-        the clocks once both sides have moved)."""
-        clock = self.session.clock
-        if clock is None or self.daemon is None:
+    def _check_final(self) -> None:
+        """The server's game is over: end the board's once its last move is made here by hand too
+        (a mate by the opponent is then found here as well), so the record holds every move."""
+        final, session = self._final, self.session
+        if final is None or len(session.record.moves) < len(final.moves):
             return
-        t = self._now()
-        state = self.state
-        clock.stop(t)
-        clock.take_back(True, state.wtime / 1000)
-        clock.take_back(False, state.btime / 1000)
-        if not state.is_over() and len(state.moves) >= 2 and not self.session.is_over():
-            ours = self._is_ours(len(state.moves))  # the server's side to move, shown or not
-            clock.start((self.color == "white") == ours, t)
-
-    # -- the board's buttons ----------------------------------------------------------------------
-
-    def _on_button(self, button: Button, t: float) -> bool:
-        """Draw, takeback and resign go to Lichess; the server's answer ends or changes the game."""
-        if self.session.is_over() and button != Button.TAKEBACK:
-            return False
-        state = self.state
-        opp = "b" if self.color == "white" else "w"
-        action: Callable[[], Any] | None = None
-        if button in (Button.DRAW, Button.CLAIM):
-            accepting = bool(getattr(state, f"{opp}draw"))
-            action = lambda: self.client.offer_draw(self.game_id)  # noqa: E731
-            self.session.warning = "draw accepted on Lichess" if accepting else "draw offered on Lichess"
-        elif button == Button.TAKEBACK:
-            if self.session.is_over():
-                return True
-            accepting = bool(getattr(state, f"{opp}takeback"))
-            action = lambda: self.client.takeback(self.game_id)  # noqa: E731
-            self.session.warning = "takeback accepted on Lichess" if accepting else "takeback asked on Lichess"
-        elif button == Button.RESIGN:
-            if len(state.moves) < 2:
-                action = lambda: self.client.abort(self.game_id)  # noqa: E731
-                self.session.warning = "aborting the game on Lichess"
-            else:
-                action = lambda: self.client.resign(self.game_id)  # noqa: E731
-                self.session.warning = "resigning on Lichess"
-        elif button == Button.HINT:
-            self.session.warning = "no hints in an online game"
-            return True
-        else:
-            return False
-        self._spawn(action)
-        return True
-
-    def _spawn(self, action: Callable[[], Any]) -> None:
-        async def run() -> None:
-            try:
-                await action()
-            except OnlineError as exc:
-                log.error("%s", exc)
-                self._publish(str(exc))
-
-        task = asyncio.get_running_loop().create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        result, termination = verdict(final)
+        if session.is_over() and session.record.result == result:
+            return  # found on the board already (a mate, a stalemate): its own words stay
+        session.remote_end(result, termination, self._now())

@@ -46,6 +46,7 @@ const LEGEND = [
   ["draw-offer", "a draw is offered"],
   ["result", "the game is over"],
   ["storage", "the game cannot be saved (disk full or read-only): it is kept in memory"],
+  ["remote-move", "your opponent's move (another board, a phone): make it on the board"],
 ];
 // Tones (Hz, seconds) for each kind of sound; WebAudio makes them, no sound files needed.
 const TONES = {
