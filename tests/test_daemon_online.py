@@ -192,3 +192,38 @@ def test_the_token_appears_nowhere(tmp_path: Path, standin: StandIn) -> None:
     code = refused.close()
     assert code == 2 and "HTTP 401" in refused.stderr and "board:play" in refused.stderr
     assert TOKEN not in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_killed_and_started_again_takes_the_game_up(tmp_path: Path, standin: StandIn) -> None:
+    """kill -9 mid-game; the opponent answers meanwhile; ``boardctl online`` with no seek finds
+    the game going on (the event stream lists it), lights the answer and plays on, same record."""
+    standin.script = ["e7e5", "b8c6"]
+    standin.reply_delay = 0.5
+    first = Online(tmp_path, standin, "--seek", "3+2")
+    board = chess.Board()
+    first.send({})
+    first.hand(board, "e2e4")
+    game = next(iter(standin.games.values()))
+    for _ in range(100):
+        if game.moves == ["e2e4"]:
+            break
+        time.sleep(0.02)
+    first.kill()
+    time.sleep(0.7)  # the answer comes while no board listens
+    assert game.moves == ["e2e4", "e7e5"]
+    again = Online(tmp_path, standin)  # no --seek: take up the game going on
+    try:
+        again.send({})
+        again.wait_for(remote_shown("e7e5"))
+        again.hand(board, "e7e5")
+        again.wait_for(made(2))
+        again.hand(board, "g1f3")
+        again.wait_for(remote_shown("b8c6"))
+    finally:
+        assert again.close() == 0, again.stderr
+    assert game.moves == ["e2e4", "e7e5", "g1f3", "b8c6"]
+    assert len(standin.games) == 1
+    record = saved_game(again.games)  # one record: the first run's, taken up
+    assert record["moves"] == ["e2e4", "e7e5", "g1f3"]
+    assert [p for _, p, _ in standin.requests if "/move/" in p] == [
+        f"/api/board/game/{game.id}/move/e2e4", f"/api/board/game/{game.id}/move/g1f3"]

@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import AsyncGenerator
 from pathlib import Path
+from typing import Any
 
 from boardctl import config as config_mod
 from boardctl import launch
@@ -184,13 +185,45 @@ async def first_full(client: LichessClient, game_id: str) -> tuple[GameFull, Asy
     raise OnlineError(f"the game stream of {game_id} did not start with the game's data")
 
 
+def resumed_record(store: Any, full: GameFull, *, color: str, names: dict[str, str], fen: str,
+                   time_control: str, orientation: str) -> Any:
+    """The record to take a game up with when the server has moves already (None: a new game).
+
+    The board stands where it was left: the saved unfinished game of these two players whose
+    moves the server's begin with is taken up (same files); else a record of the server's moves.
+    Either way a last move of the opponent's is left out, to be lit and made by hand."""
+    from boardctl.storage import GameRecord
+
+    moves = list(full.state.moves)
+    if not moves:
+        return None
+    first_is_white = full.initial_fen in ("startpos", "") or " w " in full.initial_fen
+    last_is_white = ((len(moves) - 1) % 2 == 0) == first_is_white
+    if last_is_white != (color == "white") and not full.state.is_over():
+        moves.pop()  # the opponent's: lit by the first state, as if it came now
+    saved = None
+    with contextlib.suppress(OSError):
+        saved = store.unfinished("network")
+    if saved is None or (saved.white, saved.black) != (names["white"], names["black"]) or saved.fen != fen:
+        saved = None
+    elif len(saved.moves) == len(moves) + 1 and saved.moves[: len(moves)] == moves and not full.state.is_over():
+        return saved  # our last move, made before the stop and never sent: it goes now
+    if saved is not None and moves[: len(saved.moves)] == saved.moves:
+        saved.moves, saved.clocks = moves, (saved.clocks + [None] * len(moves))[: len(moves)]
+        saved.pending = None
+        return saved
+    return GameRecord(id=GameRecord.new_id(), mode="network", white=names["white"], black=names["black"], fen=fen,
+                      moves=moves, clocks=[None] * len(moves), human=color, level=None,
+                      orientation="normal" if orientation == "auto" else orientation, time_control=time_control)
+
+
 async def serve(args: argparse.Namespace) -> int:
     from boardctl.daemon import Daemon, _start_web
     from boardctl.hw import open_board
     from boardctl.hw.sim import occupancy_for_setup
     from boardctl.session import Session, Settings
     from boardctl.stdio import InputClock, run_stdio
-    from boardctl.storage import GameRecord, GameStore
+    from boardctl.storage import GameStore
     from boardctl.tracker import Policy
     from boardctl.variants import get_variant
 
@@ -236,15 +269,13 @@ async def serve(args: argparse.Namespace) -> int:
             store.check()
         names = {side: p.name + (f" ({p.rating})" if p.rating else "") for side, p in
                  (("white", full.white), ("black", full.black))}
-        record = None
-        if full.state.moves:  # taken up in the middle: the board stands as the server's position
-            record = GameRecord(id=GameRecord.new_id(), mode="network", white=names["white"], black=names["black"],
-                                fen=fen, moves=list(full.state.moves), clocks=[None] * len(full.state.moves),
-                                human=color, level=None, orientation="normal" if cfg.board_orientation == "auto"
-                                else cfg.board_orientation, time_control=tc)
+        record = resumed_record(store, full, color=color, names=names, fen=fen, time_control=tc,
+                                orientation=cfg.board_orientation)
         session = Session(settings, record=record, fen=fen, variant=variant)
         session.set_players(names["white"], names["black"])
         session.warning = f"Lichess game {full.id}: you play {color} against {opponent.name}"
+        if session.resumed:
+            session.notice = f"Taking up Lichess game {full.id} at move {len(full.state.moves) // 2 + 1}"
         game = OnlineGame(client, full, color=color)
         input_clock = InputClock() if args.stdio else None
         clock = input_clock.now if input_clock is not None else time.monotonic

@@ -184,6 +184,8 @@ class OnlineGame:
         ``stream``: the one whose ``gameFull`` this game was made from, followed on first."""
         wait = RECONNECT_FIRST
         first = stream is None
+        if stream is not None:
+            self._on_state(self.state)  # the gameFull read already: an answer that came meanwhile is lit
         while not stop.is_set():
             lines = stream if stream is not None else self.client.game(self.game_id)
             stream = None
