@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "tournament": "boardctl.tournament_cmd",
     "host": "boardctl.network.host_command",
     "join": "boardctl.network.join_command",
+    "online": "boardctl.online.command",
 }
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

@@ -147,6 +147,21 @@ def _pin(value: Any) -> Any:
     return value
 
 
+def _token(value: Any) -> Any:
+    """A Lichess API token (``lip_...``) or "" (none yet). The message never shows the value: a
+    token must not reach a log or a terminal (docs/online.md)."""
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_]{0,200}", value):
+        raise ValueError("must be a Lichess API token (letters, digits and _; the value is not shown)")
+    return value
+
+
+def _url(value: Any) -> Any:
+    """An http(s) address without control characters (the Lichess server, or a stand-in)."""
+    if not isinstance(_string(value), str) or not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
+        raise ValueError(f"must be an http:// or https:// address, got {short_repr(value)}")
+    return value
+
+
 def check_level(value: Any) -> Any:
     """A named level (also 初级, 中级, 高级, 大师), ``practice1``-``practice5``, or an Elo number."""
     return levels.check_level(value)
@@ -268,6 +283,10 @@ KEYS: tuple[Key, ...] = (
     Key("terminal.pieces", _choice("unicode", "letters"), "unicode", "--pieces",
         "how the sim's terminal view draws pieces: unicode figurines or letters (KQRBNP, lower case for Black)"),
     Key("web.pin", _pin, "", None, "PIN the web page asks for; empty: generated on first start and stored"),
+    Key("lichess.token", _token, "", None, "Lichess API token with scope board:play (boardctl online --token; "
+        "never logged)", commands=frozenset()),
+    Key("lichess.url", _url, "https://lichess.org", None, "the Lichess server boardctl online plays on",
+        commands=frozenset()),
 )
 KEY_BY_NAME = {key.name: key for key in KEYS}
 
@@ -300,6 +319,8 @@ class Config:
     web_port: int
     terminal_pieces: str
     web_pin: str
+    lichess_token: str = field(repr=False)  # never in a log line, not even the config's repr
+    lichess_url: str
 
     @property
     def games_dir(self) -> Path:

@@ -63,6 +63,8 @@ class Code(StrEnum):
     #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
     WEB = "web"
     ENGINE_ERROR = "engine-error"
+    #: State-line reason only: the Lichess server changed the game (boardctl online).
+    ONLINE = "online"
 
 
 class Button(StrEnum):

@@ -679,6 +679,7 @@ function render(state) {
   renderInfo(state);
   renderClocks(state);
   renderNotice(state);
+  for (const hook of app.renderHooks || []) hook(state); // online.js and other add-ons
   soundsFor(prev, state);
   app.lastMoveCount = (state.moves || []).length;
   app.lastRender = performance.now();
