@@ -354,6 +354,9 @@ class EngineClient:
         self._started = False
         self._variant = "chess"  # what UCI_Variant the running engine plays
         self._last_root: str | None = None
+        #: A node cap sent with every search besides the move time (None: none); the coach's
+        #: searches use it (boardctl.learning.coach), and a node limit also skips the book.
+        self.nodes: int | None = None
 
     async def start(self) -> None:
         try:
@@ -483,7 +486,8 @@ class EngineClient:
         shift = 1 if counts_ranks_from_one(self.name, self._variant) else 0
         moves = " ".join(shift_ranks(move.uci(), shift) for move in board.move_stack)
         process.send(f"position fen {root}" + (f" moves {moves}" if moves else ""))
-        process.send(f"go movetime {max(1, round(movetime * 1000))}")
+        nodes = f" nodes {self.nodes}" if self.nodes is not None else ""
+        process.send(f"go movetime {max(1, round(movetime * 1000))}{nodes}")
         info: dict[str, object] = {}
         try:
             while True:

@@ -61,6 +61,8 @@ class Code(StrEnum):
     #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
     WEB = "web"
     ENGINE_ERROR = "engine-error"
+    #: The practice coach's better move (boardctl.learning.coach); replaces ``blunder`` there.
+    COACH = "coach"
 
 
 class Button(StrEnum):

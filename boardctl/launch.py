@@ -51,6 +51,7 @@ def settings_from_config(mode: str, cfg: Config) -> Settings:
         legal_moves=cfg.game_legal_moves,
         blunder_warning=cfg.game_blunder_warning,
         variant=cfg.game_variant,
+        coach=cfg.coach_enabled,
     )
 
 
@@ -243,7 +244,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         )
         stack.callback(board.close)
         daemon = Daemon(session, store=store, engine=engine, board=board, virtual_board=cfg.board_backend == "sim",
-                        clock=clock, direct=input_clock is not None)
+                        clock=clock, direct=input_clock is not None,
+                        coach=make_coach(cfg) if mode == "play" else None, speaker=make_speaker(cfg, variant))
         stack.push_async_callback(daemon.close)
         if storage_problem is not None:
             daemon.storage_failed(storage_problem)
@@ -275,6 +277,30 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             stack.push_async_callback(_finish_view, view, task, daemon)
         await daemon.run_board(stop)
     return 0
+
+
+def make_coach(cfg: Config) -> Any:
+    """The practice coach's own full-strength engine process (started by its first question)."""
+    from boardctl.learning.coach import Coach
+
+    return Coach.from_command(resolve_command(cfg.engine_path), movetime=cfg.coach_movetime)
+
+
+def make_speaker(cfg: Config, variant: Variant) -> Any:
+    """Spoken moves (``[speech]``), or None when off."""
+    if not cfg.speech_enabled:
+        return None
+    from boardctl.learning.speech import Speaker, SpeechOptions, words_for
+
+    options = SpeechOptions.from_mapping({
+        "enabled": True, "language": cfg.speech_language, "voice": cfg.speech_voice,
+        "events": list(cfg.speech_events), "sounds": cfg.speech_sounds, "rate": cfg.speech_rate,
+        "output": cfg.speech_output,
+    })
+    words = words_for(variant.name)
+    if options.language not in words.languages:
+        raise ConfigError(f"speech.language: {variant.name} has words for {', '.join(words.languages)} only")
+    return Speaker(options, words=words, folder=config_mod.data_dir() / "speech")
 
 
 def _wants_view(cfg: Config, args: argparse.Namespace) -> bool:
