@@ -76,6 +76,7 @@ class Verdict:
     text: str  # the one line the page shows
     mate: int | None = None  # for the two mate categories
     pieces: tuple[str, ...] = ()  # for hangs/fork/pin/skewer: the player's pieces concerned
+    number: str = ""  # the move's number as written before it: "12." or "12..."
 
     @property
     def nag(self) -> int:
@@ -99,6 +100,7 @@ class Verdict:
             "mate": self.mate,
             "pieces": list(self.pieces),
             "nag": "??" if self.nag == NAG_BLUNDER else "?",
+            "number": self.number,
         }
 
 
@@ -143,7 +145,7 @@ def classify(
     loss = best_score - after_score
     if loss < MISTAKE_CP:
         return None
-    common = dict(ply=ply, move=move, san=san, best=best, best_san=best_san, loss=loss)
+    common = dict(ply=ply, move=move, san=san, best=best, best_san=best_san, loss=loss, number=_number(fen))
     if after_mate is not None and after_score < 0:
         return Verdict(**common, category=Category.ALLOWS_MATE, mate=after_mate,  # type: ignore[arg-type]
                        text=f"{san} allows {_moves(after_mate)}")
@@ -168,6 +170,14 @@ def classify(
     return Verdict(**common, category=Category.LOSES, text=f"{san} loses {_pawns(shown)}")  # type: ignore[arg-type]
 
 
+def _number(fen: str) -> str:
+    """The number written before the move to be made in ``fen`` ("2." for White, "2..." for Black)."""
+    fields = fen.split()
+    number = fields[5] if len(fields) > 5 and fields[5].isdigit() else "1"
+    first = len(fields) < 2 or fields[1] in ("w", "r")
+    return f"{number}." if first else f"{number}..."
+
+
 def review(verdicts: Iterable[Verdict], *, size: int = REVIEW_SIZE) -> list[Verdict]:
     """The ``size`` worst moves, worst first (earlier first among equals), for the end of a game."""
     return sorted(verdicts, key=lambda v: (-v.loss, v.ply))[:size]
@@ -177,9 +187,7 @@ def review_lines(verdicts: Iterable[Verdict]) -> list[str]:
     """The review as lines for people ("12. Nxe5?? hangs the knight on e5; better was Nc3")."""
     lines = []
     for v in review(verdicts):
-        number = v.ply // 2 + 1
-        dots = "." if v.ply % 2 == 0 else "..."
-        lines.append(f"{number}{dots} {v.san}{'??' if v.nag == NAG_BLUNDER else '?'} {v.comment}")
+        lines.append(f"{v.number} {v.san}{'??' if v.nag == NAG_BLUNDER else '?'} {v.comment}")
     return lines
 
 
@@ -332,6 +340,11 @@ class CoachWatcher:
             log.warning("the coach could not judge %s: %s", move.uci(), exc)
             return
         self.deliver(verdict, ply, move.uci())
+
+    async def idle(self) -> None:
+        """Wait until every move seen so far has been judged (tests, the benchmark)."""
+        while pending := [t for t in self._judged.values() if not t.done()]:
+            await asyncio.gather(*pending, return_exceptions=True)
 
     async def close(self) -> None:
         for task in self._judged.values():

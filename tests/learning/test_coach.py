@@ -123,7 +123,9 @@ def test_review_lists_the_three_worst_moves() -> None:
     moves = [_v(0, 150), _v(2, 900), _v(4, 120), _v(6, 900), _v(8, 400)]
     assert [v.ply for v in review(moves)] == [2, 6, 8]
     lines = review_lines(moves)
-    assert lines[0] == "2. e4?? e4 loses 9 pawns; better was d4"
+    assert lines[0] == "1. e4?? e4 loses 9 pawns; better was d4"
+    black = verdict(fen="rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 12", best_score=0, after_score=-500)
+    assert black is not None and black.number == "12..."
     assert len(lines) == 3
 
 

@@ -678,6 +678,7 @@ function render(state) {
   renderClocks(state);
   renderNotice(state);
   soundsFor(prev, state);
+  if (window.boardctlCoach) window.boardctlCoach.render(state); // coach.js
   app.lastMoveCount = (state.moves || []).length;
   app.lastRender = performance.now();
   document.body.dataset.moves = String((state.moves || []).length);
