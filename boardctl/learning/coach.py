@@ -309,6 +309,7 @@ class CoachWatcher:
         self.coach = coach
         self.deliver = deliver
         self._judged: dict[tuple[str, tuple[str, ...]], asyncio.Task[None]] = {}
+        self._last: tuple[str, tuple[str, ...]] | None = None
 
     def observe(self, board: GameBoard, *, human: Color | None, variant: str, over: bool) -> None:
         if human is None:
@@ -316,14 +317,13 @@ class CoachWatcher:
         if board.turn == human and not over:
             self.coach.prepare(board)  # the player thinks: so does the coach
         stack = board.move_stack
-        if not stack:
-            return
-        last_mover = not board.turn
-        if last_mover != human:
+        if not stack or (not board.turn) != human:
+            self._last = None
             return
         key = _key(board)
-        if key in self._judged:
-            return
+        if key == self._last:
+            return  # judged already (the analyses are cached: a move made again costs nothing)
+        self._last = key
         before = board.copy()
         move = before.pop()
         ply = len(stack) - 1
