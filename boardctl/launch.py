@@ -249,6 +249,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         stack.push_async_callback(daemon.close)
         if storage_problem is not None:
             daemon.storage_failed(storage_problem)
+        if daemon.coach is not None and session.is_coached():
+            await daemon.coach.coach.start()  # ready before the first move (it loads like the engine)
         web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
         if input_clock is not None:
             if web is not None:

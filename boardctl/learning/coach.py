@@ -43,6 +43,10 @@ NAG_MISTAKE, NAG_BLUNDER = 2, 4
 REVIEW_SIZE = 3
 #: The coach's level: an Elo above every engine's UCI_Elo range, so no strength limit is set.
 FULL_STRENGTH = "3200"
+#: The node cap of a search when none is given: far beyond what the move time allows, it is
+#: there because a search with a node limit never answers from the opening book (a book move
+#: has no score, and the coach needs one).
+DEFAULT_NODES = 100_000_000
 
 
 class Category(enum.StrEnum):
@@ -219,16 +223,16 @@ class Coach:
     :meth:`prepare` starts analysing the position the player is to move in (while they think);
     :meth:`judge` returns the verdict on a move made from it. Both are cached by position, so a
     takeback and the same move again costs nothing. ``nodes`` caps each search besides ``movetime``
-    (a fixed node count makes tests and the benchmark repeatable)."""
+    (a fixed node count makes tests repeatable)."""
 
-    def __init__(self, engine: EngineClient, *, movetime: float = 0.4, nodes: int | None = None) -> None:
+    def __init__(self, engine: EngineClient, *, movetime: float = 0.4, nodes: int = DEFAULT_NODES) -> None:
         self.engine = engine
         self.movetime = movetime
         self.nodes = nodes
         self._analyses: dict[tuple[str, tuple[str, ...]], asyncio.Task[Analysis]] = {}
 
     @classmethod
-    def from_command(cls, command: list[str], *, movetime: float = 0.4, nodes: int | None = None) -> Coach:
+    def from_command(cls, command: list[str], *, movetime: float = 0.4, nodes: int = DEFAULT_NODES) -> Coach:
         return cls(EngineClient(command, level=FULL_STRENGTH, movetime=movetime), movetime=movetime, nodes=nodes)
 
     async def start(self) -> None:
