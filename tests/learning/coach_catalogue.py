@@ -39,9 +39,11 @@ HAND: list[tuple[str, str, str, str]] = [
     ("rook to f3: Bb7 pins it", "2b3k1/5ppp/8/8/8/8/PP5P/5R1K w - - 0 1", "f1f3", "pin"),
     ("queen to e3: Re8 pins it", "r7/5k2/8/8/8/3Q4/6PP/4K3 w - - 0 1", "d3e3", "pin"),
     ("bishop to d1: Rh1 pins it", "6k1/5pp1/7r/8/8/8/4B3/K7 w - - 0 1", "e2d1", "pin"),
+    ("rook to d4: Ba7 pins it", "1b5k/6p1/7p/8/8/8/1PP3PP/3R2K1 w - - 0 1", "d1d4", "pin"),
     # -- walks into a skewer
     ("king onto the queen's file", "r6k/6pp/8/8/3K4/8/8/4Q3 w - - 0 1", "d4e4", "skewer"),
     ("king onto the rook's diagonal", "2b5/6pk/8/8/8/2K5/8/5R2 w - - 0 1", "c3c4", "skewer"),
+    ("king onto the queen's rank", "r6k/6pp/8/8/7Q/3K4/8/8 w - - 0 1", "d3d4", "skewer"),
     ("king and rook on the file", "k7/r7/8/8/2K5/8/8/1R6 w - - 0 1", "c4b5", "skewer"),
     # -- otherwise loses pawns
     ("king lets the pawn promote", "8/8/8/8/8/8/p7/2K4k w - - 0 1", "c1d2", "loses"),
