@@ -143,3 +143,22 @@ def test_notes_follow_takebacks_and_stale_answers() -> None:
     later = ["e2e4", "e7e5", "f1a6", "b7a6", "d2d4"]
     assert not notes.accept(v, ply=2, move="f1a6", moves=later)
     assert notes.review() == [v]
+
+
+@pytest.mark.parametrize(
+    ("variant", "fen", "moves", "marked"),
+    [
+        ("chess", START, ["e2e4", "e7e5", "f1a6"], "2. Ba6 $4 { Ba6 hangs the bishop on a6; better was Nf3 }"),
+        ("xiangqi", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1", ["h2e2", "h9g7", "b2b9"],
+         "B2-B9 $4 {Ba6 hangs the bishop on a6; better was Nf3}"),
+    ],
+)
+def test_the_review_is_saved_as_nags_and_comments(variant: str, fen: str, moves: list[str], marked: str) -> None:
+    from boardctl.storage import GameRecord
+
+    record = GameRecord(id="x", mode="play", white="Human", black="engine", fen=fen, moves=moves, variant=variant,
+                        review=[{"ply": 3, "nag": NAG_BLUNDER, "comment": "Ba6 hangs the bishop on a6; better was Nf3"}])
+    text = record.pgn_text()
+    assert marked in " ".join(text.split()), text
+    again = GameRecord.from_json(record.to_json(), where="test")
+    assert again.review == record.review
