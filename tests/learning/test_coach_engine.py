@@ -54,3 +54,20 @@ def test_verdict(verdicts: dict[str, Verdict | None], name: str, fen: str, move:
     assert verdict.loss >= 100
     assert verdict.best != move
     assert verdict.text.startswith(verdict.san)
+
+
+def test_xiangqi_moves_are_judged_too() -> None:
+    """Xiangqi has no motif finder: a chariot step that leaves the horse to the cannon "loses N pawns"."""
+
+    async def scenario() -> tuple[Verdict | None, Verdict | None]:
+        xq = get_variant("xiangqi")
+        board = xq.board()
+        async with Coach.from_command(ENGINE, movetime=30.0, nodes=NODES) as coach:
+            bad = await coach.judge(board, board.parse_uci("a0a1"), variant="xiangqi")
+            good = await coach.judge(board, board.parse_uci("h2e2"), variant="xiangqi")
+        return bad, good
+
+    bad, good = asyncio.run(scenario())
+    assert bad is not None and bad.category == "loses" and bad.text.startswith("R9+1 loses ")
+    assert bad.loss >= 100 and bad.number == "1."
+    assert good is None  # the central cannon is a main opening move
