@@ -65,6 +65,8 @@ class Code(StrEnum):
     ENGINE_ERROR = "engine-error"
     #: State-line reason only: the Lichess server changed the game (boardctl online).
     ONLINE = "online"
+    #: The practice coach's better move (boardctl.learning.coach); replaces ``blunder`` there.
+    COACH = "coach"
 
 
 class Button(StrEnum):

@@ -37,6 +37,7 @@ from boardctl.events import (
     SquareChanged,
     Tick,
 )
+from boardctl.learning.coach import CoachNotes, Verdict
 from boardctl.storage import GameRecord, Violation
 from boardctl.tracker import (
     Forfeit,
@@ -55,6 +56,7 @@ from boardctl.tracker import (
 )
 from boardctl.tracker import Violation as TrackerViolation
 from boardctl.variants import get_variant
+from engine.levels import PRACTICE_LEVELS
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +90,7 @@ class Settings:
     engine_name: str = "boardctl engine"
     variant: str = "chess"  # boardctl.variants.NAMES
     opponent: str = ""  # the character played (play --opponent), as named in the PGN: "Ilya Inferno (2000)"
+    coach: bool = False  # a full-strength coach judges the human's moves (always at practice levels)
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,7 @@ class Session:
         self._illegal_seen = dict(self.tracker.illegal_counts)
         self._engine_pv: str | None = None  # the engine's last principal variation, SAN
         self._engine_book = False  # the engine's last move came from its opening book
+        self.coach_notes = CoachNotes()  # the coach's verdicts (boardctl.learning.coach)
         #: A clock waits for the board to match the game before it starts (a new game being set
         #: up, a resumed game whose pieces are not back yet): nobody's time runs meanwhile.
         self._clock_waits = False
@@ -701,6 +705,7 @@ class Session:
             self.record.clocks.pop()
         self.record.violations = [v for v in self.record.violations if v.ply <= len(self.record.moves)]
         self.record.result, self.record.termination = "*", ""
+        self.coach_notes.trim(len(self.record.moves))
         self._extra_leds = []
         self.serial += 1
         self._dirty = True
@@ -743,6 +748,7 @@ class Session:
         self._engine_score = None
         self._engine_pv = None
         self._engine_book = False
+        self.coach_notes.clear()
         self._illegal_seen = {True: 0, False: 0}
         self._game_started = True
         self.serial += 1
@@ -870,6 +876,7 @@ class Session:
         )
         self._extra_leds = [LedIntent(sq, Code.RESULT) for sq in kings if sq is not None]
         self._sounds.append(Code.RESULT)
+        self._save_review()
         self.warning = f"game over: {result} ({termination})"
         self._dirty = True
         log.info("game %s over: %s (%s)", self.record.id, result, termination)
@@ -937,7 +944,7 @@ class Session:
         return board.variation_san(moves) if moves else None
 
     def _check_blunder(self, score: int | None) -> None:
-        if not self.settings.blunder_warning or score is None or self._engine_score is None:
+        if not self.settings.blunder_warning or self.is_coached() or score is None or self._engine_score is None:
             return
         if score - self._engine_score >= BLUNDER_CP and self.board.move_stack:
             move = self.board.peek()
@@ -950,6 +957,44 @@ class Session:
         if request is self._request:
             self._request = replace(request, not_before=self.t + ENGINE_RETRY)
         self.warning = f"engine failed: {message}"
+
+    # -- the coach (boardctl.learning.coach) -----------------------------------------------------
+
+    def is_coached(self) -> bool:
+        """A coach judges the human's moves: asked for (``--coach``) or a practice level."""
+        return self.settings.mode == "play" and (self.settings.coach or self.settings.level in PRACTICE_LEVELS)
+
+    def human_color(self) -> Color | None:
+        """The human's side in play, None in record mode."""
+        return self._human_color()
+
+    def coach_verdict(self, verdict: Verdict | None, ply: int, move: str) -> bool:
+        """The coach's answer about the move ``move`` at ``ply``; True when the LEDs and the page
+        change (the better move lit with ``coach``, replacing the blunder warning)."""
+        if not self.is_coached() or not self.coach_notes.accept(verdict, ply=ply, move=move, moves=self.record.moves):
+            return False
+        assert verdict is not None
+        board = self.variant.board(self.record.fen)
+        for uci in self.record.moves[:ply]:
+            board.push(board.parse_uci(uci))
+        better = self._legal(board, verdict.best)
+        if better is not None:
+            self._extra_leds = [LedIntent(better.from_square, Code.COACH), LedIntent(better.to_square, Code.COACH)]
+            self._sounds.append(Code.COACH)
+        if self.is_over():
+            self._save_review()
+        return True
+
+    def _coach_line(self) -> dict[str, Any] | None:
+        current = self.coach_notes.current
+        if current is None or not self.is_coached() or current.ply >= len(self.record.moves):
+            return None
+        return current.to_json()
+
+    def _save_review(self) -> None:
+        if self.is_coached():
+            self.record.review = self.coach_notes.annotations()
+            self._dirty = True
 
     # -- output -----------------------------------------------------------------------------------
 
@@ -996,6 +1041,8 @@ class Session:
             "game": self.record.id,
             "notice": self.notice,
             "opponent": self.settings.opponent or None,
+            "coach": self._coach_line(),
+            "review": [v.to_json() for v in self.coach_notes.review()] if self.is_over() and self.is_coached() else None,
         }
 
     def _eval(self) -> dict[str, int] | None:

@@ -59,6 +59,7 @@ SIGNALS: dict[Code, Signal] = {
     Code.SELFTEST: Signal("###############.", (255, 255, 255)),
     Code.STORAGE: Signal("#..#..#.........", (255, 60, 200), ((147.0, 0.4),)),
     Code.REMOTE_MOVE: Signal("############.##.", (0, 200, 120), ((784.0, 0.08),)),
+    Code.COACH: Signal("###.#.###.......", (120, 255, 60), ((392.0, 0.12), (523.0, 0.12))),
 }
 
 _PRIORITY: dict[Code, int] = {code: i for i, code in enumerate(SIGNALS)}

@@ -681,6 +681,7 @@ function render(state) {
   renderNotice(state);
   for (const hook of app.renderHooks || []) hook(state); // online.js and other add-ons
   soundsFor(prev, state);
+  if (window.boardctlCoach) window.boardctlCoach.render(state); // coach.js
   app.lastMoveCount = (state.moves || []).length;
   app.lastRender = performance.now();
   document.body.dataset.moves = String((state.moves || []).length);
