@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "demo": "boardctl.demo",
     "games": "boardctl.games",
     "selftest": "boardctl.selftest",
+    "learn": "boardctl.learn",
 }
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

@@ -61,6 +61,12 @@ class Code(StrEnum):
     #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
     WEB = "web"
     ENGINE_ERROR = "engine-error"
+    #: Guided mode (boardctl learn): the lesson's move for you to make; after a wrong move, the
+    #: right one (the wrong one shows ``takeback`` until it is put back).
+    LESSON_MOVE = "lesson-move"
+    LESSON_WRONG = "lesson-wrong"
+    #: boardctl games step: the replayed game's next move to make (or, with --watch, the move shown).
+    STEP_MOVE = "step-move"
 
 
 class Button(StrEnum):

@@ -18,7 +18,7 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from boardctl.clock import Clock, TimeControl
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
@@ -54,6 +54,9 @@ from boardctl.tracker import (
 )
 from boardctl.tracker import Violation as TrackerViolation
 from boardctl.variants import get_variant
+
+if TYPE_CHECKING:
+    from boardctl.guide import Guide
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +195,9 @@ class Session:
         #: up, a resumed game whose pieces are not back yet): nobody's time runs meanwhile.
         self._clock_waits = False
         self.notice: str | None = resume_notice(self.record) if self.resumed else None
+        #: Guided mode (boardctl learn, boardctl games step): judges the moves made, lights the
+        #: expected one, may play the other side; None in play and record (boardctl.guide).
+        self.guide: Guide | None = None
         pending = self._legal(board, self.record.pending) if self.record.pending else None
         self._resume_pending: Move | None = None
         if pending is not None and self.is_engine_turn() and not self.is_over():
@@ -412,6 +418,8 @@ class Session:
     def _after(self, t: float) -> None:
         self._start_clock_when_matching(t)
         self._decide_end(t)
+        if self.guide is not None:
+            self.guide.after(self, t)
 
     def _decide_end(self, t: float, forfeit: Forfeit | None = None) -> bool:
         """Mate, stalemate, a dead position, a forfeit or a fallen flag: the one place a game ends
@@ -561,6 +569,8 @@ class Session:
     # -- buttons ----------------------------------------------------------------------------------
 
     def _on_button(self, button: Button, t: float) -> None:
+        if self.guide is not None and self.guide.on_button(self, button, t):
+            return  # the guide's own meaning of the button (a lesson's hint, a replay's step)
         if button == Button.NEW_GAME:
             pass  # the tracker has started the new game itself (GameStarted follows)
         elif button == Button.TAKEBACK:
@@ -671,6 +681,8 @@ class Session:
         request = self._request
         if request is None or request.not_before > self.t or not self._started:
             return None
+        if self.guide is not None and not self.guide.may_ask_engine(self, request.kind):
+            return None  # the guide plays this move itself (a lesson's reply)
         if request.kind == "move" and not self.tracker.is_matching():
             return None  # wait until the board shows the game (after a takeback, resume or setup)
         if request.kind == "move" and self.clock is not None and request.budget is None:
@@ -742,7 +754,10 @@ class Session:
         """The LEDs to light now, physical squares, tracker's first then the session's."""
         seen: set[tuple[int, str]] = set()
         out: list[LedIntent] = []
-        for intent in (*self._tracker_leds, *self._extra_leds):
+        intents = [*self._tracker_leds, *self._extra_leds]
+        if self.guide is not None:
+            intents = self.guide.leds(self, intents)
+        for intent in intents:
             phys = LedIntent(self._logical_sq(intent.square), intent.why)
             if (phys.square, phys.why) not in seen:
                 seen.add((phys.square, phys.why))
@@ -752,7 +767,7 @@ class Session:
     def state_line(self) -> dict[str, Any]:
         """The state everyone sees (stdio, web page); keys documented in docs/events.md."""
         human = self.record.human
-        return {
+        line: dict[str, Any] = {
             "fen": self.board.fen(),
             "start_fen": self.record.fen,
             "occupancy": self.geometry.to_hex(self._logical_bb(self.tracker.occupancy)),
@@ -779,6 +794,9 @@ class Session:
             "game": self.record.id,
             "notice": self.notice,
         }
+        if self.guide is not None:
+            line.update(self.guide.state(self))
+        return line
 
     def _eval(self) -> dict[str, int] | None:
         """The engine's last score, from White's side: ``{"cp": n}`` or ``{"mate": n}``."""

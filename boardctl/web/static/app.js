@@ -46,6 +46,9 @@ const LEGEND = [
   ["draw-offer", "a draw is offered"],
   ["result", "the game is over"],
   ["storage", "the game cannot be saved (disk full or read-only): it is kept in memory"],
+  ["lesson-move", "the lesson's move: make it on the board"],
+  ["lesson-wrong", "not the lesson's move: put it back; the right one is lit"],
+  ["step-move", "the replayed game's move"],
 ];
 // Tones (Hz, seconds) for each kind of sound; WebAudio makes them, no sound files needed.
 const TONES = {
