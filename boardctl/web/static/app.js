@@ -83,6 +83,7 @@ const app = {
   viewer: null,       // {game, ply, flipped} while a past game is shown
   skin: "traditional", // xiangqi pieces: a key of XQ_SKINS (remembered in localStorage)
   colours: "classic",  // xiangqi piece colours: a key of XQ_COLOURS (remembered in localStorage)
+  renderHooks: [],    // functions(state, prev) of the other page scripts (lessons.js), after each render
 };
 window.boardctl = app; // for tests and the benchmark
 
@@ -684,6 +685,7 @@ function render(state) {
   app.lastMoveCount = (state.moves || []).length;
   app.lastRender = performance.now();
   document.body.dataset.moves = String((state.moves || []).length);
+  for (const hook of app.renderHooks) hook(state, prev);
 }
 
 app.render = render;
