@@ -12,7 +12,8 @@ LEDs, buttons); the guide only adds to it, through five calls the session makes:
   own replies; after the line it lets the engine play on);
 - ``leds(session, intents)``: the LEDs to show, given the tracker's and the session's (logical
   squares); the guide adds its own, or replaces them (a replay being watched);
-- ``state(session)``: keys added to the state line (``lesson``, ``step``, ``message``).
+- ``state(session)``: keys added to the state line (``lesson``, ``step``, ``message``);
+- ``take_sounds()``: the codes to sound since the last call (``lesson-wrong``).
 
 Guides are pure like the session: no I/O and no clock; anything to save or say goes through a
 callback their creator gives them.
@@ -41,6 +42,8 @@ class Guide(Protocol):
     def leds(self, session: Session, intents: list[LedIntent]) -> list[LedIntent]: ...
 
     def state(self, session: Session) -> dict[str, Any]: ...
+
+    def take_sounds(self) -> list[Code]: ...
 
 
 def squares(mask: int) -> Iterator[Square]:

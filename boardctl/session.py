@@ -825,6 +825,8 @@ class Session:
 
     def take_sounds(self) -> list[Code]:
         sounds, self._sounds = self._sounds, []
+        if self.guide is not None:
+            sounds += self.guide.take_sounds()
         return sounds
 
     def take_log(self) -> list[tuple[str, Event]]:

@@ -137,6 +137,7 @@ class StepGuide:
         self.message: str | None = None
         self._game_id: str | None = None
         self._seen = 0  # on the board: the moves made when last looked at
+        self._sounds: list[Code] = []
 
     @property
     def plies(self) -> int:
@@ -170,6 +171,7 @@ class StepGuide:
             right = self._numbered(n - 1) if n <= self.plies else ""
             session.take_back(t)  # one ply in a recording: the move just made
             self.wrong = (made, self.sans[n - 1] if right else "")
+            self._sounds.append(Code.LESSON_WRONG)
             self._seen = n - 1
             self.message = (f"{made} is not the game's move: put it back." +
                             (f" The game goes on {right}." if right else " The game has ended here."))
@@ -237,6 +239,10 @@ class StepGuide:
             self.message = "A replay: hint steps forward, takeback back."
             return True
         return False
+
+    def take_sounds(self) -> list[Code]:
+        sounds, self._sounds = self._sounds, []
+        return sounds
 
     def may_ask_engine(self, session: Session, kind: str) -> bool:
         return False

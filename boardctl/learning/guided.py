@@ -60,6 +60,7 @@ class LessonGuide:
         self._reset()
         self._busy = False
         self._own_request = False
+        self._sounds: list[Code] = []
 
     def _reset(self) -> None:
         self.wrong: tuple[str, LessonMove] | None = None  # the wrong move (UCI) and the right one
@@ -135,6 +136,7 @@ class LessonGuide:
                 self.current = answer.state
                 if not answer.is_right:
                     self.wrong = (uci, answer.expected)
+                    self._sounds.append(Code.LESSON_WRONG)
                     name = uci
                     if len(moves) == state.ply + 1:  # the last move made: put back at once
                         name = _san_before(session, uci)
@@ -203,6 +205,10 @@ class LessonGuide:
         note = self.lesson.note_for((*self.current.played, move.uci)) if self.current else ""
         self.message = f"The lesson plays {move.san}." + (f" {note}" if note else "")
         return True
+
+    def take_sounds(self) -> list[Code]:
+        sounds, self._sounds = self._sounds, []
+        return sounds
 
     def may_ask_engine(self, session: Session, kind: str) -> bool:
         if self._own_request:

@@ -14,7 +14,7 @@ import chess
 import pytest
 from test_daemon_support import move_events
 
-from boardctl.events import Button, ButtonPressed, SquareChanged
+from boardctl.events import Button, ButtonPressed, Code, SquareChanged
 from boardctl.learning.guided import LessonGuide
 from boardctl.learning.lessons import Lesson, LessonState, Mode
 from boardctl.session import Session, Settings
@@ -146,7 +146,9 @@ def test_a_wrong_move_is_taken_back_and_the_right_one_lit(case: Wrong) -> None:
     hand.move(hand.state()["pending"])
     right = hand.state()["lesson"]["next"]["uci"]
     before = [m.uci() for m in hand.board.move_stack]
+    assert Code.LESSON_WRONG not in hand.session.take_sounds()
     after = hand.move(case.wrong)
+    assert Code.LESSON_WRONG in hand.session.take_sounds()  # the buzzer says it too
     hand.board.pop()
     assert after["moves"] == before  # taken back in the game at once
     assert after["lesson"]["wrong"]["move"] == case.wrong
