@@ -259,7 +259,7 @@ class StepGuide:
             return intents
         if self.wrong is not None:
             return [*intents, *move_leds(session.board, self._move(ply), Code.LESSON_WRONG)]
-        if self.shown and session.tracker.is_matching():
+        if self.shown:  # lit while the move is being made too
             return [*intents, *move_leds(session.board, self._move(ply), Code.STEP_MOVE)]
         return intents
 
