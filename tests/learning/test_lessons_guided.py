@@ -220,3 +220,19 @@ def test_new_game_starts_another_run() -> None:
     hand.move(hand.state()["lesson"]["next"]["uci"])
     assert hand.button("new-game")["lesson"]["run"] == 2
     assert hand.state()["lesson"]["ply"] == 0
+
+
+def test_another_lines_move_is_right_and_the_lesson_follows_that_line() -> None:
+    lesson = load_lesson("italian")
+    seed = next(s for s in range(50) if Hand(lesson, seed=s).state()["lesson"]["line_index"] == 0)
+    hand = Hand(lesson, seed=seed)
+    main = lesson.main.ucis
+    for uci in main[:8]:  # 1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6
+        hand.move(uci)
+    pianissimo = next(i for i, line in enumerate(lesson.lines) if line.ucis[8] == "d2d3")
+    state = hand.move("d2d3")  # not the main line's 5. d4, but the Giuoco Pianissimo's 5. d3
+    assert state["moves"][-1] == "d2d3" and state["lesson"]["wrong"] is None
+    assert state["lesson"]["line_index"] == pianissimo and state["pending"] == lesson.lines[pianissimo].ucis[9]
+    assert state["lesson"]["score"]["first_try"] == 5 and state["lesson"]["score"]["mistakes"] == 0
+    follow_line(hand)
+    assert hand.finished[0].line.name == lesson.lines[pianissimo].name
