@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "host": "boardctl.network.host_command",
     "join": "boardctl.network.join_command",
     "online": "boardctl.online.command",
+    "learn": "boardctl.learn",
 }
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

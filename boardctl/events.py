@@ -67,6 +67,12 @@ class Code(StrEnum):
     ONLINE = "online"
     #: The practice coach's better move (boardctl.learning.coach); replaces ``blunder`` there.
     COACH = "coach"
+    #: Guided mode (boardctl learn): the lesson's move for you to make; after a wrong move, the
+    #: right one (the wrong one shows ``takeback`` until it is put back).
+    LESSON_MOVE = "lesson-move"
+    LESSON_WRONG = "lesson-wrong"
+    #: boardctl games step: the replayed game's next move to make (or, with --watch, the move shown).
+    STEP_MOVE = "step-move"
 
 
 class Button(StrEnum):

@@ -241,6 +241,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         session = open_session(mode, cfg, args, store, engine_name=engine.name if engine else "",
                                announce=logging.INFO if view_wanted else logging.WARNING,
                                opponent=_character_label(character))
+        prepare = getattr(args, "prepare_session", None)  # boardctl learn, games step: their guide
+        if prepare is not None:
+            session = prepare(session)
         if engine is not None and session.settings.level != engine.level:
             await engine.set_level(session.settings.level)  # a resumed game keeps its level
         # --stdio: the first input line decides the time base of the board and the daemon alike.

@@ -18,7 +18,7 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from boardctl.clock import Clock, TimeControl
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
@@ -57,6 +57,9 @@ from boardctl.tracker import (
 from boardctl.tracker import Violation as TrackerViolation
 from boardctl.variants import get_variant
 from engine.levels import PRACTICE_LEVELS
+
+if TYPE_CHECKING:
+    from boardctl.guide import Guide
 
 log = logging.getLogger(__name__)
 
@@ -220,6 +223,9 @@ class Session:
         #: side's offer waiting for an answer here ("draw" or "takeback").
         self._requests: list[str] = []
         self.remote_offer: str | None = None
+        #: Guided mode (boardctl learn, boardctl games step): judges the moves made, lights the
+        #: expected one, may play the other side; None in play and record (boardctl.guide).
+        self.guide: Guide | None = None
         pending = self._legal(board, self.record.pending) if self.record.pending else None
         self._resume_pending: Move | None = None
         if pending is not None and (self.is_engine_turn() or self.is_remote_turn()) and not self.is_over():
@@ -620,6 +626,8 @@ class Session:
     def _after(self, t: float) -> None:
         self._start_clock_when_matching(t)
         self._decide_end(t)
+        if self.guide is not None:
+            self.guide.after(self, t)
 
     def _decide_end(self, t: float, forfeit: Forfeit | None = None) -> bool:
         """Mate, stalemate, a dead position, a forfeit or a fallen flag: the one place a game ends
@@ -782,6 +790,8 @@ class Session:
             else:
                 self._network_button(button, t)
             return
+        if self.guide is not None and self.guide.on_button(self, button, t):
+            return  # the guide's own meaning of the button (a lesson's hint, a replay's step)
         if button == Button.NEW_GAME:
             pass  # the tracker has started the new game itself (GameStarted follows)
         elif button == Button.TAKEBACK:
@@ -893,6 +903,8 @@ class Session:
         request = self._request
         if request is None or request.not_before > self.t or not self._started:
             return None
+        if self.guide is not None and not self.guide.may_ask_engine(self, request.kind):
+            return None  # the guide plays this move itself (a lesson's reply)
         if request.kind == "move" and not self.tracker.is_matching():
             return None  # wait until the board shows the game (after a takeback, resume or setup)
         if request.kind == "move" and self.clock is not None and request.budget is None:
@@ -1003,7 +1015,10 @@ class Session:
         seen: set[tuple[int, str]] = set()
         out: list[LedIntent] = []
         network = self.settings.mode == "network"
-        for intent in (*self._tracker_leds, *self._extra_leds):
+        intents = [*self._tracker_leds, *self._extra_leds]
+        if self.guide is not None:
+            intents = self.guide.leds(self, intents)
+        for intent in intents:
             why = Code.REMOTE_MOVE if network and intent.why is Code.ENGINE_MOVE else intent.why
             phys = LedIntent(self._logical_sq(intent.square), why)
             if (phys.square, phys.why) not in seen:
@@ -1014,7 +1029,7 @@ class Session:
     def state_line(self) -> dict[str, Any]:
         """The state everyone sees (stdio, web page); keys documented in docs/events.md."""
         human = self.record.human
-        return {
+        line: dict[str, Any] = {
             "fen": self.board.fen(),
             "start_fen": self.record.fen,
             "occupancy": self.geometry.to_hex(self._logical_bb(self.tracker.occupancy)),
@@ -1044,6 +1059,9 @@ class Session:
             "coach": self._coach_line(),
             "review": [v.to_json() for v in self.coach_notes.review()] if self.is_over() and self.is_coached() else None,
         }
+        if self.guide is not None:
+            line.update(self.guide.state(self))
+        return line
 
     def _eval(self) -> dict[str, int] | None:
         """The engine's last score, from White's side: ``{"cp": n}`` or ``{"mate": n}``."""
@@ -1072,6 +1090,8 @@ class Session:
 
     def take_sounds(self) -> list[Code]:
         sounds, self._sounds = self._sounds, []
+        if self.guide is not None:
+            sounds += self.guide.take_sounds()
         return sounds
 
     def take_log(self) -> list[tuple[str, Event]]:
