@@ -26,6 +26,11 @@ COMMANDS: dict[str, str] = {
     "demo": "boardctl.demo",
     "games": "boardctl.games",
     "selftest": "boardctl.selftest",
+    "tournament": "boardctl.tournament_cmd",
+    "host": "boardctl.network.host_command",
+    "join": "boardctl.network.join_command",
+    "online": "boardctl.online.command",
+    "learn": "boardctl.learn",
 }
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

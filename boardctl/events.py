@@ -58,9 +58,21 @@ class Code(StrEnum):
     SELFTEST = "selftest"
     #: Saving the game failed (full or read-only disk): the four corners, until a save succeeds.
     STORAGE = "storage"
+    #: The other player's move (a board over the network, an online game) to carry out by hand.
+    REMOTE_MOVE = "remote-move"
     #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
     WEB = "web"
     ENGINE_ERROR = "engine-error"
+    #: State-line reason only: the Lichess server changed the game (boardctl online).
+    ONLINE = "online"
+    #: The practice coach's better move (boardctl.learning.coach); replaces ``blunder`` there.
+    COACH = "coach"
+    #: Guided mode (boardctl learn): the lesson's move for you to make; after a wrong move, the
+    #: right one (the wrong one shows ``takeback`` until it is put back).
+    LESSON_MOVE = "lesson-move"
+    LESSON_WRONG = "lesson-wrong"
+    #: boardctl games step: the replayed game's next move to make (or, with --watch, the move shown).
+    STEP_MOVE = "step-move"
 
 
 class Button(StrEnum):
@@ -84,7 +96,7 @@ class Button(StrEnum):
 
 
 #: Codes that only ever appear as a state line's ``reason``; they never light an LED.
-REASON_ONLY: frozenset[Code] = frozenset({Code.WEB, Code.ENGINE_ERROR})
+REASON_ONLY: frozenset[Code] = frozenset({Code.WEB, Code.ENGINE_ERROR, Code.ONLINE})
 
 
 #: The promotion each button chooses, as the rules name choices (``GameBoard.choices``).
@@ -256,13 +268,9 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "", geomet
     if "snapshot" in obj:
         raw = obj["snapshot"]
         try:
-            occupancy = int(raw, 16) if isinstance(raw, str) else -1
-        except ValueError:
-            occupancy = -1
-        if not 0 <= occupancy <= geometry.all_mask:
-            raise EventFormatError(
-                f"{_where(where)}'snapshot' must be a {geometry.points}-bit hex bitboard, got {short_repr(raw)}"
-            )
+            occupancy = geometry.from_hex(raw)
+        except ValueError as e:
+            raise EventFormatError(f"{_where(where)}'snapshot' must be a {geometry.points}-bit hex bitboard: {e}") from None
         return Snapshot(t, occupancy)
     return Tick(t)
 

@@ -12,6 +12,7 @@ The whole input is parsed before anything is written, so a malformed line leaves
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
@@ -176,6 +177,10 @@ class _Replay:
     def engine(self, line: EngineReplied) -> None:
         session = self.session
         session.tick(line.t)
+        if session.is_remote_turn():  # a network game: the other board's move, lit as it was
+            with contextlib.suppress(ValueError):
+                session.remote_move(len(session.network_moves()), line.move.uci(), line.t)
+            return
         request = session.engine_request()
         if request is None or request.kind != "move":
             self.warnings.append(ReplayWarning(Code.ENGINE_ERROR, len(session.board.move_stack) + 1, f"engine reply {line.move.uci()} not asked for"))

@@ -18,12 +18,13 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from boardctl.clock import Clock, TimeControl
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
 from boardctl.core.rules import Color, GameBoard, Move, Variant
 from boardctl.engine_client import MATE_SCORE, Reply
+from boardctl.errors import BoardctlError
 from boardctl.events import (
     Button,
     ButtonPressed,
@@ -36,6 +37,7 @@ from boardctl.events import (
     SquareChanged,
     Tick,
 )
+from boardctl.learning.coach import CoachNotes, Verdict
 from boardctl.storage import GameRecord, Violation
 from boardctl.tracker import (
     Forfeit,
@@ -54,6 +56,10 @@ from boardctl.tracker import (
 )
 from boardctl.tracker import Violation as TrackerViolation
 from boardctl.variants import get_variant
+from engine.levels import PRACTICE_LEVELS
+
+if TYPE_CHECKING:
+    from boardctl.guide import Guide
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +79,8 @@ HEADER_VERSION = 1
 class Settings:
     """What a game is played with; the parts that matter for resuming are saved in the record."""
 
-    mode: Literal["play", "record"] = "play"
-    color: str = "white"  # the human's colour in play: white, black or random
+    mode: Literal["play", "record", "network"] = "play"
+    color: str = "white"  # the human's colour in play (white, black or random); this board's in network
     level: str = "intermediate"
     orientation: str = "auto"  # auto, normal or flipped
     time_control: str = ""
@@ -87,6 +93,25 @@ class Settings:
     engine_name: str = "boardctl engine"
     variant: str = "chess"  # boardctl.variants.NAMES
     opponent: str = ""  # the character played (play --opponent), as named in the PGN: "Ilya Inferno (2000)"
+    coach: bool = False  # a full-strength coach judges the human's moves (always at practice levels)
+
+
+@dataclass(frozen=True)
+class LocalMove:
+    """A move completed on this board in a ``network`` game, to send to the other side: ``ply``
+    counts from 0 (the game's first move), ``clock`` is the mover's time left (None: no clock)."""
+
+    ply: int
+    uci: str
+    clock: float | None
+
+
+class RemoteMoveError(BoardctlError, ValueError):
+    """A remote move that cannot be applied (wrong number, not the remote side's turn, illegal)."""
+
+
+#: Requests a ``network`` game's buttons send to the other side (docs/network-protocol.md).
+NETWORK_REQUESTS = ("draw", "takeback", "resign", "claim", "accept", "decline")
 
 
 @dataclass(frozen=True)
@@ -189,13 +214,21 @@ class Session:
         self._illegal_seen = dict(self.tracker.illegal_counts)
         self._engine_pv: str | None = None  # the engine's last principal variation, SAN
         self._engine_book = False  # the engine's last move came from its opening book
+        self.coach_notes = CoachNotes()  # the coach's verdicts (boardctl.learning.coach)
         #: A clock waits for the board to match the game before it starts (a new game being set
         #: up, a resumed game whose pieces are not back yet): nobody's time runs meanwhile.
         self._clock_waits = False
         self.notice: str | None = resume_notice(self.record) if self.resumed else None
+        #: Network games: requests from this board's buttons for the other side, and the other
+        #: side's offer waiting for an answer here ("draw" or "takeback").
+        self._requests: list[str] = []
+        self.remote_offer: str | None = None
+        #: Guided mode (boardctl learn, boardctl games step): judges the moves made, lights the
+        #: expected one, may play the other side; None in play and record (boardctl.guide).
+        self.guide: Guide | None = None
         pending = self._legal(board, self.record.pending) if self.record.pending else None
         self._resume_pending: Move | None = None
-        if pending is not None and self.is_engine_turn() and not self.is_over():
+        if pending is not None and (self.is_engine_turn() or self.is_remote_turn()) and not self.is_over():
             self._resume_pending = pending  # shown again on the LEDs once time starts (resume)
         else:
             self._schedule_engine(0.0)
@@ -220,6 +253,9 @@ class Session:
         names = self.variant.color_names
         human: str | None = None
         white, black = names[0].capitalize(), names[1].capitalize()
+        if s.mode == "network":
+            side = _side_index(s.color)
+            human = names[0 if side is None else side]
         if s.mode == "play":
             side = _side_index(s.color)
             human = random.choice(names) if side is None else names[side]
@@ -290,6 +326,183 @@ class Session:
     def is_engine_turn(self) -> bool:
         human = self._human_color()
         return human is not None and self.board.turn != human
+
+    # -- network games: the other side's moves come in, this board's go out ----------------------
+
+    def local_color(self) -> Color | None:
+        """This board's colour in a ``network`` game (None in other modes)."""
+        if self.settings.mode != "network" or self.record.human not in self.variant.color_names:
+            return None
+        return self.record.human == self.variant.color_names[0]
+
+    def is_remote_turn(self) -> bool:
+        """A ``network`` game with the other side to move (its move is awaited or lit)."""
+        local = self.local_color()
+        return local is not None and self.board.turn != local
+
+    def set_players(self, white: str, black: str) -> None:
+        """The names in the record (both boards of a network game write the same)."""
+        if (self.record.white, self.record.black) != (white, black):
+            self.record.white, self.record.black = white, black
+            self._dirty = True
+
+    def network_moves(self) -> list[str]:
+        """The game's moves as the network sees them: the record's, then the remote move lit here
+        and not yet made by hand (it is already the other side's move)."""
+        moves = list(self.record.moves)
+        if self.pending is not None and self.is_remote_turn():
+            moves.append(self.pending.uci())
+        return moves
+
+    def network_clocks(self) -> list[float | None]:
+        """The ``[%clk]`` of each of :meth:`network_moves` (the lit remote move's: its mover's time)."""
+        clocks = list(self.record.clocks)
+        if self.pending is not None and self.is_remote_turn():
+            clocks.append(self._shown_left)
+        return clocks
+
+    def local_moves(self, since: int = 0) -> list[LocalMove]:
+        """Moves completed on this board by its own colour from ply ``since`` on (to send)."""
+        local = self.local_color()
+        if local is None:
+            return []
+        start = self.variant.board(self.record.fen).turn
+        out = []
+        for ply in range(max(0, since), len(self.record.moves)):
+            mover = start if ply % 2 == 0 else not start
+            if mover == local:
+                out.append(LocalMove(ply, self.record.moves[ply], self.record.clocks[ply]))
+        return out
+
+    def remote_move(self, ply: int, uci: str, t: float, *, clock: float | None = None) -> bool:
+        """The other side's move number ``ply`` (from 0): lit as ``remote-move`` for this board's
+        player to make by hand, whose time runs from now. True if it is new, False if it was
+        applied already (sent twice); RemoteMoveError if it cannot be this game's move ``ply``.
+        ``clock``: the mover's time left as the authoritative side counts it."""
+        self._advance(t)
+        moves = self.network_moves()
+        if ply < len(moves):
+            if moves[ply] == uci:
+                return False
+            raise RemoteMoveError(f"move {ply + 1}: {uci} differs from the game's {moves[ply]}")
+        if ply > len(moves):
+            raise RemoteMoveError(f"move {ply + 1}: the game has only {len(moves)} moves; a move is missing")
+        if self.is_over():
+            raise RemoteMoveError(f"move {ply + 1}: the game is over ({self.record.result})")
+        if not self.is_remote_turn():
+            raise RemoteMoveError(f"move {ply + 1}: it is this board's turn, not the other side's")
+        move = self._legal(self.board, uci)
+        if move is None:
+            raise RemoteMoveError(f"move {ply + 1}: {uci!r} is not a legal move in {self.board.fen()}")
+        self._log_entry(EngineReplied(t, move, None))  # a replay shows it as the daemon did
+        self.draw_offer = False
+        self.remote_offer = None
+        self._extra_leds = []
+        self.warning = None
+        self.serial += 1
+        self._dirty = True
+        if self.clock is not None:
+            mover = self.board.turn
+            left = self.clock.moved(mover, t) if clock is None else clock
+            if clock is not None:
+                self.clock.stop(t)
+                self.clock.take_back(mover, clock)
+            self._shown_left = round(left, 3)
+            self._clock_waits = False
+            self.clock.start(not mover, t)  # this board's time runs from the moment it is lit
+        self._apply(self.tracker.expect(move, t))
+        self._after(t)
+        return True
+
+    def sync_clock(self, remaining: dict[str, float], running: str | None, t: float) -> None:
+        """Set both clocks to the authoritative side's times (``remaining`` by colour name)."""
+        if self.clock is None or self.is_over():
+            return
+        names = self.variant.color_names
+        self.clock.stop(t)
+        for color, name in ((True, names[0]), (False, names[1])):
+            if name in remaining:
+                self.clock.take_back(color, float(remaining[name]))
+        if running in names:
+            self.clock.start(running == names[0], t)
+            self._clock_waits = False
+
+    def set_move_clocks(self, clocks: list[float | None]) -> None:
+        """The authoritative side's ``[%clk]`` per move, for the moves both have."""
+        changed = False
+        for ply, value in enumerate(clocks[: len(self.record.clocks)]):
+            if self.record.clocks[ply] != value:
+                self.record.clocks[ply] = value
+                changed = True
+        if changed:
+            self._dirty = True
+
+    def remote_end(self, result: str, termination: str, t: float) -> None:
+        """The authoritative side ended the game (resignation, agreement, flag, claim)."""
+        self._advance(t)
+        if result not in ("1-0", "0-1", "1/2-1/2"):
+            return
+        if not self.is_over():
+            self._end(result, termination, t)
+        elif (self.record.result, self.record.termination) != (result, termination):
+            self.record.result, self.record.termination = result, termination  # the host's word is final
+            self._dirty = True
+
+    def remote_takeback(self, moves: int, t: float) -> None:
+        """The authoritative game is ``moves`` long now: take back what this board has beyond it."""
+        self._advance(t)
+        if self.pending is not None and self.is_remote_turn() and len(self.record.moves) >= moves:
+            self._apply(self.tracker.expect(None, t))
+        plies = len(self.record.moves) - moves
+        if plies > 0:
+            self.remote_offer = None
+            self._apply(self.tracker.take_back(plies, t))
+            if self.is_over():
+                self.record.result, self.record.termination = "*", ""
+
+    def remote_request(self, kind: str, t: float) -> None:
+        """The other side offers a draw or asks for a takeback (this board's button answers:
+        the same button accepts), or declined this side's offer."""
+        self._advance(t)
+        if kind in ("draw", "takeback") and not self.is_over():
+            self.remote_offer = kind
+            self.draw_offer = kind == "draw"
+            self.warning = f"your opponent offers a {kind}: press {kind} to accept, or move to decline" if kind == "draw" \
+                else "your opponent asks to take back a move: press takeback to accept"
+            if kind == "draw":
+                self._extra_leds = [LedIntent(sq, Code.DRAW_OFFER) for sq in self._king_squares()]
+                self._sounds.append(Code.DRAW_OFFER)
+        elif kind == "decline":
+            self.warning = "your opponent declined"
+            self.draw_offer = False
+            self._extra_leds = []
+
+    def take_requests(self) -> list[str]:
+        """This board's requests for the other side since the last call (:data:`NETWORK_REQUESTS`)."""
+        requests, self._requests = self._requests, []
+        return requests
+
+    def _network_button(self, button: Button, t: float) -> None:
+        """Resign, draw, takeback and claim in a network game: passed to the other side."""
+        local = self.local_color()
+        assert local is not None
+        if button == Button.RESIGN:
+            self._requests.append("resign")
+            self._end("0-1" if local else "1-0", f"{self.variant.color_name(local)} resigned", t)
+        elif button == Button.CLAIM:
+            self._requests.append("claim")
+            self._claim(t)
+        elif button in (Button.DRAW, Button.TAKEBACK):
+            kind = "draw" if button == Button.DRAW else "takeback"
+            if self.remote_offer == kind:
+                self._requests.append("accept")
+                self.remote_offer = None
+                if kind == "draw":
+                    self._end("1/2-1/2", "draw agreed", t)
+                self.warning = None if kind == "takeback" else self.warning
+            else:
+                self._requests.append(kind)
+                self.warning = f"{kind} {'offered' if kind == 'draw' else 'asked'}: waiting for your opponent"
 
     # -- orientation ------------------------------------------------------------------------------
 
@@ -413,6 +626,8 @@ class Session:
     def _after(self, t: float) -> None:
         self._start_clock_when_matching(t)
         self._decide_end(t)
+        if self.guide is not None:
+            self.guide.after(self, t)
 
     def _decide_end(self, t: float, forfeit: Forfeit | None = None) -> bool:
         """Mate, stalemate, a dead position, a forfeit or a fallen flag: the one place a game ends
@@ -468,8 +683,9 @@ class Session:
         # From the record, not the tracker's board: later outputs of the same step may have moved it on.
         start_turn = self.variant.board(self.record.fen).turn
         mover = start_turn if len(self.record.moves) % 2 == 0 else not start_turn
-        engine_move = self._human_color() not in (None, mover)
+        engine_move = self._human_color() not in (None, mover) or self.local_color() not in (None, mover)
         self.draw_offer = False
+        self.remote_offer = None
         self.warning = None
         self._extra_leds = []
         self.serial += 1
@@ -497,6 +713,7 @@ class Session:
             self.record.clocks.pop()
         self.record.violations = [v for v in self.record.violations if v.ply <= len(self.record.moves)]
         self.record.result, self.record.termination = "*", ""
+        self.coach_notes.trim(len(self.record.moves))
         self._extra_leds = []
         self.serial += 1
         self._dirty = True
@@ -539,6 +756,7 @@ class Session:
         self._engine_score = None
         self._engine_pv = None
         self._engine_book = False
+        self.coach_notes.clear()
         self._illegal_seen = {True: 0, False: 0}
         self._game_started = True
         self.serial += 1
@@ -554,14 +772,26 @@ class Session:
             self.clock.add(not out.color, ARBITER_BONUS)
         self._illegal_seen[out.color] = counted
         color = self.variant.color_name(out.color)
-        self.record.violations.append(Violation(len(self.record.moves), str(out.code), color, out.detail))
-        self.warning = f"{color}: {out.code}: {out.detail}"
+        detail = out.detail
+        if self.local_color() is not None:  # one record on both boards: a refused attempt stays local
+            detail = detail.replace("the engine's", "your opponent's")
+        else:
+            self.record.violations.append(Violation(len(self.record.moves), str(out.code), color, out.detail))
+        self.warning = f"{color}: {out.code}: {detail}"
         self._sounds.append(out.code)
         self._dirty = True
 
     # -- buttons ----------------------------------------------------------------------------------
 
     def _on_button(self, button: Button, t: float) -> None:
+        if self.local_color() is not None and button in (Button.RESIGN, Button.CLAIM, Button.DRAW, Button.TAKEBACK):
+            if self.is_over() and button != Button.TAKEBACK:
+                self.warning = f"the game is over ({self.record.result})"
+            else:
+                self._network_button(button, t)
+            return
+        if self.guide is not None and self.guide.on_button(self, button, t):
+            return  # the guide's own meaning of the button (a lesson's hint, a replay's step)
         if button == Button.NEW_GAME:
             pass  # the tracker has started the new game itself (GameStarted follows)
         elif button == Button.TAKEBACK:
@@ -656,6 +886,7 @@ class Session:
         )
         self._extra_leds = [LedIntent(sq, Code.RESULT) for sq in kings if sq is not None]
         self._sounds.append(Code.RESULT)
+        self._save_review()
         self.warning = f"game over: {result} ({termination})"
         self._dirty = True
         log.info("game %s over: %s (%s)", self.record.id, result, termination)
@@ -672,6 +903,8 @@ class Session:
         request = self._request
         if request is None or request.not_before > self.t or not self._started:
             return None
+        if self.guide is not None and not self.guide.may_ask_engine(self, request.kind):
+            return None  # the guide plays this move itself (a lesson's reply)
         if request.kind == "move" and not self.tracker.is_matching():
             return None  # wait until the board shows the game (after a takeback, resume or setup)
         if request.kind == "move" and self.clock is not None and request.budget is None:
@@ -723,7 +956,7 @@ class Session:
         return board.variation_san(moves) if moves else None
 
     def _check_blunder(self, score: int | None) -> None:
-        if not self.settings.blunder_warning or score is None or self._engine_score is None:
+        if not self.settings.blunder_warning or self.is_coached() or score is None or self._engine_score is None:
             return
         if score - self._engine_score >= BLUNDER_CP and self.board.move_stack:
             move = self.board.peek()
@@ -737,14 +970,57 @@ class Session:
             self._request = replace(request, not_before=self.t + ENGINE_RETRY)
         self.warning = f"engine failed: {message}"
 
+    # -- the coach (boardctl.learning.coach) -----------------------------------------------------
+
+    def is_coached(self) -> bool:
+        """A coach judges the human's moves: asked for (``--coach``) or a practice level."""
+        return self.settings.mode == "play" and (self.settings.coach or self.settings.level in PRACTICE_LEVELS)
+
+    def human_color(self) -> Color | None:
+        """The human's side in play, None in record mode."""
+        return self._human_color()
+
+    def coach_verdict(self, verdict: Verdict | None, ply: int, move: str) -> bool:
+        """The coach's answer about the move ``move`` at ``ply``; True when the LEDs and the page
+        change (the better move lit with ``coach``, replacing the blunder warning)."""
+        if not self.is_coached() or not self.coach_notes.accept(verdict, ply=ply, move=move, moves=self.record.moves):
+            return False
+        assert verdict is not None
+        board = self.variant.board(self.record.fen)
+        for uci in self.record.moves[:ply]:
+            board.push(board.parse_uci(uci))
+        better = self._legal(board, verdict.best)
+        if better is not None:
+            self._extra_leds = [LedIntent(better.from_square, Code.COACH), LedIntent(better.to_square, Code.COACH)]
+            self._sounds.append(Code.COACH)
+        if self.is_over():
+            self._save_review()
+        return True
+
+    def _coach_line(self) -> dict[str, Any] | None:
+        current = self.coach_notes.current
+        if current is None or not self.is_coached() or current.ply >= len(self.record.moves):
+            return None
+        return current.to_json()
+
+    def _save_review(self) -> None:
+        if self.is_coached():
+            self.record.review = self.coach_notes.annotations()
+            self._dirty = True
+
     # -- output -----------------------------------------------------------------------------------
 
     def leds(self) -> list[LedIntent]:
         """The LEDs to light now, physical squares, tracker's first then the session's."""
         seen: set[tuple[int, str]] = set()
         out: list[LedIntent] = []
-        for intent in (*self._tracker_leds, *self._extra_leds):
-            phys = LedIntent(self._logical_sq(intent.square), intent.why)
+        network = self.settings.mode == "network"
+        intents = [*self._tracker_leds, *self._extra_leds]
+        if self.guide is not None:
+            intents = self.guide.leds(self, intents)
+        for intent in intents:
+            why = Code.REMOTE_MOVE if network and intent.why is Code.ENGINE_MOVE else intent.why
+            phys = LedIntent(self._logical_sq(intent.square), why)
             if (phys.square, phys.why) not in seen:
                 seen.add((phys.square, phys.why))
                 out.append(phys)
@@ -753,7 +1029,7 @@ class Session:
     def state_line(self) -> dict[str, Any]:
         """The state everyone sees (stdio, web page); keys documented in docs/events.md."""
         human = self.record.human
-        return {
+        line: dict[str, Any] = {
             "fen": self.board.fen(),
             "start_fen": self.record.fen,
             "occupancy": self.geometry.to_hex(self._logical_bb(self.tracker.occupancy)),
@@ -780,7 +1056,12 @@ class Session:
             "game": self.record.id,
             "notice": self.notice,
             "opponent": self.settings.opponent or None,
+            "coach": self._coach_line(),
+            "review": [v.to_json() for v in self.coach_notes.review()] if self.is_over() and self.is_coached() else None,
         }
+        if self.guide is not None:
+            line.update(self.guide.state(self))
+        return line
 
     def _eval(self) -> dict[str, int] | None:
         """The engine's last score, from White's side: ``{"cp": n}`` or ``{"mate": n}``."""
@@ -809,6 +1090,8 @@ class Session:
 
     def take_sounds(self) -> list[Code]:
         sounds, self._sounds = self._sounds, []
+        if self.guide is not None:
+            sounds += self.guide.take_sounds()
         return sounds
 
     def take_log(self) -> list[tuple[str, Event]]:

@@ -63,6 +63,14 @@ def test_unstamped_line_takes_the_readers_time() -> None:
     ('{"t": 1, "button": "fly"}', "unknown button 'fly'"),
     ('{"t": 1, "button": "hint", "square": "e2", "occupied": true}', "one event per line"),
     ('{"t": 1, "snapshot": "zz"}', "64-bit hex"),
+    # Exactly the geometry's 16 digits: short, prefixed, spaced or signed forms int() accepts are refused.
+    ('{"t": 1, "snapshot": "ffff"}', "16 hex digits"),
+    ('{"t": 1, "snapshot": "0xffff00000000ff"}', "16 hex digits"),
+    ('{"t": 1, "snapshot": "ffff_0000_0000_ff"}', "16 hex digits"),
+    ('{"t": 1, "snapshot": " ffff00000000fff"}', "16 hex digits"),
+    ('{"t": 1, "snapshot": "+ffff00000000fff"}', "16 hex digits"),
+    ('{"t": 1, "snapshot": "ffff00000000ffff0"}', "16 hex digits"),
+    ('{"t": 1, "snapshot": 65535}', "16 hex digits"),
     ('{"t": 1, "colour": "red"}', "unknown key"),
 ])
 def test_malformed_lines_say_what_is_wrong_and_where(line: str, message: str) -> None:

@@ -115,3 +115,34 @@ def test_stdio_refuses_a_100_mb_line_quickly_in_bounded_memory(tmp_path: Path) -
     assert proc.returncode == 0 and b"Traceback" not in err
     assert elapsed < 20, elapsed
     assert grown < 20_000, f"peak memory grew {grown} kB"
+
+
+#: (a line hostile to the 9x10 board, what its error says): names and sizes that fit chess only.
+XIANGQI_HOSTILE = [
+    (b'{"t": 2, "square": "j5", "occupied": true}', "square name"),
+    (b'{"t": 2, "square": "a10", "occupied": true}', "square name"),
+    (b'{"t": 2, "square": "E2", "occupied": true}', "square name"),
+    (b'{"t": 2, "snapshot": "ffff00000000ffff"}', "23 hex digits"),  # a chess-sized snapshot
+    (b'{"t": 2, "snapshot": "fffffffffffffffffffffff"}', "beyond the 90"),
+    (b'{"t": 2, "snapshot": "0x' + b"0" * 21 + b'"}', "23 hex digits"),
+    (b'{"t": 2, "button": "hint", "square": "e2", "occupied": true}', "one event per line"),
+]
+
+
+def test_stdio_xiangqi_daemon_answers_every_bad_line_and_carries_on(tmp_path: Path) -> None:
+    good = [b'{"t": 0}', b'{"t": 1, "square": "h2", "occupied": false}', b'{"t": 1.2, "square": "e2", "occupied": true}']
+    lines = [good[0], *[line for line, _ in XIANGQI_HOSTILE], *good[1:], b'{"t": 3}']
+    result = boardctl(["record", "--variant", "xiangqi", "--board", "sim", "--stdio", "--no-web",
+                       "--games-dir", str(tmp_path / "g")],
+                      b"\n".join(lines) + b"\n", env_for("utf8-strict", tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    out = [json.loads(x) for x in result.stdout.splitlines()]
+    answers = [x for x in out if "reason" not in x]
+    assert [x["input"] for x in answers] == list(range(1, len(lines) + 1))
+    for number, (_, needle) in enumerate(XIANGQI_HOSTILE, start=2):
+        error = answers[number - 1].get("error", "")
+        assert error.startswith(f"stdin:{number}: ") and needle in error, (number, error)
+        assert len(error) < 400
+    assert answers[-1]["moves"] == ["h2e2"] and "error" not in answers[-1]
+    assert answers[-1]["variant"] == "xiangqi"

@@ -8,16 +8,21 @@ distance to the other, counted upwards mod ``n - 1``, is odd. Tables after the f
 ``n``'s opponent + 1 upwards. tests/learning/test_pairings.py checks this against the printed
 tables for 4, 6, 8 and 10 players.
 
-Swiss rounds are paired by ``caissify-pairings`` (its ``dutch`` engine, FIDE C.04.3), not by a
-home-made pairer; :func:`swiss_round` only turns the tournament's history into its inputs
-(scores, colours, floats, byes, previous pairings). docs/learning.md says what was checked.
+Swiss rounds are paired by ``py4swiss`` (its Dutch engine, FIDE C.04.3, tested by its authors
+against bbpPairings, the FIDE-endorsed Dutch program), not by a home-made pairer:
+:func:`dutch_round` writes the tournament so far as a FIDE TRF-16 file, the format every pairing
+program reads, and reads its pairing back. ``caissify-pairings`` (:func:`swiss_round`) was the
+first choice and is kept for comparison only: checked against the rules it allocates colours
+against C.04.3 E.4 (docs/learning.md and tests/learning/test_pairings_fide.py say where).
 """
 
 from __future__ import annotations
 
+import tempfile
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from boardctl.errors import BoardctlError
 
@@ -124,3 +129,64 @@ def swiss_round(
         raise PairingError(f"round {round_number} cannot be paired: {exc}") from exc
     rows = sorted(rows, key=lambda r: int(r["table"]))
     return [Pairing(int(r["white_id"]), None if r.get("black_id") is None else int(r["black_id"])) for r in rows]
+
+
+@dataclass(frozen=True)
+class Played:
+    """One player's round: the opponent (None: the pairing-allocated bye, a full point), colour, points."""
+
+    opponent: int | None
+    is_white: bool
+    points: float
+
+
+@dataclass(frozen=True)
+class DutchEntry:
+    """A player and the rounds played so far, as the Dutch system (and a TRF file) sees them."""
+
+    number: int  # pairing number: 1 = highest rated
+    rating: int
+    rounds: tuple[Played, ...]
+
+    @property
+    def score(self) -> float:
+        return sum(r.points for r in self.rounds)
+
+
+_RESULT_CODES = {1.0: "1", 0.5: "=", 0.0: "0"}
+
+
+def trf_text(entries: Sequence[DutchEntry], *, total_rounds: int) -> str:
+    """The tournament so far as FIDE TRF-16 (player lines and the ``XXR``/``XXC`` extensions
+    that pairing programs read): top seed White in round 1, as in :func:`swiss_round`."""
+    lines = ["012 boardctl tournament", f"XXR {total_rounds}", "XXC white1"]
+    for e in entries:
+        blocks = ""
+        for r in e.rounds:
+            if r.opponent is None:
+                blocks += "  0000 - U"
+            else:
+                blocks += f"  {r.opponent:>4} {'w' if r.is_white else 'b'} {_RESULT_CODES[r.points]}"
+        name = f"Player {e.number}"
+        lines.append(
+            f"001 {e.number:>4} m    {name:<33} {e.rating:>4} XXX {0:>11} 2000/00/00 {e.score:>4.1f} {e.number:>4}" + blocks
+        )
+    return "\n".join(lines) + "\n"
+
+
+def dutch_round(entries: Sequence[DutchEntry], *, total_rounds: int) -> list[Pairing]:
+    """The next Swiss round by the FIDE Dutch system (py4swiss), highest board first."""
+    from py4swiss.engines import DutchEngine  # only Swiss events need the library
+    from py4swiss.trf import TrfParser
+
+    if len(entries) < 2:
+        raise PairingError("a Swiss round needs at least 2 players")
+    round_number = len(entries[0].rounds) + 1
+    try:
+        with tempfile.TemporaryDirectory(prefix="boardctl-trf-") as folder:
+            path = Path(folder) / "tournament.trf"
+            path.write_text(trf_text(entries, total_rounds=total_rounds), encoding="utf-8")
+            rows = DutchEngine.generate_pairings(TrfParser.parse(path, strict=True))
+    except Exception as exc:  # the library's own errors are plain exceptions
+        raise PairingError(f"round {round_number} cannot be paired: {exc}") from exc
+    return [Pairing(r.white, r.black) if r.white and r.black else Pairing(r.white or r.black, None) for r in rows]

@@ -166,3 +166,53 @@ class RatingStore:
         if after is not before:
             self.save(after)
         return after
+
+
+def learning_dir(games_dir: Path | None = None) -> Path:
+    """Where a games folder's learning state lives (tournaments): ``<games dir>/learning``."""
+    if games_dir is None:
+        from boardctl.config import data_dir
+
+        games_dir = data_dir() / "games"
+    return games_dir / "learning"
+
+
+def default_path() -> Path:
+    """The user's one rating file, ``$XDG_DATA_HOME/boardctl/rating.json``: the same for every
+    rated game, tournament games and ``play --opponent`` alike (``characters.rating_file``)."""
+    from boardctl.config import data_dir
+
+    return data_dir() / "rating.json"
+
+
+def default_store() -> RatingStore:
+    return RatingStore(default_path())
+
+
+def record_rated_game(
+    opponent_rating: float,
+    score: float,
+    *,
+    opponent: str = "",
+    game_id: str | None = None,
+    store: RatingStore | None = None,
+    when: str | None = None,
+) -> Rating:
+    """Count one rated game (a tournament game, a game against a character) and save at once.
+
+    ``score`` is the user's: 1, 0.5 or 0. ``game_id`` (the saved game's id) makes a repeated
+    report of the same game count once; without it the time of the call names the game.
+    ``store`` says which rating file (default: :func:`default_path`); RatingError names a bad
+    score or rating."""
+    import datetime as dt
+
+    now = dt.datetime.now(dt.UTC)
+    when = when or now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    target = store or default_store()
+    return target.record(
+        game_id=game_id or now.strftime("%Y%m%d-%H%M%S-%f"),
+        opponent=opponent,
+        opponent_rating=opponent_rating,
+        score=score,
+        when=when,
+    )

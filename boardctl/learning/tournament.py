@@ -14,16 +14,27 @@ Swiss by points, Buchholz, Sonneborn-Berger.
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import fcntl
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from boardctl.errors import BoardctlError
 from boardctl.learning import atomic
-from boardctl.learning.pairings import Pairing, PairingError, SwissEntry, berger_round, swiss_round
+from boardctl.learning.pairings import (
+    DutchEntry,
+    Pairing,
+    PairingError,
+    Played,
+    SwissEntry,
+    berger_round,
+    dutch_round,
+)
 
 VERSION = 1
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -54,6 +65,9 @@ class Game:
     white: int
     black: int | None  # None: a bye for ``white``
     result: str | None = None  # "1-0", "0-1", "1/2-1/2"; always "1-0" for a bye
+    #: The user's game: the id of its saved game (boardctl.storage), set when it starts, so a
+    #: restart resumes that game or takes its result.
+    game_id: str | None = None
 
     @property
     def is_bye(self) -> bool:
@@ -186,12 +200,7 @@ class Tournament:
         if self.format is Format.ROUND_ROBIN:
             pairings = berger_round(len(self.players), number)
         else:
-            pairings = swiss_round(
-                self._swiss_entries(number),
-                previous={(g.white, g.black) for g in self.games if g.black is not None},
-                round_number=number,
-                total_rounds=self.rounds,
-            )
+            pairings = dutch_round(self._dutch_entries(number), total_rounds=self.rounds)
         games = tuple(
             Game(number, p.white, p.black, "1-0" if p.is_bye else None) for p in pairings
         )
@@ -209,7 +218,38 @@ class Tournament:
                 return replace(self, games=games)
         raise TournamentError(f"no game in round {round_number} with player {white} as White")
 
+    def with_game_id(self, round_number: int, white: int, game_id: str) -> Tournament:
+        """This tournament with the saved game ``game_id`` attached to ``white``'s game in ``round_number``."""
+        for i, game in enumerate(self.games):
+            if game.round == round_number and game.white == white and not game.is_bye:
+                games = (*self.games[:i], replace(game, game_id=game_id), *self.games[i + 1 :])
+                return replace(self, games=games)
+        raise TournamentError(f"no game in round {round_number} with player {white} as White")
+
+    def user_game(self) -> Game | None:
+        """The user's game in the current round (None: no user, not paired yet, or a bye)."""
+        user = self.user()
+        if user is None:
+            return None
+        return next(
+            (g for g in self.round_games(self.current_round) if user.number in (g.white, g.black) and not g.is_bye),
+            None,
+        )
+
+    def _dutch_entries(self, round_number: int) -> list[DutchEntry]:
+        """Every player's rounds before ``round_number``, for the Dutch pairing program."""
+        entries = []
+        for p in self.players:
+            rounds = []
+            for r in range(1, round_number):
+                game = next(g for g in self.round_games(r) if p.number in (g.white, g.black))
+                opponent = game.opponent(p.number)
+                rounds.append(Played(opponent, game.white == p.number and opponent is not None, game.points(p.number)))
+            entries.append(DutchEntry(p.number, p.rating, tuple(rounds)))
+        return entries
+
     def _swiss_entries(self, round_number: int) -> list[SwissEntry]:
+        """The same history as caissify-pairings' inputs (kept to compare the two libraries)."""
         entries = []
         for p in self.players:
             colors: list[str] = []
@@ -308,7 +348,9 @@ class Tournament:
                 {"number": p.number, "name": p.name, "rating": p.rating, "is_user": p.is_user} for p in self.players
             ],
             "games": [
-                {"round": g.round, "white": g.white, "black": g.black, "result": g.result} for g in self.games
+                {"round": g.round, "white": g.white, "black": g.black, "result": g.result}
+                | ({"game_id": g.game_id} if g.game_id is not None else {})
+                for g in self.games
             ],
         }
 
@@ -345,7 +387,10 @@ class Tournament:
                 f(item, "white", int, where=at),
                 f(item, "black", (int, type(None)), where=at),
                 f(item, "result", (str, type(None)), where=at),
+                f(item, "game_id", str, where=at) if isinstance(item, dict) and "game_id" in item else None,
             )
+            if game.game_id is not None and not re.fullmatch(r"[0-9A-Za-z_.-]{1,80}", game.game_id):
+                raise atomic.FieldError(f"{at}.game_id: {game.game_id[:40]!r} is not a game id")
             if not (1 <= game.white <= n and (game.black is None or 1 <= game.black <= n)):
                 raise atomic.FieldError(f"{at}: a player number outside 1..{n}")
             if game.result is not None and game.result not in RESULTS:
@@ -391,17 +436,39 @@ class TournamentStore:
     def ids(self) -> list[str]:
         return sorted(p.stem for p in self.folder.glob("*.json")) if self.folder.is_dir() else []
 
+    @contextlib.contextmanager
+    def locked(self, tournament_id: str) -> Iterator[None]:
+        """Hold the tournament's lock (an ``flock`` on ``<id>.lock``): the background runner and
+        the player's game change one file, each by read, change, atomic write, one at a time."""
+        path = self.path(tournament_id).with_suffix(".lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def update(self, tournament_id: str, change: Callable[[Tournament], Tournament]) -> Tournament:
+        """Load, change and save under the lock; returns the saved tournament."""
+        with self.locked(tournament_id):
+            before = self.load(tournament_id)
+            after = change(before)
+            if after != before:
+                self.save(after)
+            return after
+
     def pair_next_round(self, tournament_id: str) -> Tournament:
         """Pair the next round and save it before anyone plays."""
-        t = self.load(tournament_id).pair_next_round()
-        self.save(t)
-        return t
+        return self.update(tournament_id, Tournament.pair_next_round)
 
     def record(self, tournament_id: str, round_number: int, white: int, result: str) -> Tournament:
         """Enter one result and save at once."""
-        t = self.load(tournament_id).with_result(round_number, white, result)
-        self.save(t)
-        return t
+        return self.update(tournament_id, lambda t: t.with_result(round_number, white, result))
+
+    def attach_game(self, tournament_id: str, round_number: int, white: int, game_id: str) -> Tournament:
+        """Note which saved game is the user's game of ``round_number``, and save at once."""
+        return self.update(tournament_id, lambda t: t.with_game_id(round_number, white, game_id))
 
 
 __all__ = [

@@ -1,0 +1,157 @@
+"""The session's ``network`` mode in-process: remote moves lit and made by hand, numbering, clocks,
+requests, takeback and the end of the game (the interface ``host``/``join`` and Lichess use)."""
+
+from __future__ import annotations
+
+import chess
+import pytest
+from test_daemon_support import move_events
+
+from boardctl.events import Button, ButtonPressed, SquareChanged
+from boardctl.session import LocalMove, RemoteMoveError, Session, Settings
+
+
+class Hands:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.t = 0.0
+        session.tick(0.0)
+
+    def move(self, uci: str) -> None:
+        board = chess.Board(self.session.board.fen())
+        for square, occupied in move_events(board, chess.Move.from_uci(uci)):
+            self.t += 0.1
+            self.session.feed(SquareChanged(self.t, chess.parse_square(square), occupied))
+        self.t += 0.5
+        self.session.tick(self.t)
+
+    def press(self, button: Button) -> None:
+        self.t += 0.1
+        self.session.feed(ButtonPressed(self.t, button))
+
+    def later(self, seconds: float) -> float:
+        self.t += seconds
+        return self.t
+
+
+def leds(session: Session, why: str) -> set[str]:
+    return {led["square"] for led in session.state_line()["leds"] if led["why"] == why}
+
+
+def network(color: str = "black", tc: str = "") -> tuple[Session, Hands]:
+    session = Session(Settings(mode="network", color=color, time_control=tc, takeback="off"))
+    return session, Hands(session)
+
+
+def test_remote_move_is_lit_as_remote_move_and_made_by_hand() -> None:
+    session, hands = network("black")
+    assert session.is_remote_turn() and session.local_color() is False
+    assert session.remote_move(0, "e2e4", hands.later(1.0)) is True
+    line = session.state_line()
+    assert line["pending"] == "e2e4" and line["mode"] == "network" and line["human"] == "black"
+    assert leds(session, "remote-move") == {"e2", "e4"} and not leds(session, "engine-move")
+    assert session.network_moves() == ["e2e4"] and session.record.moves == []
+    hands.move("e2e4")
+    assert session.record.moves == ["e2e4"] and session.pending is None and not leds(session, "remote-move")
+    hands.move("e7e5")
+    assert session.local_moves(0) == [LocalMove(1, "e7e5", None)]
+    assert session.local_moves(2) == []
+
+
+def test_a_move_sent_twice_is_applied_once() -> None:
+    session, hands = network("black")
+    assert session.remote_move(0, "e2e4", hands.later(1.0))
+    assert session.remote_move(0, "e2e4", hands.later(0.1)) is False  # lit already
+    hands.move("e2e4")
+    assert session.remote_move(0, "e2e4", hands.later(0.1)) is False  # made already
+    assert session.record.moves == ["e2e4"]
+
+
+@pytest.mark.parametrize(("ply", "uci", "why"), [
+    (0, "e7e5", "not a legal move"),   # the right number, but Black's move on White's turn
+    (1, "e7e5", "a move is missing"),  # a gap
+    (0, "e2e5", "not a legal move"),
+    (0, "zz", "not a legal move"),
+])
+def test_wrong_remote_moves_are_refused_without_harm(ply: int, uci: str, why: str) -> None:
+    session, hands = network("black")
+    with pytest.raises(RemoteMoveError, match=why):
+        session.remote_move(ply, uci, hands.later(1.0))
+    assert session.pending is None and session.network_moves() == []
+
+
+def test_the_remote_side_cannot_move_for_this_board() -> None:
+    session, hands = network("white")
+    with pytest.raises(RemoteMoveError, match="this board's turn"):
+        session.remote_move(0, "e2e4", hands.later(1.0))
+    hands.move("e2e4")
+    with pytest.raises(RemoteMoveError, match="differs"):
+        session.remote_move(0, "d2d4", hands.later(1.0))
+
+
+def test_another_move_than_the_remote_one_is_refused_as_for_the_engine() -> None:
+    session, hands = network("black")
+    session.remote_move(0, "e2e4", hands.later(1.0))
+    hands.move("d2d4")
+    line = session.state_line()
+    assert line["moves"] == [] and "illegal-move" in {led["why"] for led in line["leds"]}
+    assert "your opponent's" in (line["warning"] or "")
+    assert session.record.violations == []  # one record on both boards
+
+
+def test_clock_runs_from_the_moment_the_remote_move_is_lit() -> None:
+    session, hands = network("black", tc="5+0")
+    hands.later(1.0)
+    session.sync_clock({"white": 300.0, "black": 300.0}, "white", hands.t)
+    session.remote_move(0, "e2e4", hands.later(2.0), clock=297.5)
+    clock = session.state_line()["clock"]
+    assert clock["running"] == "black" and clock["white"] == 297.5
+    session.tick(hands.later(3.0))
+    assert session.state_line()["clock"]["black"] == pytest.approx(297.0, abs=0.01)
+    hands.move("e2e4")
+    assert session.record.clocks == [297.5]
+    hands.move("e7e5")
+    assert session.record.clocks[1] is not None and session.record.clocks[1] < 297.0
+    session.set_move_clocks([297.5, 296.25])
+    assert session.record.clocks == [297.5, 296.25]
+
+
+def test_buttons_become_requests_and_remote_offers_are_answered() -> None:
+    session, hands = network("black")
+    hands.press(Button.DRAW)
+    assert session.take_requests() == ["draw"] and not session.is_over()
+    session.remote_request("draw", hands.later(0.1))
+    assert session.state_line()["draw_offer"] is True
+    hands.press(Button.DRAW)
+    assert session.take_requests() == ["accept"]
+    assert session.record.result == "1/2-1/2" and session.record.termination == "draw agreed"
+
+
+def test_resignation_ends_the_game_and_is_reported() -> None:
+    session, hands = network("black")
+    hands.press(Button.RESIGN)
+    assert session.take_requests() == ["resign"]
+    assert session.record.result == "1-0" and session.record.termination == "black resigned"
+
+
+def test_remote_end_and_takeback() -> None:
+    session, hands = network("black")
+    session.remote_move(0, "e2e4", hands.later(1.0))
+    hands.move("e2e4")
+    hands.move("e7e5")
+    session.remote_takeback(1, hands.later(0.5))
+    assert session.record.moves == ["e2e4"] and leds(session, "takeback")
+    session.remote_end("0-1", "white resigned", hands.later(0.5))
+    assert session.is_over() and session.record.termination == "white resigned"
+    session.remote_end("0-1", "white lost on time", hands.later(0.5))  # the host's word is final
+    assert session.record.termination == "white lost on time"
+
+
+def test_a_resumed_game_lights_the_remote_move_again() -> None:
+    session, hands = network("black")
+    session.remote_move(0, "e2e4", hands.later(1.0))
+    session.take_dirty()
+    again = Session(session.settings, record=session.record)
+    again.tick(0.0)
+    assert again.pending is not None and again.pending.uci() == "e2e4"
+    assert leds(again, "remote-move") == {"e2", "e4"}
