@@ -1,7 +1,8 @@
 """Do the characters play like their descriptions, and does their strength follow their rating?
 
 ``python -m bench characters`` plays two sets of games with our engine over UCI, at small fixed
-node budgets (``go nodes``) so that a loaded machine changes the speed, not the moves:
+node budgets (``go nodes``: 1000 a move in the style games, 1500 in the round robin; a character's
+level may cap it lower) so that a loaded machine changes the speed, not the moves:
 
 * **style**: each chosen character plays ``--games`` games (colours alternating) against one
   fixed opponent, our engine at level ``--opponent-level`` with its own style. From every game
@@ -333,8 +334,10 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="bench.characters", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=40, help="style games per character (default 40)")
-    parser.add_argument("--nodes", type=int, default=1500, help="nodes per move, both sides (default 1500)")
-    parser.add_argument("--opponent-level", default="1600", help="the fixed opponent's level (default 1600)")
+    parser.add_argument("--nodes", type=int, default=1000, help="nodes per move in the style games (default 1000)")
+    parser.add_argument("--rr-nodes", type=int, default=1500, help="nodes per move in the round robin (default 1500)")
+    parser.add_argument("--opponent-level", default="2000",
+                        help="the fixed opponent's level (default 2000: the level of the 1700-rated characters)")
     parser.add_argument("--style", default=",".join(STYLE_SET),
                         help="characters of the style games, by id, or 'all' (default: one per style)")
     parser.add_argument("--round-robin", default=",".join(ROUND_ROBIN_SET),
@@ -355,6 +358,7 @@ def main(argv: list[str]) -> int:
                    chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, timeout=300))
         try:
             jobs: list[tuple[str, str, str, Callable[[], None]]] = []
+            rr_jobs: list[tuple[str, str, str, Callable[[], None]]] = []
             opponent = f"level-{args.opponent_level}"
             for i in range(args.games):
                 for cid in style_ids:
@@ -375,8 +379,10 @@ def main(argv: list[str]) -> int:
                             configure(engines[0], w, args.opponent_level)
                             configure(engines[1], bl, args.opponent_level)
 
-                        jobs.append(("rr", a, b, setup_rr))
-            _run(args.state, done, jobs, engines, args.nodes, time.monotonic() + args.minutes * 60)
+                        rr_jobs.append(("rr", a, b, setup_rr))
+            deadline = time.monotonic() + args.minutes * 60
+            _run(args.state, done, jobs, engines, args.nodes, deadline)
+            _run(args.state, done, rr_jobs, engines, args.rr_nodes, deadline)
         finally:
             for engine in engines:
                 engine.quit()

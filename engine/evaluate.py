@@ -1,14 +1,22 @@
 # mypy: disable-error-code="no-any-return"
-"""Static evaluation: tapered piece-square tables, mobility, pawn structure and king safety.
+"""Static evaluation: tapered material and piece-square tables, mobility, pawn structure, king safety.
 
-All tunable numbers sit in the block below. Scores are centipawns from the side to move.
-Piece-square tables are built from a few shape rules (centralisation, advancement, king
-shelter) rather than typed out square by square.
+Every weight is a runtime value in one int64 array ``ev`` (blocks named in ``LAYOUT``), loaded
+from engine/data/eval_weights.json, which the tuner (bench/tune.py, docs/tuning.md) writes; the
+hand-set numbers below are the fallback and the tuner's start. Because the kernels read ``ev``
+rather than constants, ``scaled_tables`` can give a character's style its own weights without
+recompiling. Scores are centipawns from the side to move.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import logging
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
@@ -41,7 +49,11 @@ from engine.movegen import (
 )
 from engine.tables import FILE, KING, KNIGHT, SHIELD, SQ
 
-# ---- tunables -------------------------------------------------------------------------
+log = logging.getLogger(__name__)
+
+# ---- the hand-set weights: the fallback when engine/data/eval_weights.json is absent -----
+# Every weight is read at run time from the array ``ev`` (see ``LAYOUT``); these tuples are only
+# the defaults that build it. The search imports VALUE_MG for move ordering and pruning margins.
 VALUE_MG = (100, 320, 335, 480, 960, 0)
 VALUE_EG = (120, 300, 320, 540, 1000, 0)
 PHASE_W = (0, 1, 1, 2, 4, 0)  # full middlegame = 24
@@ -57,19 +69,107 @@ ROOK_OPEN = (25, 10)
 ROOK_SEMI = (12, 6)
 SHIELD_MG = 12  # per pawn in front of the king
 KING_ATTACK_W = (0, 2, 2, 3, 5, 0)  # attack units per square of the king zone hit
+KING_DANGER_CAP = 500  # the middlegame penalty is min(units ** 2, cap) with two attackers or more
 TEMPO = 10
 # ---------------------------------------------------------------------------------------
 
-PST_MG = 0
-PST_EG = 768
-EV_SIZE = 1536
+MOB_COUNT = (0, 9, 14, 15, 28, 0)  # mobility table length per piece type (0..max squares)
+MOB_START = (0, 0, 9, 23, 38, 0)  # where each piece type's mobility row starts
+MOB_SIZE = 66
+DANGER_SIZE = 64  # king-danger table, indexed by attack units (capped)
+
+
+def _ev_layout() -> dict[str, tuple[int, int]]:
+    """Name -> (offset, size) of every weight block of the runtime array ``ev``."""
+    sizes = [
+        ("PST_MG", 6 * 64),  # [piece type * 64 + square from White's side], material excluded
+        ("PST_EG", 6 * 64),
+        ("MAT_MG", 6),
+        ("MAT_EG", 6),
+        ("MOB_MG", MOB_SIZE),  # [MOB_START[type] + safe squares attacked]
+        ("MOB_EG", MOB_SIZE),
+        ("PASSED_MG", 8),  # by relative rank
+        ("PASSED_EG", 8),
+        ("DOUBLED", 2),  # (mg, eg) per extra pawn on a file: negative, a penalty
+        ("ISOLATED", 2),  # (mg, eg) per isolated pawn
+        ("BISHOP_PAIR", 2),
+        ("ROOK_OPEN", 2),
+        ("ROOK_SEMI", 2),
+        ("SHIELD", 4),  # mg, by shield pawns 0..3
+        ("DANGER", DANGER_SIZE),  # mg added to the attacked side, by attack units
+        ("KING_ATT", 6),  # attack units per king-zone square hit, by piece type
+        ("PHASE_W", 6),
+        ("TEMPO", 1),
+        ("PHASE_TOTAL", 1),  # derived: the phase of the start position (the taper's denominator)
+    ]
+    out: dict[str, tuple[int, int]] = {}
+    pos = 0
+    for name, size in sizes:
+        out[name] = (pos, size)
+        pos += size
+    return out
+
+
+LAYOUT = _ev_layout()
+PST_MG = LAYOUT["PST_MG"][0]
+PST_EG = LAYOUT["PST_EG"][0]
+MAT_MG = LAYOUT["MAT_MG"][0]
+MAT_EG = LAYOUT["MAT_EG"][0]
+MOB_MG_AT = LAYOUT["MOB_MG"][0]
+MOB_EG_AT = LAYOUT["MOB_EG"][0]
+PASSED_MG_AT = LAYOUT["PASSED_MG"][0]
+PASSED_EG_AT = LAYOUT["PASSED_EG"][0]
+DOUBLED_AT = LAYOUT["DOUBLED"][0]
+ISOLATED_AT = LAYOUT["ISOLATED"][0]
+BISHOP_PAIR_AT = LAYOUT["BISHOP_PAIR"][0]
+ROOK_OPEN_AT = LAYOUT["ROOK_OPEN"][0]
+ROOK_SEMI_AT = LAYOUT["ROOK_SEMI"][0]
+SHIELD_AT = LAYOUT["SHIELD"][0]
+DANGER_AT = LAYOUT["DANGER"][0]
+KING_ATT_AT = LAYOUT["KING_ATT"][0]
+PHASE_W_AT = LAYOUT["PHASE_W"][0]
+TEMPO_AT = LAYOUT["TEMPO"][0]
+PHASE_TOTAL_AT = LAYOUT["PHASE_TOTAL"][0]
+EV_SIZE = PHASE_TOTAL_AT + 1
+
+PIECE_NAMES = ("pawn", "knight", "bishop", "rook", "queen", "king")
+WEIGHTS_FILE = Path(__file__).resolve().parent / "data" / "eval_weights.json"
+WEIGHTS_FORMAT = "boardctl-eval-weights 1"
+WEIGHTS_ENV = "BOARDCTL_EVAL_WEIGHTS"
+
+
+def _block(name: str) -> range:
+    at, size = LAYOUT[name]
+    return range(at, at + size)
+
+
+def _join(*names: str) -> tuple[range, ...]:
+    return tuple(_block(n) for n in names)
+
+
+# What a character's style scales (engine/uci.py) and what the tuner reports on: group -> blocks of ``ev``.
+WEIGHT_GROUPS: dict[str, tuple[range, ...]] = {
+    "material": _join("MAT_MG", "MAT_EG"),
+    "pst": _join("PST_MG", "PST_EG"),
+    "mobility": _join("MOB_MG", "MOB_EG"),
+    "pawn_structure": _join("DOUBLED", "ISOLATED"),
+    "passed_pawns": _join("PASSED_MG", "PASSED_EG"),
+    "king_safety": _join("SHIELD", "DANGER"),
+    "pieces": _join("BISHOP_PAIR", "ROOK_OPEN", "ROOK_SEMI"),
+    "king_attack_units": _join("KING_ATT"),
+    "phase": _join("PHASE_W"),
+    "tempo": _join("TEMPO"),
+}
 
 
 def _pst_value(ptype: int, sq: int) -> tuple[int, int]:
+    """The hand-set positional part of a piece on ``sq`` (White's view), material excluded."""
     f, r = sq % 8, sq // 8
     md = abs(2 * f - 7) + abs(2 * r - 7)  # 2 (centre) .. 14 (corner)
     centre = 14 - md
     if ptype == PAWN:
+        if r in (0, 7):
+            return 0, 0  # no pawn ever stands there
         mg = (0, 0, 2, 6, 14, 25, 45, 0)[r] + (8 if f in (3, 4) and r in (3, 4) else 0)
         mg -= 8 if f in (3, 4) and r == 1 else 0
         eg = (0, 0, 5, 12, 25, 45, 75, 0)[r]
@@ -88,20 +188,148 @@ def _pst_value(ptype: int, sq: int) -> tuple[int, int]:
     else:
         mg = (20 if f in (1, 2, 6) else 0) if r == 0 else (-10 if r == 1 else -30 - 10 * r)
         eg = centre * 4 - 28
-    return VALUE_MG[ptype] + mg, VALUE_EG[ptype] + eg
+    return mg, eg
+
+
+def default_weights() -> np.ndarray:
+    """The hand-set weights (the engine before tuning) as a runtime array."""
+    ev = np.zeros(EV_SIZE, dtype=np.int64)
+    for pt in range(6):
+        for sq in range(64):
+            ev[PST_MG + pt * 64 + sq], ev[PST_EG + pt * 64 + sq] = _pst_value(pt, sq)
+        ev[MAT_MG + pt] = VALUE_MG[pt]
+        ev[MAT_EG + pt] = VALUE_EG[pt]
+        ev[KING_ATT_AT + pt] = KING_ATTACK_W[pt]
+        ev[PHASE_W_AT + pt] = PHASE_W[pt]
+        for n in range(MOB_COUNT[pt]):
+            ev[MOB_MG_AT + MOB_START[pt] + n] = MOB_MG[pt] * (n - MOB_BASE[pt])
+            ev[MOB_EG_AT + MOB_START[pt] + n] = MOB_EG[pt] * (n - MOB_BASE[pt])
+    ev[PASSED_MG_AT:PASSED_MG_AT + 8] = PASSED_MG
+    ev[PASSED_EG_AT:PASSED_EG_AT + 8] = PASSED_EG
+    ev[DOUBLED_AT:DOUBLED_AT + 2] = (-DOUBLED[0], -DOUBLED[1])
+    ev[ISOLATED_AT:ISOLATED_AT + 2] = (-ISOLATED[0], -ISOLATED[1])
+    ev[BISHOP_PAIR_AT:BISHOP_PAIR_AT + 2] = BISHOP_PAIR
+    ev[ROOK_OPEN_AT:ROOK_OPEN_AT + 2] = ROOK_OPEN
+    ev[ROOK_SEMI_AT:ROOK_SEMI_AT + 2] = ROOK_SEMI
+    ev[SHIELD_AT:SHIELD_AT + 4] = [SHIELD_MG * n for n in range(4)]
+    ev[DANGER_AT:DANGER_AT + DANGER_SIZE] = [-min(u * u, KING_DANGER_CAP) for u in range(DANGER_SIZE)]
+    ev[TEMPO_AT] = TEMPO
+    return with_derived(ev)
+
+
+def phase_total(ev: np.ndarray) -> int:
+    """The phase of the start position under ``ev``'s phase weights: the taper's full middlegame."""
+    counts = (16, 4, 4, 4, 2, 2)
+    return int(sum(c * int(ev[PHASE_W_AT + pt]) for pt, c in enumerate(counts)))
+
+
+def with_derived(ev: np.ndarray) -> np.ndarray:
+    """``ev`` with its derived slot (the phase total) filled in; raises ValueError when it is not positive."""
+    total = phase_total(ev)
+    if total <= 0:
+        raise ValueError(f"evaluation weights: the phase weights {list(ev[PHASE_W_AT:PHASE_W_AT + 6])} "
+                         "give the start position no phase; at least one must be positive")
+    ev[PHASE_TOTAL_AT] = total
+    return ev
+
+
+def weights_to_json(ev: np.ndarray, *, tuner: Mapping[str, object] | None = None) -> str:
+    """The weights file's text: every block by name (tables by piece), and how they were made."""
+    blocks: dict[str, object] = {}
+    for name, (at, size) in LAYOUT.items():
+        if name == "PHASE_TOTAL":
+            continue
+        values = [int(v) for v in ev[at:at + size]]
+        if name.startswith("PST_"):
+            blocks[name] = {PIECE_NAMES[pt]: values[pt * 64:(pt + 1) * 64] for pt in range(6)}
+        else:
+            blocks[name] = values
+    lines = [f' "format": {json.dumps(WEIGHTS_FORMAT)},',
+             f' "tuner": {json.dumps(dict(tuner) if tuner is not None else None, indent=1)},', ' "weights": {']
+    for i, (name, value) in enumerate(blocks.items()):
+        end = "," if i < len(blocks) - 1 else ""
+        if isinstance(value, dict):  # a table per piece, one line each: readable and diffable
+            rows = [f'   "{piece}": {json.dumps(v)}' for piece, v in value.items()]
+            lines.append(f'  "{name}": {{\n' + ",\n".join(rows) + f"\n  }}{end}")
+        else:
+            lines.append(f'  "{name}": {json.dumps(value)}{end}')
+    return "{\n" + "\n".join(lines) + "\n }\n}\n"
+
+
+def weights_from_json(text: str, *, source: str = "weights") -> tuple[np.ndarray, dict[str, object] | None]:
+    """(runtime array, tuner record) from a weights file's text; ValueError naming ``source`` and the field."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{source}: not JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != WEIGHTS_FORMAT:
+        raise ValueError(f"{source}: not a weights file (format should be {WEIGHTS_FORMAT!r})")
+    blocks = doc.get("weights")
+    if not isinstance(blocks, dict):
+        raise ValueError(f"{source}: 'weights' should be an object of blocks")
+    ev = np.zeros(EV_SIZE, dtype=np.int64)
+    for name, (at, size) in LAYOUT.items():
+        if name == "PHASE_TOTAL":
+            continue
+        raw = blocks.get(name)
+        if name.startswith("PST_") and isinstance(raw, dict):
+            raw = [v for piece in PIECE_NAMES for v in (raw.get(piece) or [None])]
+        if not isinstance(raw, list) or len(raw) != size or not all(type(v) is int for v in raw):
+            raise ValueError(f"{source}: weights block {name} should hold {size} integers")
+        ev[at:at + size] = raw
+    tuner = doc.get("tuner")
+    try:
+        return with_derived(ev), tuner if isinstance(tuner, dict) else None
+    except ValueError as exc:
+        raise ValueError(f"{source}: {exc}") from None
+
+
+def load_weights(path: Path = WEIGHTS_FILE) -> np.ndarray:
+    """The runtime array from the weights file, or the hand-set weights when there is none."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        log.info("no evaluation weights at %s: using the hand-set ones", path)
+        return default_weights()
+    return weights_from_json(text, source=str(path))[0]
 
 
 @functools.cache
 def eval_tables() -> np.ndarray:
-    """Piece-square values (material included) for every piece code and square."""
-    ev = np.zeros(EV_SIZE, dtype=np.int64)
-    for colour in range(2):
-        for ptype in range(6):
-            for sq in range(64):
-                own_sq = sq if colour == 0 else sq ^ 56  # mirror ranks for black
-                mg, eg = _pst_value(ptype, own_sq)
-                ev[PST_MG + (colour * 6 + ptype) * 64 + sq] = mg
-                ev[PST_EG + (colour * 6 + ptype) * 64 + sq] = eg
+    """The evaluation's runtime weights (read-only), as every search uses them.
+
+    ``BOARDCTL_EVAL_WEIGHTS`` names another weights file: matches of one set against another
+    (docs/tuning.md) start the engine twice with different files.
+    """
+    other = os.environ.get(WEIGHTS_ENV, "")
+    if other:  # named on purpose: a missing file is an error, not the hand-set weights
+        try:
+            ev = weights_from_json(Path(other).read_text(), source=f"{WEIGHTS_ENV}={other}")[0]
+        except OSError as exc:
+            raise ValueError(f"{WEIGHTS_ENV}={other}: cannot read it ({exc.strerror})") from None
+    else:
+        ev = load_weights()
+    ev.flags.writeable = False
+    return ev
+
+
+def scaled_tables(scales: Mapping[str, float], *, base: np.ndarray | None = None) -> np.ndarray:
+    """A copy of ``base`` (default: ``eval_tables()``) with each named group's weights multiplied.
+
+    The characters' style options use it: scaling the runtime array needs no recompiling and
+    follows whatever weights the tuner produced. Unknown groups raise ValueError.
+    """
+    ev = np.array(eval_tables() if base is None else base, dtype=np.int64)
+    for group, factor in scales.items():
+        if group not in WEIGHT_GROUPS:
+            raise ValueError(f"unknown evaluation weight group {group!r}; known: {', '.join(WEIGHT_GROUPS)}")
+        if not math.isfinite(factor) or factor < 0:
+            raise ValueError(f"scale of {group!r} should be a finite number >= 0, not {factor}")
+        for block in WEIGHT_GROUPS[group]:
+            ev[block.start:block.stop] = np.rint(ev[block.start:block.stop] * factor).astype(np.int64)
+    if phase_total(ev) <= 0:
+        raise ValueError("scaling the phase weights to zero leaves no taper")
+    ev = with_derived(ev)
     ev.flags.writeable = False
     return ev
 
@@ -146,7 +374,7 @@ def _beside(b: np.uint64) -> np.uint64:
 
 
 @kernel()
-def pawn_structure(pawns: np.uint64, enemy_pawns: np.uint64, c: int) -> tuple[int, int]:
+def pawn_structure(ev: np.ndarray, pawns: np.uint64, enemy_pawns: np.uint64, c: int) -> tuple[int, int]:
     """(mg, eg) of colour ``c``'s isolated, doubled and passed pawns.
 
     Set-wise: the same sums as a loop over pawns and files, without the loops.
@@ -154,16 +382,16 @@ def pawn_structure(pawns: np.uint64, enemy_pawns: np.uint64, c: int) -> tuple[in
     files = _files(pawns)
     isolated = popcount(pawns & ((files & ~((files << U1) | (files >> U1))) * FILE_A))
     doubled = popcount(pawns) - popcount(files)  # sum over files of (pawns on it - 1)
-    mg = -ISOLATED[0] * isolated - DOUBLED[0] * doubled
-    eg = -ISOLATED[1] * isolated - DOUBLED[1] * doubled
+    mg = ev[ISOLATED_AT] * isolated + ev[DOUBLED_AT] * doubled
+    eg = ev[ISOLATED_AT + 1] * isolated + ev[DOUBLED_AT + 1] * doubled
     # passed: no enemy pawn ahead on this or an adjacent file, no own pawn ahead on this file
     passed = pawns & ~_behind(pawns, c) & ~_beside(_behind(enemy_pawns, c))
     while passed != U0:
         s = lsb(passed)
         passed &= passed - U1
         rr = s // 8 if c == 0 else 7 - s // 8
-        mg += PASSED_MG[rr]
-        eg += PASSED_EG[rr]
+        mg += ev[PASSED_MG_AT + rr]
+        eg += ev[PASSED_EG_AT + rr]
     return mg, eg
 
 
@@ -174,6 +402,7 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
     """(mg, eg, phase, king attack units, king attackers) of colour ``c``'s pieces."""
     own = bb[6 + c]
     them = 1 - c
+    flip = 56 * c  # black reads the tables from its own side of the board
     zone = tb[KING + their_ksq] | tb[SQ + their_ksq]
     safe = ~own & ~their_pawn_att
     mg = 0
@@ -185,11 +414,10 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
     while p != U0:
         s = lsb(p)
         p &= p - U1
-        pc = mb[s]
-        pt = piece_type(pc)
-        mg += ev[PST_MG + pc * 64 + s]
-        eg += ev[PST_EG + pc * 64 + s]
-        phase += PHASE_W[pt]
+        pt = piece_type(mb[s])
+        mg += ev[MAT_MG + pt] + ev[PST_MG + pt * 64 + (s ^ flip)]
+        eg += ev[MAT_EG + pt] + ev[PST_EG + pt * 64 + (s ^ flip)]
+        phase += ev[PHASE_W_AT + pt]
         if pt == KING_T:
             continue
         if pt == KNIGHT_T:
@@ -200,36 +428,40 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
             a = rook_att(tb, s, occ)
             f = s & 7
             if tb[FILE + f] & bb[PAWN] == U0:
-                mg += ROOK_OPEN[0]
-                eg += ROOK_OPEN[1]
+                mg += ev[ROOK_OPEN_AT]
+                eg += ev[ROOK_OPEN_AT + 1]
             elif tb[FILE + f] & bb[PAWN] & own == U0:
-                mg += ROOK_SEMI[0]
-                eg += ROOK_SEMI[1]
+                mg += ev[ROOK_SEMI_AT]
+                eg += ev[ROOK_SEMI_AT + 1]
         else:
             a = bishop_att(tb, s, occ) | rook_att(tb, s, occ)
-        mob = popcount(a & safe) - MOB_BASE[pt]
-        mg += MOB_MG[pt] * mob
-        eg += MOB_EG[pt] * mob
+        mob = MOB_START[pt] + popcount(a & safe)
+        mg += ev[MOB_MG_AT + mob]
+        eg += ev[MOB_EG_AT + mob]
         hits = a & zone
         if hits != U0:
-            units += KING_ATTACK_W[pt] * popcount(hits)
+            units += ev[KING_ATT_AT + pt] * popcount(hits)
             nattackers += 1
     if popcount(bb[BISHOP] & own) >= 2:
-        mg += BISHOP_PAIR[0]
-        eg += BISHOP_PAIR[1]
+        mg += ev[BISHOP_PAIR_AT]
+        eg += ev[BISHOP_PAIR_AT + 1]
     pawns = bb[PAWN] & own
     p = pawns
+    npawns = 0
     while p != U0:
         s = lsb(p)
         p &= p - U1
-        pc = mb[s]
-        mg += ev[PST_MG + pc * 64 + s]
-        eg += ev[PST_EG + pc * 64 + s]
-    smg, seg = pawn_structure(pawns, bb[PAWN] & bb[6 + them], c)
+        npawns += 1
+        mg += ev[PST_MG + PAWN * 64 + (s ^ flip)]
+        eg += ev[PST_EG + PAWN * 64 + (s ^ flip)]
+    mg += ev[MAT_MG + PAWN] * npawns
+    eg += ev[MAT_EG + PAWN] * npawns
+    phase += ev[PHASE_W_AT + PAWN] * npawns
+    smg, seg = pawn_structure(ev, pawns, bb[PAWN] & bb[6 + them], c)
     mg += smg
     eg += seg
     shield = popcount(tb[SHIELD + c * 64 + own_ksq] & pawns)
-    mg += SHIELD_MG * min(shield, 3)
+    mg += ev[SHIELD_AT + min(shield, 3)]
     return mg, eg, phase, units, nattackers
 
 
@@ -244,13 +476,16 @@ def evaluate(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st:
     mg0, eg0, ph0, u0, a0 = _side_terms(tb, ev, bb, mb, 0, occ, _pawn_attacks(bp, 1), wk, bk)
     mg1, eg1, ph1, u1, a1 = _side_terms(tb, ev, bb, mb, 1, occ, _pawn_attacks(wp, 0), bk, wk)
     if a0 >= 2:  # white attacks the black king
-        mg1 -= min(u0 * u0, 500)
+        mg1 += ev[DANGER_AT + min(max(u0, 0), DANGER_SIZE - 1)]
     if a1 >= 2:
-        mg0 -= min(u1 * u1, 500)
-    phase = min(ph0 + ph1, 24)
-    score = ((mg0 - mg1) * phase + (eg0 - eg1) * (24 - phase)) // 24
-    if bb[PAWN] == U0 and phase <= 1 and (bb[ROOK] | bb[QUEEN]) == U0:
+        mg0 += ev[DANGER_AT + min(max(u1, 0), DANGER_SIZE - 1)]
+    total = ev[PHASE_TOTAL_AT]
+    phase = min(max(ph0 + ph1, 0), total)
+    blend = (mg0 - mg1) * phase + (eg0 - eg1) * (total - phase)
+    # rounded towards zero, so that the colour-mirrored position scores exactly the negation
+    score = blend // total if blend >= 0 else -((-blend) // total)
+    if bb[PAWN] == U0 and (bb[ROOK] | bb[QUEEN]) == U0 and popcount(bb[KNIGHT_T] | bb[BISHOP]) <= 1:
         return 0  # a lone minor piece cannot win
     if st[SIDE] == 1:
         score = -score
-    return score + TEMPO
+    return score + ev[TEMPO_AT]

@@ -182,7 +182,7 @@ def test_contempt_over_uci(contempt: int, draws: bool) -> None:
 def test_styles_search_differently() -> None:
     """A position where grabbing material and keeping it safe pull apart: the materialist's and
     the attacker's searches score it differently (same nodes, same position)."""
-    fen = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 6 5"
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"  # Kiwipete: nothing cancels
     scores = {}
     for style in ("materialist", "attacker", "solid defender"):
         proto, out = _protocol()
