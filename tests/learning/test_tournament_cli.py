@@ -148,7 +148,12 @@ def test_next_waits_for_the_characters_games_then_pairs_the_next_round(
     from boardctl.learning import npc_games
 
     started: list[str] = []
-    monkeypatch.setattr(npc_games, "start_background", lambda store, tid, **kw: started.append(tid) or 4242)
+
+    def start_background(store: TournamentStore, tid: str, **_: object) -> int:
+        started.append(tid)
+        return 4242
+
+    monkeypatch.setattr(npc_games, "start_background", start_background)
     store = _store(tmp_path / "games")
     t = new_tournament(store, 1200, players=4, format=Format.ROUND_ROBIN, rounds=None, time_control="15+10",
                        pool=[("Ann", 1500), ("Bob", 1300), ("Cid", 1000)], tournament_id="club")
