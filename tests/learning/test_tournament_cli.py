@@ -179,3 +179,17 @@ def test_next_waits_for_the_characters_games_then_pairs_the_next_round(
     assert started.count("club") >= 1  # the runner was (re)started for the waiting round and round 2
     t2 = store.load("club")
     assert t2.current_round == 2 and t2.round_games(1)[0].result is not None
+
+
+def test_next_says_when_the_next_round_cannot_be_paired(tmp_path: Path) -> None:
+    import io
+
+    from boardctl import tournament_cmd
+    from tests.learning.test_tournament import _dead_end
+
+    store = _store(tmp_path / "games")
+    store.save(_dead_end())
+    out = io.StringIO()
+    assert tournament_cmd.prepare_next(store, "dead", out=out) is None
+    assert "Round 4 cannot be paired without a rematch: the tournament ends after round 3" in out.getvalue()
+    assert store.load("dead").is_finished()
