@@ -183,12 +183,17 @@ def test_next_waits_for_the_characters_games_then_pairs_the_next_round(
 
 def test_next_says_when_the_next_round_cannot_be_paired(tmp_path: Path) -> None:
     import io
+    from dataclasses import replace
 
     from boardctl import tournament_cmd
-    from tests.learning.test_tournament import _dead_end
+    from boardctl.learning.tournament import Game, Tournament
 
+    # {1, 2, 3} each met all of {4, 5, 6}: the games left form two triangles (test_tournament.py)
+    t = Tournament.new([(f"P{i}", 2400 - 37 * i, False) for i in range(6)], tournament_id="dead",
+                       format=Format.SWISS, rounds=4)
+    boards = [(1, 4), (5, 2), (3, 6), (5, 1), (2, 6), (4, 3), (1, 6), (4, 2), (3, 5)]
     store = _store(tmp_path / "games")
-    store.save(_dead_end())
+    store.save(replace(t, games=tuple(Game(i // 3 + 1, w, b, "1/2-1/2") for i, (w, b) in enumerate(boards))))
     out = io.StringIO()
     assert tournament_cmd.prepare_next(store, "dead", out=out) is None
     assert "Round 4 cannot be paired without a rematch: the tournament ends after round 3" in out.getvalue()
