@@ -27,6 +27,10 @@ COMMANDS: dict[str, str] = {
     "games": "boardctl.games",
     "selftest": "boardctl.selftest",
     "tournament": "boardctl.tournament_cmd",
+    "host": "boardctl.network.host_command",
+    "join": "boardctl.network.join_command",
+    "online": "boardctl.online.command",
+    "learn": "boardctl.learn",
 }
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

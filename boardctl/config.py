@@ -147,6 +147,21 @@ def _pin(value: Any) -> Any:
     return value
 
 
+def _token(value: Any) -> Any:
+    """A Lichess API token (``lip_...``) or "" (none yet). The message never shows the value: a
+    token must not reach a log or a terminal (docs/online.md)."""
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_]{0,200}", value):
+        raise ValueError("must be a Lichess API token (letters, digits and _; the value is not shown)")
+    return value
+
+
+def _url(value: Any) -> Any:
+    """An http(s) address without control characters (the Lichess server, or a stand-in)."""
+    if not isinstance(_string(value), str) or not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
+        raise ValueError(f"must be an http:// or https:// address, got {short_repr(value)}")
+    return value
+
+
 def check_level(value: Any) -> Any:
     """A named level (also 初级, 中级, 高级, 大师), ``practice1``-``practice5``, or an Elo number."""
     return levels.check_level(value)
@@ -162,6 +177,33 @@ def check_time_control(value: Any) -> Any:
             raise ValueError(f"needs a positive number of minutes, got {value!r}")
         return value
     raise ValueError(f"must be minutes+increment like '15+10' or '' for no clock, got {short_repr(value)}")
+
+
+def _coach_seconds(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.05 <= value <= 30:
+        raise ValueError(f"must be a number of seconds from 0.05 to 30, got {short_repr(value)}")
+    return float(value)
+
+
+def _voice(value: Any) -> Any:
+    if not isinstance(value, str) or len(value) > 40 or not all(c.isascii() and (c.isalnum() or c in "-_+") for c in value):
+        raise ValueError(f"must be an espeak-ng voice name (letters, digits, - _ +), got {short_repr(value)}")
+    return value
+
+
+SPEECH_EVENTS = ("move", "result", "touch-move", "illegal", "lesson")
+
+
+def _speech_events(value: Any) -> Any:
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v in SPEECH_EVENTS for v in value):
+        raise ValueError(f"must be a list among {', '.join(SPEECH_EVENTS)}, got {short_repr(value)}")
+    return tuple(dict.fromkeys(value))
+
+
+def _speech_rate(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int) or not 80 <= value <= 450:
+        raise ValueError(f"must be a whole number of words per minute from 80 to 450, got {short_repr(value)}")
+    return value
 
 
 #: The commands that read the settings; a key's flag is on each unless it says otherwise.
@@ -268,6 +310,29 @@ KEYS: tuple[Key, ...] = (
     Key("terminal.pieces", _choice("unicode", "letters"), "unicode", "--pieces",
         "how the sim's terminal view draws pieces: unicode figurines or letters (KQRBNP, lower case for Black)"),
     Key("web.pin", _pin, "", None, "PIN the web page asks for; empty: generated on first start and stored"),
+    Key("lichess.token", _token, "", None, "Lichess API token with scope board:play (boardctl online --token; "
+        "never logged)", commands=frozenset()),
+    Key("lichess.url", _url, "https://lichess.org", None, "the Lichess server boardctl online plays on",
+        commands=frozenset()),
+    Key("coach.enabled", _boolean, False, "--coach",
+        "a full-strength coach judges your moves and lights a better one (always on at practice1-practice5)",
+        group="engine", commands=ENGINE_COMMANDS),
+    Key("coach.movetime", _coach_seconds, 0.4, "--coach-movetime",
+        "seconds of the coach's search per position (its verdict follows your move within about this)",
+        group="engine", commands=ENGINE_COMMANDS, metavar="SECONDS"),
+    Key("speech.enabled", _boolean, False, "--speech", "say moves, checks, results, touch-move and illegal moves "
+        "aloud (espeak-ng)", group="game"),
+    Key("speech.language", _choice("en", "zh"), "en", "--speech-language",
+        "language of speech: en (English) or zh (Chinese, espeak-ng's cmn voice)", group="game"),
+    Key("speech.voice", _voice, "", "--voice", "espeak-ng voice; empty: the language's own (en, cmn)",
+        group="game", metavar="VOICE"),
+    Key("speech.events", _speech_events, ("move", "result", "touch-move", "illegal", "lesson"), None,
+        "which events are spoken: a list among move, result, touch-move, illegal, lesson", group="game"),
+    Key("speech.sounds", _boolean, False, "--speech-sounds", "short sounds instead of spoken words", group="game"),
+    Key("speech.output", _choice("play", "files"), "play", "--speech-output",
+        "play: through the audio output (aplay); files: only write WAV files (in the data directory's speech/)",
+        group="game"),
+    Key("speech.rate", _speech_rate, 160, None, "speaking rate, words per minute (80-450)", group="game"),
 )
 KEY_BY_NAME = {key.name: key for key in KEYS}
 
@@ -300,6 +365,17 @@ class Config:
     web_port: int
     terminal_pieces: str
     web_pin: str
+    lichess_token: str = field(repr=False)  # never in a log line, not even the config's repr
+    lichess_url: str
+    coach_enabled: bool
+    coach_movetime: float
+    speech_enabled: bool
+    speech_language: str
+    speech_voice: str
+    speech_events: tuple[str, ...]
+    speech_sounds: bool
+    speech_output: str
+    speech_rate: int
 
     @property
     def games_dir(self) -> Path:

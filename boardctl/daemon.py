@@ -28,6 +28,8 @@ from boardctl.core.rules import Variant
 from boardctl.engine_client import Reply
 from boardctl.errors import EngineError
 from boardctl.events import ButtonPressed, Code, Event, SquareChanged, format_event
+from boardctl.learning.coach import Coach, CoachWatcher, Verdict
+from boardctl.learning.speech import Speaker, SpeechWatcher
 from boardctl.session import EngineRequest, Session
 from boardctl.storage import EventLog, GameRecord, GameStore, StorageError
 
@@ -82,6 +84,8 @@ class Daemon:
         virtual_time: bool = False,
         clock: Callable[[], float] = time.monotonic,
         direct: bool = False,
+        coach: Coach | None = None,
+        speaker: Speaker | None = None,
     ) -> None:
         """``board``: a ``boardctl.hw`` board (LEDs, buzzer, events) or None (stdio);
         ``virtual_board``: accept square events from the web; ``virtual_time``: time is the
@@ -117,6 +121,14 @@ class Daemon:
         self.on_record_saved: list[Callable[[GameRecord], object]] = []
         #: Keys added to every state line by a part outside the session (``invite``, ``network``).
         self.extra_state: dict[str, Any] = {}
+        #: Save a millisecond after the state line rather than before it (network games: the other
+        #: board sees a move without waiting for this disk's fsyncs); closing always saves at once.
+        self.save_after_publish = False
+        self._save_soon: asyncio.TimerHandle | None = None
+        #: The practice coach and the spoken moves (boardctl.learning), when on.
+        self.coach = CoachWatcher(coach, deliver=self._coach_delivered) if coach is not None else None
+        self.speaker = speaker
+        self._speech = SpeechWatcher(speaker.words, language=speaker.options.language) if speaker is not None else None
         self._publish(None)
 
     @property
@@ -241,8 +253,32 @@ class Daemon:
                 self.board.play(code)
         else:
             self.session.take_sounds()
+        self._learning()
         self._start_engine()
         return self._publish(reason, only_if_changed=only_if_changed, error=error)
+
+    def _learning(self) -> None:
+        """The coach looks at the player's new move; what changed is said aloud (both queue only)."""
+        session = self.session
+        if self.coach is not None and session.is_coached():
+            self.coach.observe(session.board, human=session.human_color(), variant=self.variant.name,
+                               over=session.is_over())
+        if self.speaker is not None and self._speech is not None:
+            geometry = self.variant.geometry
+            said = self._speech.observe(
+                game=session.record.id,
+                board=session.board,
+                pending=session.pending,
+                violations=[(v.code, v.detail) for v in session.record.violations],
+                result=session.record.result,
+                touched=[geometry.square_name(i.square) for i in session.leds() if i.why == Code.TOUCH_MOVE],
+            )
+            for event in said:
+                self.speaker.say(event)
+
+    def _coach_delivered(self, verdict: Verdict | None, ply: int, move: str) -> None:
+        if not self._closed and self.session.coach_verdict(verdict, ply, move):
+            self._after(Code.COACH)
 
     def _publish(self, reason: str | None, *, only_if_changed: bool = False, error: str | None = None) -> dict[str, Any]:
         line = self.session.state_line()
@@ -268,6 +304,22 @@ class Daemon:
 
     def _save(self) -> None:
         """Take what changed from the session and write it; on failure keep it and warn (never raise)."""
+        if self.save_after_publish and not self._closed:
+            if self._save_soon is not None:
+                return  # already due in a moment
+            with contextlib.suppress(RuntimeError):  # no running loop: saved at once below
+                self._save_soon = asyncio.get_running_loop().call_later(0.001, self._save_later)
+                return
+        if self._save_soon is not None:
+            self._save_soon.cancel()
+            self._save_soon = None
+        self._save_now()
+
+    def _save_later(self) -> None:
+        self._save_soon = None
+        self._save_now()
+
+    def _save_now(self) -> None:
         session = self.session
         for old in session.take_finished():
             self._unsaved_records[old.id] = old
@@ -431,6 +483,10 @@ class Daemon:
                 await self._engine_task
         if self._storage_retry is not None:
             self._storage_retry.cancel()
+        if self.coach is not None:
+            await self.coach.close()
+        if self.speaker is not None:
+            self.speaker.close()
         self._save()
         if self._is_worth_saving(self.session.record):
             self._unsaved_records[self.session.record.id] = self.session.record

@@ -357,6 +357,9 @@ class EngineClient:
         self._started = False
         self._variant = "chess"  # what UCI_Variant the running engine plays
         self._last_root: str | None = None
+        #: A node cap sent with every search besides the move time (None: none); the coach's
+        #: searches use it (boardctl.learning.coach), and a node limit also skips the book.
+        self.nodes: int | None = None
 
     async def start(self) -> None:
         try:
@@ -525,7 +528,8 @@ class EngineClient:
 
     def go_command(self, movetime: float) -> str:
         """The ``go`` line of one search; a subclass may search by nodes instead (tournament games)."""
-        return f"go movetime {max(1, round(movetime * 1000))}"
+        nodes = f" nodes {self.nodes}" if self.nodes is not None else ""
+        return f"go movetime {max(1, round(movetime * 1000))}{nodes}"
 
     async def _attempts(self, board: GameBoard, movetime: float) -> Reply:
         """The move, retried on a fresh process after any failure, up to ``max_restarts`` times."""

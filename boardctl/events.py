@@ -63,6 +63,16 @@ class Code(StrEnum):
     #: State-line reasons only: an action from the web page, and an engine that failed and restarts.
     WEB = "web"
     ENGINE_ERROR = "engine-error"
+    #: State-line reason only: the Lichess server changed the game (boardctl online).
+    ONLINE = "online"
+    #: The practice coach's better move (boardctl.learning.coach); replaces ``blunder`` there.
+    COACH = "coach"
+    #: Guided mode (boardctl learn): the lesson's move for you to make; after a wrong move, the
+    #: right one (the wrong one shows ``takeback`` until it is put back).
+    LESSON_MOVE = "lesson-move"
+    LESSON_WRONG = "lesson-wrong"
+    #: boardctl games step: the replayed game's next move to make (or, with --watch, the move shown).
+    STEP_MOVE = "step-move"
 
 
 class Button(StrEnum):
@@ -86,7 +96,7 @@ class Button(StrEnum):
 
 
 #: Codes that only ever appear as a state line's ``reason``; they never light an LED.
-REASON_ONLY: frozenset[Code] = frozenset({Code.WEB, Code.ENGINE_ERROR})
+REASON_ONLY: frozenset[Code] = frozenset({Code.WEB, Code.ENGINE_ERROR, Code.ONLINE})
 
 
 #: The promotion each button chooses, as the rules name choices (``GameBoard.choices``).

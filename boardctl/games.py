@@ -80,6 +80,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "How xiangqi moves are written: iccs (H2-E2), wxf (C2.5) or chinese (炮二平五); chess games keep SAN. "
         "Default: iccs."))
     _add_open(actions)
+    from boardctl.stepper import add_step
+
+    add_step(actions)
 
 
 #: Xiangqi move notations of ``games export --notation`` (boardctl.variants.xiangqi.notation).
@@ -245,6 +248,10 @@ def _wrap(text: str, width: int = 80) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.action == "open":
         return open_record(args)
+    if args.action == "step":
+        from boardctl.stepper import run_step
+
+        return run_step(args)
     if args.demo:
         root = demo_games_dir()
     else:

@@ -51,6 +51,7 @@ def settings_from_config(mode: str, cfg: Config) -> Settings:
         legal_moves=cfg.game_legal_moves,
         blunder_warning=cfg.game_blunder_warning,
         variant=cfg.game_variant,
+        coach=cfg.coach_enabled,
     )
 
 
@@ -240,6 +241,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         session = open_session(mode, cfg, args, store, engine_name=engine.name if engine else "",
                                announce=logging.INFO if view_wanted else logging.WARNING,
                                opponent=_character_label(character))
+        prepare = getattr(args, "prepare_session", None)  # boardctl learn, games step: their guide
+        if prepare is not None:
+            session = prepare(session)
         if engine is not None and session.settings.level != engine.level:
             await engine.set_level(session.settings.level)  # a resumed game keeps its level
         # --stdio: the first input line decides the time base of the board and the daemon alike.
@@ -257,7 +261,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         )
         stack.callback(board.close)
         daemon = Daemon(session, store=store, engine=engine, board=board, virtual_board=cfg.board_backend == "sim",
-                        clock=clock, direct=input_clock is not None)
+                        clock=clock, direct=input_clock is not None,
+                        coach=make_coach(cfg) if mode == "play" else None, speaker=make_speaker(cfg, variant))
         stack.push_async_callback(daemon.close)
         if mode == "play" and variant.name == "chess":
             daemon.on_record_saved.append(_rater())
@@ -266,6 +271,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         on_daemon = getattr(args, "on_daemon", None)  # boardctl tournament next follows its game
         if on_daemon is not None:
             on_daemon(daemon, stop)
+        if daemon.coach is not None and session.is_coached():
+            await daemon.coach.coach.start()  # ready before the first move (it loads like the engine)
         web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
         if input_clock is not None:
             if web is not None:
@@ -326,6 +333,28 @@ def _rater() -> Callable[[GameRecord], object]:
     from boardctl.learning.rating import RatingStore
 
     return functools.partial(rate_finished_game, store=RatingStore(rating_file()))
+def make_coach(cfg: Config) -> Any:
+    """The practice coach's own full-strength engine process (started by its first question)."""
+    from boardctl.learning.coach import Coach
+
+    return Coach.from_command(resolve_command(cfg.engine_path), movetime=cfg.coach_movetime)
+
+
+def make_speaker(cfg: Config, variant: Variant) -> Any:
+    """Spoken moves (``[speech]``), or None when off."""
+    if not cfg.speech_enabled:
+        return None
+    from boardctl.learning.speech import Speaker, SpeechOptions, words_for
+
+    options = SpeechOptions.from_mapping({
+        "enabled": True, "language": cfg.speech_language, "voice": cfg.speech_voice,
+        "events": list(cfg.speech_events), "sounds": cfg.speech_sounds, "rate": cfg.speech_rate,
+        "output": cfg.speech_output,
+    })
+    words = words_for(variant.name)
+    if options.language not in words.languages:
+        raise ConfigError(f"speech.language: {variant.name} has words for {', '.join(words.languages)} only")
+    return Speaker(options, words=words, folder=config_mod.data_dir() / "speech")
 
 
 def _wants_view(cfg: Config, args: argparse.Namespace) -> bool:

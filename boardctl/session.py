@@ -18,7 +18,7 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from boardctl.clock import Clock, TimeControl
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
@@ -37,6 +37,7 @@ from boardctl.events import (
     SquareChanged,
     Tick,
 )
+from boardctl.learning.coach import CoachNotes, Verdict
 from boardctl.storage import GameRecord, Violation
 from boardctl.tracker import (
     Forfeit,
@@ -55,6 +56,10 @@ from boardctl.tracker import (
 )
 from boardctl.tracker import Violation as TrackerViolation
 from boardctl.variants import get_variant
+from engine.levels import PRACTICE_LEVELS
+
+if TYPE_CHECKING:
+    from boardctl.guide import Guide
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +93,7 @@ class Settings:
     engine_name: str = "boardctl engine"
     variant: str = "chess"  # boardctl.variants.NAMES
     opponent: str = ""  # the character played (play --opponent), as named in the PGN: "Ilya Inferno (2000)"
+    coach: bool = False  # a full-strength coach judges the human's moves (always at practice levels)
 
 
 @dataclass(frozen=True)
@@ -208,6 +214,7 @@ class Session:
         self._illegal_seen = dict(self.tracker.illegal_counts)
         self._engine_pv: str | None = None  # the engine's last principal variation, SAN
         self._engine_book = False  # the engine's last move came from its opening book
+        self.coach_notes = CoachNotes()  # the coach's verdicts (boardctl.learning.coach)
         #: A clock waits for the board to match the game before it starts (a new game being set
         #: up, a resumed game whose pieces are not back yet): nobody's time runs meanwhile.
         self._clock_waits = False
@@ -216,6 +223,9 @@ class Session:
         #: side's offer waiting for an answer here ("draw" or "takeback").
         self._requests: list[str] = []
         self.remote_offer: str | None = None
+        #: Guided mode (boardctl learn, boardctl games step): judges the moves made, lights the
+        #: expected one, may play the other side; None in play and record (boardctl.guide).
+        self.guide: Guide | None = None
         pending = self._legal(board, self.record.pending) if self.record.pending else None
         self._resume_pending: Move | None = None
         if pending is not None and (self.is_engine_turn() or self.is_remote_turn()) and not self.is_over():
@@ -616,6 +626,8 @@ class Session:
     def _after(self, t: float) -> None:
         self._start_clock_when_matching(t)
         self._decide_end(t)
+        if self.guide is not None:
+            self.guide.after(self, t)
 
     def _decide_end(self, t: float, forfeit: Forfeit | None = None) -> bool:
         """Mate, stalemate, a dead position, a forfeit or a fallen flag: the one place a game ends
@@ -701,6 +713,7 @@ class Session:
             self.record.clocks.pop()
         self.record.violations = [v for v in self.record.violations if v.ply <= len(self.record.moves)]
         self.record.result, self.record.termination = "*", ""
+        self.coach_notes.trim(len(self.record.moves))
         self._extra_leds = []
         self.serial += 1
         self._dirty = True
@@ -743,6 +756,7 @@ class Session:
         self._engine_score = None
         self._engine_pv = None
         self._engine_book = False
+        self.coach_notes.clear()
         self._illegal_seen = {True: 0, False: 0}
         self._game_started = True
         self.serial += 1
@@ -776,6 +790,8 @@ class Session:
             else:
                 self._network_button(button, t)
             return
+        if self.guide is not None and self.guide.on_button(self, button, t):
+            return  # the guide's own meaning of the button (a lesson's hint, a replay's step)
         if button == Button.NEW_GAME:
             pass  # the tracker has started the new game itself (GameStarted follows)
         elif button == Button.TAKEBACK:
@@ -870,6 +886,7 @@ class Session:
         )
         self._extra_leds = [LedIntent(sq, Code.RESULT) for sq in kings if sq is not None]
         self._sounds.append(Code.RESULT)
+        self._save_review()
         self.warning = f"game over: {result} ({termination})"
         self._dirty = True
         log.info("game %s over: %s (%s)", self.record.id, result, termination)
@@ -886,6 +903,8 @@ class Session:
         request = self._request
         if request is None or request.not_before > self.t or not self._started:
             return None
+        if self.guide is not None and not self.guide.may_ask_engine(self, request.kind):
+            return None  # the guide plays this move itself (a lesson's reply)
         if request.kind == "move" and not self.tracker.is_matching():
             return None  # wait until the board shows the game (after a takeback, resume or setup)
         if request.kind == "move" and self.clock is not None and request.budget is None:
@@ -937,7 +956,7 @@ class Session:
         return board.variation_san(moves) if moves else None
 
     def _check_blunder(self, score: int | None) -> None:
-        if not self.settings.blunder_warning or score is None or self._engine_score is None:
+        if not self.settings.blunder_warning or self.is_coached() or score is None or self._engine_score is None:
             return
         if score - self._engine_score >= BLUNDER_CP and self.board.move_stack:
             move = self.board.peek()
@@ -951,6 +970,44 @@ class Session:
             self._request = replace(request, not_before=self.t + ENGINE_RETRY)
         self.warning = f"engine failed: {message}"
 
+    # -- the coach (boardctl.learning.coach) -----------------------------------------------------
+
+    def is_coached(self) -> bool:
+        """A coach judges the human's moves: asked for (``--coach``) or a practice level."""
+        return self.settings.mode == "play" and (self.settings.coach or self.settings.level in PRACTICE_LEVELS)
+
+    def human_color(self) -> Color | None:
+        """The human's side in play, None in record mode."""
+        return self._human_color()
+
+    def coach_verdict(self, verdict: Verdict | None, ply: int, move: str) -> bool:
+        """The coach's answer about the move ``move`` at ``ply``; True when the LEDs and the page
+        change (the better move lit with ``coach``, replacing the blunder warning)."""
+        if not self.is_coached() or not self.coach_notes.accept(verdict, ply=ply, move=move, moves=self.record.moves):
+            return False
+        assert verdict is not None
+        board = self.variant.board(self.record.fen)
+        for uci in self.record.moves[:ply]:
+            board.push(board.parse_uci(uci))
+        better = self._legal(board, verdict.best)
+        if better is not None:
+            self._extra_leds = [LedIntent(better.from_square, Code.COACH), LedIntent(better.to_square, Code.COACH)]
+            self._sounds.append(Code.COACH)
+        if self.is_over():
+            self._save_review()
+        return True
+
+    def _coach_line(self) -> dict[str, Any] | None:
+        current = self.coach_notes.current
+        if current is None or not self.is_coached() or current.ply >= len(self.record.moves):
+            return None
+        return current.to_json()
+
+    def _save_review(self) -> None:
+        if self.is_coached():
+            self.record.review = self.coach_notes.annotations()
+            self._dirty = True
+
     # -- output -----------------------------------------------------------------------------------
 
     def leds(self) -> list[LedIntent]:
@@ -958,7 +1015,10 @@ class Session:
         seen: set[tuple[int, str]] = set()
         out: list[LedIntent] = []
         network = self.settings.mode == "network"
-        for intent in (*self._tracker_leds, *self._extra_leds):
+        intents = [*self._tracker_leds, *self._extra_leds]
+        if self.guide is not None:
+            intents = self.guide.leds(self, intents)
+        for intent in intents:
             why = Code.REMOTE_MOVE if network and intent.why is Code.ENGINE_MOVE else intent.why
             phys = LedIntent(self._logical_sq(intent.square), why)
             if (phys.square, phys.why) not in seen:
@@ -969,7 +1029,7 @@ class Session:
     def state_line(self) -> dict[str, Any]:
         """The state everyone sees (stdio, web page); keys documented in docs/events.md."""
         human = self.record.human
-        return {
+        line: dict[str, Any] = {
             "fen": self.board.fen(),
             "start_fen": self.record.fen,
             "occupancy": self.geometry.to_hex(self._logical_bb(self.tracker.occupancy)),
@@ -996,7 +1056,12 @@ class Session:
             "game": self.record.id,
             "notice": self.notice,
             "opponent": self.settings.opponent or None,
+            "coach": self._coach_line(),
+            "review": [v.to_json() for v in self.coach_notes.review()] if self.is_over() and self.is_coached() else None,
         }
+        if self.guide is not None:
+            line.update(self.guide.state(self))
+        return line
 
     def _eval(self) -> dict[str, int] | None:
         """The engine's last score, from White's side: ``{"cp": n}`` or ``{"mate": n}``."""
@@ -1025,6 +1090,8 @@ class Session:
 
     def take_sounds(self) -> list[Code]:
         sounds, self._sounds = self._sounds, []
+        if self.guide is not None:
+            sounds += self.guide.take_sounds()
         return sounds
 
     def take_log(self) -> list[tuple[str, Event]]:

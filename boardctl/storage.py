@@ -98,6 +98,8 @@ class GameRecord:
     pending: str | None = None  # the engine's move shown on the LEDs but not yet made (UCI)
     started: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
     variant: str = "chess"  # boardctl.variants.NAMES
+    #: The coach's review (boardctl.learning.coach): {"ply": 1-based, "nag": 2 or 4, "comment": text}.
+    review: list[dict[str, Any]] = field(default_factory=list)
 
     @staticmethod
     def new_id() -> str:
@@ -155,6 +157,10 @@ class GameRecord:
         for v in self.violations:
             if v.code in PGN_VIOLATIONS:  # rule breaches only: set-up, mismatch and takeback noise stays out
                 notes.setdefault(v.ply, []).append(f"{v.color} {v.code}: {v.detail}")
+        nags: dict[int, tuple[int, ...]] = {}
+        for note in self.review:  # the coach's three worst moves: "?"/"??" and the better move
+            notes.setdefault(int(note["ply"]), []).append(str(note["comment"]))
+            nags[int(note["ply"])] = (int(note["nag"]),)
         final = ""
         if self.termination:  # the detailed reason, after the last move
             final = "abandoned for a new game" if self.termination == ABANDONED else self.termination
@@ -165,6 +171,7 @@ class GameRecord:
             comments={ply: "; ".join(texts) for ply, texts in notes.items()},
             clocks=tuple(self.clocks),
             final=final,
+            nags=nags,
         )
         return PgnGame(text, self.rules())
 

@@ -82,7 +82,8 @@ def test_options_that_set_a_config_key_name_it(argv: list[str], capsys: pytest.C
     from boardctl.config import KEYS
 
     text = " ".join(help_of(argv, capsys).split())
-    engine_only = {"engine.path", "engine.level", "engine.movetime", "game.color"}
+    engine_only = {"engine.path", "engine.level", "engine.movetime", "game.color",
+                   "coach.enabled", "coach.movetime"}
     for key in KEYS:
         if key.flag is None or key.name == "web.enabled" or (argv == ["record"] and key.name in engine_only):
             continue
@@ -224,6 +225,13 @@ SAMPLE_VALUES = {
     "web.host": ("--host", "::1", "::1"),
     "web.port": ("--port", "9000", 9000),
     "terminal.pieces": ("--pieces", "letters", "letters"),
+    "coach.enabled": ("--coach", None, True),
+    "coach.movetime": ("--coach-movetime", "0.8", 0.8),
+    "speech.enabled": ("--speech", None, True),
+    "speech.language": ("--speech-language", "zh", "zh"),
+    "speech.voice": ("--voice", "en-us", "en-us"),
+    "speech.sounds": ("--speech-sounds", None, True),
+    "speech.output": ("--speech-output", "files", "files"),
 }
 
 

@@ -294,6 +294,8 @@ class GameText:
     clocks: tuple[float | None, ...] = ()
     #: A comment after the last move (the detailed reason the game ended).
     final: str = ""
+    #: Numeric annotation glyphs by ply (1: the first move), e.g. 2 for ``?``, 4 for ``??``.
+    nags: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,10 @@ SIGNALS: dict[Code, Signal] = {
     Code.SELFTEST: Signal("###############.", (255, 255, 255)),
     Code.STORAGE: Signal("#..#..#.........", (255, 60, 200), ((147.0, 0.4),)),
     Code.REMOTE_MOVE: Signal("############.##.", (0, 200, 120), ((784.0, 0.08),)),
+    Code.COACH: Signal("###.#.###.......", (120, 255, 60), ((392.0, 0.12), (523.0, 0.12))),
+    Code.LESSON_MOVE: Signal("#####...#####...", (0, 255, 200)),
+    Code.LESSON_WRONG: Signal("#.###.#.........", (255, 120, 180), ((262.0, 0.12), (0.0, 0.04), (196.0, 0.2))),
+    Code.STEP_MOVE: Signal("######..........", (120, 160, 255)),
 }
 
 _PRIORITY: dict[Code, int] = {code: i for i, code in enumerate(SIGNALS)}

@@ -27,11 +27,11 @@ from typing import Any
 
 from boardctl.errors import BoardctlError
 
-#: LED intent names for the later wiring (boardctl/hw/leds.py): the move to play, a wrong move's
-#: right one, the other side's move, and the end of the line.
-INTENT_HINT = "lesson-hint"
+#: LED codes (boardctl/hw/leds.py): the move to play, a wrong move's right one, the other side's
+#: move (made on the board like the engine's); the end of the line lights nothing of its own.
+INTENT_HINT = "lesson-move"
 INTENT_WRONG = "lesson-wrong"
-INTENT_REPLY = "lesson-reply"
+INTENT_REPLY = "engine-move"
 INTENT_END = "lesson-end"
 
 #: Lesson keys are command names: lower case, digits and dashes.
@@ -236,6 +236,14 @@ class Lesson:
         """The main line first, then the variations."""
         return (self.main, *self.variations)
 
+    def note_for(self, played: tuple[str, ...]) -> str:
+        """The explanation of the last move of ``played`` when the moves are the main line's, else ""."""
+        ply = len(played)
+        main = self.main.ucis
+        if 0 < ply <= len(main) and main[:ply] == played:
+            return self.main.moves[ply - 1].note
+        return ""
+
 
 # --------------------------------------------------------------------------- the state machine
 
@@ -398,6 +406,12 @@ class LessonState:
             missed_this_move=False,
         )
         return Answer(verdict, expected, None, right)
+
+    def rewind(self, ply: int) -> LessonState:
+        """The state with the moves after ``ply`` taken back (the score and the target line stay)."""
+        if not 0 <= ply <= self.ply:
+            raise LessonError(f"cannot rewind to ply {ply} of {self.ply}")
+        return replace(self, played=self.played[:ply], missed_this_move=False)
 
     def reply(self) -> tuple[LessonMove, LessonState]:
         """The other side's move (the target line's) and the state after it."""

@@ -22,11 +22,12 @@ import subprocess
 import threading
 import time
 import wave
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from boardctl.core.rules import GameBoard, Move
 from boardctl.errors import BoardctlError, ConfigError
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,7 @@ _PHRASES = {
         "wins": "{side} wins",
         "draw": "Draw",
         "touch": "Touch move: move the piece on {square}",
+        "touch_any": "Touch move: move the piece you touched",
         "illegal": "Illegal move",
         "illegal_san": "Illegal move: {move}",
     },
@@ -103,6 +105,7 @@ _PHRASES = {
         "wins": "{side}胜",
         "draw": "和棋",
         "touch": "摸子走子：请走 {square} 上的棋子",
+        "touch_any": "摸子走子：请走你摸过的棋子",
         "illegal": "走法不合规则",
         "illegal_san": "走法不合规则：{move}",
     },
@@ -121,7 +124,7 @@ def phrase(event: SpeechEvent, *, language: str, words: GameWords) -> str:
             return p["wins"].format(side=words.side(event.result == "1-0", language))
         raise SpeechError(f"{event.result[:10]!r} is not a result")
     if event.kind is EventKind.TOUCH_MOVE:
-        return p["touch"].format(square=event.square)
+        return p["touch"].format(square=event.square) if event.square else p["touch_any"]
     if event.kind is EventKind.ILLEGAL:
         if event.san:
             return p["illegal_san"].format(move=words.move(event.san, language))
@@ -375,3 +378,95 @@ class Speaker:
             self.stats.said += 1
             if self.options.output == "files":
                 self.stats.files.append(path)
+
+
+# --------------------------------------------------------------------------- the daemon's side
+
+
+@runtime_checkable
+class WritesMoves(Protocol):
+    """Words whose moves depend on the position (xiangqi's notation): written from the board."""
+
+    def notation(self, board: GameBoard, move: Move, language: str) -> str: ...
+
+
+def words_for(variant: str) -> GameWords:
+    """The vocabulary of a game (``boardctl.variants.<game>.spoken``)."""
+    if variant == "xiangqi":
+        from boardctl.variants.xiangqi.spoken import XiangqiWords
+
+        return XiangqiWords()
+    from boardctl.variants.chess.spoken import ChessWords
+
+    return ChessWords()
+
+
+def move_text(words: GameWords, board: GameBoard, move: Move, language: str) -> str:
+    """What a :class:`SpeechEvent` carries for ``move`` in ``board`` (before it): SAN for chess,
+    the words themselves for a game that writes its moves from the board."""
+    if isinstance(words, WritesMoves):
+        return words.notation(board, move, language)
+    return board.san(move)
+
+
+class SpeechWatcher:
+    """Turns what changed in a game into events to say, by comparing it with what it saw last.
+
+    The daemon calls :meth:`observe` after every input it handled (cheap: it compares counts).
+    The engine's move is said when it is shown on the LEDs (the player must make it), a player's
+    move when it is made; touch-move reminders and illegal moves when the rules flag them; the
+    result once. A takeback or a new game only resets what it has seen."""
+
+    def __init__(self, words: GameWords, *, language: str) -> None:
+        self.words = words
+        self.language = language
+        self._game: str | None = None
+        self._moves = 0
+        self._pending: str | None = None
+        self._violations = 0
+        self._result = "*"
+
+    def observe(
+        self,
+        *,
+        game: str,
+        board: GameBoard,
+        pending: Move | None,
+        violations: Sequence[tuple[str, str]],
+        result: str,
+        touched: Sequence[str] = (),
+    ) -> list[SpeechEvent]:
+        """Events since the last call. ``violations``: (code, detail) of the game so far;
+        ``touched``: the squares lit as touch-move reminders now."""
+        out: list[SpeechEvent] = []
+        stack = board.move_stack
+        if game != self._game:
+            self._game, self._moves, self._pending = game, len(stack), None
+            self._violations, self._result = len(violations), result
+        if len(stack) < self._moves:  # taken back
+            self._moves = len(stack)
+        if len(stack) > self._moves:
+            probe = board.copy()
+            new = [probe.pop() for _ in range(len(stack) - self._moves)][::-1]
+            for move in new:
+                if move.uci() != self._pending:
+                    out.append(SpeechEvent.from_move(move_text(self.words, probe, move, self.language)))
+                self._pending = None
+                probe.push(move)
+            self._moves = len(stack)
+        if pending is not None and pending.uci() != self._pending:
+            self._pending = pending.uci()
+            out.append(SpeechEvent.from_move(move_text(self.words, board, pending, self.language)))
+        if len(violations) < self._violations:
+            self._violations = len(violations)
+        for code, _detail in violations[self._violations :]:
+            if code == "touch-move":
+                out.append(SpeechEvent.from_touch_move(touched[0] if touched else ""))
+            elif code == "illegal-move":
+                out.append(SpeechEvent.from_illegal())
+        self._violations = len(violations)
+        if result != self._result:
+            self._result = result
+            if result != "*":
+                out.append(SpeechEvent.from_result(result))
+        return out

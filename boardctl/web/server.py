@@ -270,6 +270,7 @@ class WebServer:
         lan: bool | None = None,
         games_dir: Path | None = None,
         port_fallback: bool = False,
+        ssl_context: Any = None,
     ) -> None:
         """``lan`` defaults to "host is not loopback"; tests force it on a loopback bind.
 
@@ -292,6 +293,13 @@ class WebServer:
         self._annotator = Annotator()
         self._parse_slot = asyncio.Semaphore(1)
         self._app = self._build_app()
+        #: TLS (``boardctl host --tls-cert``): the page and its sockets over https/wss.
+        self._ssl_context = ssl_context
+
+    def add_websocket(self, path: str, handler: Any) -> None:
+        """Another endpoint on this server before it starts (``boardctl host``'s ``/net``); its
+        handler does its own authentication (the network game's code or token, not the PIN)."""
+        self._app.router.add_get(path, handler)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -309,7 +317,7 @@ class WebServer:
             host = "127.0.0.1"
         elif ":" in host:
             host = f"[{host}]"
-        return f"http://{host}:{self.port}/"
+        return f"{'https' if self._ssl_context is not None else 'http'}://{host}:{self.port}/"
 
     @property
     def is_lan(self) -> bool:
@@ -330,7 +338,7 @@ class WebServer:
             ports += [self._requested_port + i for i in range(1, FALLBACK_PORTS + 1) if self._requested_port + i < 65536]
             ports.append(0)
         for port in ports:
-            site = web.TCPSite(runner, self._host, port)
+            site = web.TCPSite(runner, self._host, port, ssl_context=self._ssl_context)
             try:
                 await site.start()
                 break

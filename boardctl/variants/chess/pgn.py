@@ -25,6 +25,7 @@ def write_pgn(text: GameText) -> str:
         clock = text.clocks[ply - 1] if ply - 1 < len(text.clocks) else None
         if clock is not None:
             node.set_clock(clock)
+        node.nags.update(text.nags.get(ply, ()))
         if text.comments.get(ply):
             node.comment = " ".join(filter(None, [node.comment, text.comments[ply]]))
     if text.final:

@@ -68,6 +68,7 @@ def write_pgn(
     comments: Mapping[int, str] | None = None,
     clocks: Sequence[float | None] = (),
     final: str = "",
+    nags: Mapping[int, Sequence[int]] | None = None,
 ) -> str:
     """A PGN document of the game ``moves`` (coordinates) from ``start_fen`` in ``notation``.
 
@@ -120,6 +121,7 @@ def write_pgn(
             tokens.append(f"{board.fullmove_number}...")
         after_comment = False
         tokens.append(write(board, move, notation))
+        tokens.extend(f"${nag}" for nag in (nags or {}).get(i + 1, ()))  # e.g. $4: ?? (the coach)
         board.push(move)
         clock = clocks[i] if i < len(clocks) else None
         comment(
@@ -157,6 +159,7 @@ def write_game(game: GameText) -> str:
         comments=game.comments,
         clocks=game.clocks,
         final=game.final,
+        nags=game.nags,
     )
 
 

@@ -47,6 +47,9 @@ const LEGEND = [
   ["result", "the game is over"],
   ["storage", "the game cannot be saved (disk full or read-only): it is kept in memory"],
   ["remote-move", "your opponent's move (another board, a phone): make it on the board"],
+  ["lesson-move", "the lesson's move: make it on the board"],
+  ["lesson-wrong", "not the lesson's move: put it back; the right one is lit"],
+  ["step-move", "the replayed game's move"],
 ];
 // Tones (Hz, seconds) for each kind of sound; WebAudio makes them, no sound files needed.
 const TONES = {
@@ -81,6 +84,7 @@ const app = {
   viewer: null,       // {game, ply, flipped} while a past game is shown
   skin: "traditional", // xiangqi pieces: a key of XQ_SKINS (remembered in localStorage)
   colours: "classic",  // xiangqi piece colours: a key of XQ_COLOURS (remembered in localStorage)
+  renderHooks: [],    // functions(state, prev) of the other page scripts (lessons.js), after each render
 };
 window.boardctl = app; // for tests and the benchmark
 
@@ -679,11 +683,13 @@ function render(state) {
   renderInfo(state);
   renderClocks(state);
   renderNotice(state);
+  for (const hook of app.renderHooks || []) hook(state); // online.js and other add-ons
   soundsFor(prev, state);
+  if (window.boardctlCoach) window.boardctlCoach.render(state); // coach.js
   app.lastMoveCount = (state.moves || []).length;
   app.lastRender = performance.now();
   document.body.dataset.moves = String((state.moves || []).length);
-  for (const hook of app.renderHooks || []) hook(state); // panels of their own files (characters.js)
+  for (const hook of app.renderHooks || []) hook(state, prev); // panels of their own files
 }
 
 app.render = render;

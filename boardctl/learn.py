@@ -1,0 +1,151 @@
+"""``boardctl learn LESSON``: an opening lesson on the board (docs/learning.md, "Opening lessons").
+
+The LEDs show each of your moves from the lesson (``lesson-move``); the other side plays one of
+the lesson's lines, picked so that each run differs (``--seed`` makes it repeatable); a wrong
+move is lit ``lesson-wrong`` with the right one and must be put back. Each main-line move is
+explained on the page. When the line ends the engine plays on if you go on (``--no-play-on``:
+it does not). ``--quiz`` lights no hints and scores you. Progress per opening is saved in
+lessons.json in the data folder. ``boardctl learn --list`` shows the lessons and your progress.
+Takes the board, engine and page options of ``boardctl play``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from boardctl import config, launch
+from boardctl.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+
+def progress_path() -> Path:
+    """Where lesson progress is kept: ``lessons.json`` in the data folder."""
+    return config.data_dir() / "lessons.json"
+
+
+def lesson_games_dir() -> Path:
+    """Where the games of lessons are saved: beside the real ones, never resumed by play."""
+    return config.data_dir() / "lesson-games"
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from boardctl.cli import describe
+    from boardctl.variants.chess.lessons import LESSON_KEYS
+
+    parser = sub.add_parser("learn", help="an opening lesson on the board", description=describe(__doc__))
+    parser.add_argument("lesson", nargs="?", metavar="LESSON",
+                        help=f"the opening: {', '.join(LESSON_KEYS)} (or one of your own with --lessons-dir)")
+    lesson = parser.add_argument_group("lesson")
+    lesson.add_argument("--list", action="store_true", help="List the lessons and your progress, and exit. Default: run the lesson.")
+    lesson.add_argument("--quiz", action="store_true",
+                        help="No LED hints: your moves are scored (hint shows the move and costs its point). "
+                        "Default: guided.")
+    lesson.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="Seed the choice of lines, so that runs repeat. Default: a new choice each run.")
+    lesson.add_argument("--no-play-on", dest="play_on", action="store_false",
+                        help="When the line ends, the engine does not play on. Default: it plays on if you go on.")
+    lesson.add_argument("--lessons-dir", type=Path, metavar="DIR", default=None,
+                        help="Read the lessons from this folder (TOML files as docs/learning.md describes). "
+                        "Default: the lessons shipped with boardctl.")
+    lesson.add_argument("--progress", type=Path, metavar="FILE", default=None,
+                        help=f"Keep progress in this file. Default: {progress_path()}.")
+    lesson.add_argument("--speak", action="store_true",
+                        help="Say each move's explanation aloud (espeak-ng). Default: off.")
+    launch.add_arguments(parser, mode="play")
+
+
+def _list(args: argparse.Namespace) -> int:
+    from boardctl.learning.progress import ProgressStore
+    from boardctl.variants.chess.lessons import lesson_names, load_lesson
+
+    store = ProgressStore(args.progress or progress_path())
+    progress = store.load()
+    for key in lesson_names(args.lessons_dir):
+        lesson = load_lesson(key, folder=args.lessons_dir)
+        done = progress.get(key)
+        lines = len(lesson.lines)
+        if done is None:
+            status = "not started"
+        else:
+            seen = sum(1 for line in lesson.lines if done.lines.get(line.line_id, 0) > 0)
+            quiz = f", quiz last {done.last_quiz} % best {done.best_quiz} %" if done.quiz_runs else ""
+            status = f"{done.runs} runs, {done.quiz_runs} quizzes, {seen} of {lines} lines{quiz}"
+        sys.stdout.write(f"{key:14} {lesson.eco}  {lesson.title:24} {lines} lines  {status}\n")
+    return 0
+
+
+def _speaker(args: argparse.Namespace) -> Any:
+    """A Speaker for the notes (--speak), or None."""
+    if not args.speak:
+        return None
+    from boardctl.learning.speech import Speaker, SpeechOptions
+    from boardctl.variants.chess.spoken import ChessWords
+
+    folder = Path(tempfile.mkdtemp(prefix="boardctl-speech-"))
+    return Speaker(SpeechOptions(enabled=True), words=ChessWords(), folder=folder)
+
+
+def run(args: argparse.Namespace) -> int:
+    from boardctl.learning.guided import LessonGuide
+    from boardctl.learning.lessons import LessonState, Mode
+    from boardctl.learning.progress import ProgressStore
+    from boardctl.session import Session
+    from boardctl.variants.chess.lessons import load_lesson
+
+    if args.list:
+        return _list(args)
+    if args.lesson is None:
+        raise ConfigError("name a lesson (boardctl learn --list shows them)")
+    lesson = load_lesson(args.lesson, folder=args.lessons_dir)
+    if args.variant not in (None, "chess"):
+        raise ConfigError("--variant: the lessons are chess openings")
+    if args.fen:
+        raise ConfigError("--fen: a lesson starts from the start position")
+    store = ProgressStore(args.progress or progress_path())
+    store.load()  # a broken progress file is said before the board starts
+    speaker = _speaker(args)
+
+    def finished(state: LessonState) -> None:
+        try:
+            done = store.record(state)
+        except OSError as exc:
+            log.error("cannot save lesson progress in %s: %s", store.path, exc)
+            return
+        log.info("%s: run counted (%d runs, %d quizzes)", lesson.key, done.runs, done.quiz_runs)
+
+    def say(text: str) -> None:
+        if speaker is not None:
+            from boardctl.learning.speech import SpeechEvent
+
+            speaker.say(SpeechEvent.from_lesson(text))
+
+    def prepare(session: Session) -> Session:
+        session.guide = LessonGuide(
+            lesson,
+            mode=Mode.QUIZ if args.quiz else Mode.GUIDED,
+            rng=random.Random(args.seed),
+            practised=lambda: store.get(lesson.key).lines,
+            on_finished=finished,
+            say=say,
+            play_on=args.play_on,
+        )
+        return session
+
+    args.variant = "chess"
+    args.time_control = ""  # no clock in a lesson
+    args.new = True  # each lesson is a new run; an unfinished one is abandoned
+    if args.games_dir is None:
+        args.games_dir = str(lesson_games_dir())
+    args.prepare_session = prepare
+    try:
+        return launch.run_command("play", args)
+    finally:
+        if speaker is not None:
+            speaker.close()

@@ -1,0 +1,1 @@
+"""Two boards, one game over the network: ``boardctl host`` and ``boardctl join`` (docs/network-protocol.md)."""

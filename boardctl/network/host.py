@@ -1,0 +1,344 @@
+"""The host's side: the ``/net`` WebSocket endpoint on the web server, and the authoritative game.
+
+One guest at a time: it says ``hello`` with the one-time invitation code (exchanged for a token,
+stored mode 0600) or, after that, with the token; a later connection with the token replaces an
+earlier one (a reconnect). The host's session holds the moves, the clocks and the result; every
+change goes to the guest as a full ``state`` (docs/network-protocol.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from boardctl.daemon import Daemon
+from boardctl.events import Code
+from boardctl.network import protocol
+from boardctl.network.protocol import (
+    Error,
+    Hello,
+    MoveMsg,
+    ProtocolError,
+    Request,
+    State,
+    Takeback,
+    Welcome,
+)
+from boardctl.network.tokens import Ticket, TicketStore, new_token, same_secret
+from boardctl.session import RemoteMoveError, Session
+
+log = logging.getLogger(__name__)
+
+#: Seconds a new connection has to say ``hello``.
+HELLO_TIMEOUT = 10.0
+#: Seconds before a wrong code or token is answered (slows guessing).
+WRONG_SECRET_DELAY = 1.0
+#: Bad messages tolerated on one connection before it is closed.
+MAX_BAD_MESSAGES = 50
+
+
+def state_of(session: Session, t: float) -> State:
+    """The authoritative game as the guest gets it."""
+    clock = session.clock
+    remaining: dict[str, float] = {}
+    running: str | None = None
+    if clock is not None:
+        data = clock.to_json(t)
+        running = data.pop("running")
+        remaining = {str(k): float(v) for k, v in data.items()}
+    return State(
+        moves=tuple(session.network_moves()),
+        clocks=tuple(session.network_clocks()),
+        remaining=remaining,
+        running=running,
+        result=session.record.result,
+        termination=session.record.termination,
+    )
+
+
+def takeback_target(session: Session, requester: bool) -> int:
+    """How long the game is after a takeback that leaves ``requester`` to move."""
+    moves = len(session.network_moves())
+    if moves == 0:
+        return 0
+    start = session.variant.board(session.record.fen).turn
+    last_mover = start if (moves - 1) % 2 == 0 else not start
+    return max(0, moves - 1 if last_mover == requester else moves - 2)
+
+
+class SettleTimer:
+    """Completes a move the moment its settle time is over, not at the daemon's next 50 ms tick:
+    a piece placed (the occupancy changed) schedules one tick just after the settle time, so the
+    other board lights the move with no tick's delay (bench/network.py)."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        self._occupancy: Any = None
+        self._handle: asyncio.TimerHandle | None = None
+
+    def saw(self, line: dict[str, Any]) -> None:
+        occupancy = line.get("occupancy")
+        if occupancy == self._occupancy:
+            return
+        self._occupancy = occupancy
+        if self._handle is not None:
+            self._handle.cancel()
+        session = self.daemon.session
+        since = max(0.0, self.daemon.now() - session.t)  # the change was stamped when it was read
+        delay = max(0.0, session.settings.settle + 0.002 - since)
+        self._handle = asyncio.get_running_loop().call_later(delay, self._tick)
+
+    def _tick(self) -> None:
+        self._handle = None
+        with contextlib.suppress(Exception):  # the daemon's own ticker logs failures
+            self.daemon.tick()
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+
+
+class HostLink:
+    """Serves the guest; ``handle`` is the aiohttp handler of ``/net``."""
+
+    def __init__(self, daemon: Daemon, store: TicketStore, ticket: Ticket) -> None:
+        self.daemon = daemon
+        self.store = store
+        self.ticket = ticket
+        self._ws: web.WebSocketResponse | None = None
+        self._sent: State | None = None
+        self._offer_from_guest: str | None = None
+        self._offer_to_guest: str | None = None
+        #: What the state lines show under ``invite`` (address, code while unused, fingerprint).
+        self.invite: dict[str, Any] | None = None
+        self._update_extra()
+
+    @property
+    def session(self) -> Session:
+        return self.daemon.session
+
+    @property
+    def is_connected(self) -> bool:
+        return self._ws is not None and not self._ws.closed
+
+    def _update_extra(self) -> None:
+        self.daemon.extra_state["network"] = {"role": "host", "connected": self.is_connected,
+                                             "joined": self.ticket.token is not None}
+
+    # -- the endpoint -----------------------------------------------------------------------------
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(heartbeat=5.0, max_msg_size=protocol.MAX_MESSAGE_BYTES)
+        await ws.prepare(request)
+        remote = request.remote or "?"
+        try:
+            if not await self._hello(ws, remote):
+                return ws
+            old, self._ws = self._ws, ws
+            if old is not None and not old.closed:
+                await old.close(code=4000, message=b"replaced by a newer connection")
+            self._sent = None
+            self._update_extra()
+            log.warning("network: the other board joined from %s", remote)
+            self.daemon.refresh("network")
+            await self._push()
+            await self._serve(ws)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            if self._ws is ws:
+                self._ws = None
+                self._update_extra()
+                log.warning("network: connection to the other board lost; it may reconnect")
+                with contextlib.suppress(Exception):
+                    self.daemon.refresh("network")
+        return ws
+
+    async def _refuse(self, ws: web.WebSocketResponse, message: str) -> bool:
+        with contextlib.suppress(Exception):
+            await ws.send_str(protocol.dumps(Error(message, fatal=True)))
+            await ws.close(code=4001, message=message[:100].encode())
+        return False
+
+    async def _hello(self, ws: web.WebSocketResponse, remote: str) -> bool:
+        """Check the first message; True once the guest is let in (welcome sent)."""
+        try:
+            msg = await asyncio.wait_for(ws.receive(), HELLO_TIMEOUT)
+        except TimeoutError:
+            return await self._refuse(ws, "no hello")
+        if msg.type != WSMsgType.TEXT:
+            return False
+        try:
+            hello = protocol.parse(msg.data, where="hello")
+        except ProtocolError as exc:
+            return await self._refuse(ws, str(exc))
+        if not isinstance(hello, Hello):
+            return await self._refuse(ws, "the first message must be hello")
+        variant = self.session.variant.name
+        if hello.variant != variant:
+            log.warning("network: refused a board playing %s (this game is %s)", hello.variant, variant)
+            return await self._refuse(ws, f"this game is {variant} and your board plays {hello.variant}: both boards must "
+                                          f"play the same game (join with --variant {variant})")
+        ticket = self.ticket
+        if hello.code is not None:
+            if not same_secret(hello.code, ticket.code):
+                await asyncio.sleep(WRONG_SECRET_DELAY)
+                log.warning("network: wrong or used invitation code from %s", remote)
+                return await self._refuse(ws, "wrong or already used invitation code")
+            ticket = ticket.with_token(new_token())
+            self.store.save(ticket)
+            self.ticket = ticket
+            if self.invite is not None:
+                self.invite = {**self.invite, "code": None}
+                self.daemon.extra_state["invite"] = self.invite
+        elif not same_secret(hello.token, ticket.token):
+            await asyncio.sleep(WRONG_SECRET_DELAY)
+            log.warning("network: wrong game token from %s", remote)
+            return await self._refuse(ws, "wrong game token (this board hosts another game now)")
+        session = self.session
+        local = session.local_color()
+        names = session.variant.color_names
+        assert ticket.token is not None and local is not None
+        welcome = Welcome(
+            token=ticket.token, game=session.record.id, color=names[1 if local else 0], variant=variant,
+            fen=session.record.fen, white=session.record.white, black=session.record.black,
+            time_control=session.record.time_control,
+        )
+        await ws.send_str(protocol.dumps(welcome))
+        return True
+
+    async def _serve(self, ws: web.WebSocketResponse) -> None:
+        bad = 0
+        async for msg in ws:
+            if msg.type != WSMsgType.TEXT:
+                continue
+            try:
+                message = protocol.parse(msg.data, where="message from the other board")
+                await self._on_message(message)
+            except (ProtocolError, RemoteMoveError) as exc:
+                bad += 1
+                log.warning("network: refused: %s", exc)
+                await ws.send_str(protocol.dumps(Error(str(exc))))
+                self._sent = None
+                await self._push()  # the guest sees the game as it stands
+                if bad >= MAX_BAD_MESSAGES:
+                    await ws.close(code=4002, message=b"too many bad messages")
+
+    async def _on_message(self, message: protocol.Message) -> None:
+        session, now = self.session, self.daemon.now()
+        if isinstance(message, MoveMsg):
+            if session.remote_move(message.ply, message.uci, now):
+                self._offer_to_guest = None
+                self.daemon.refresh(Code.REMOTE_MOVE)
+            else:
+                await self._push()
+        elif isinstance(message, Request):
+            self._on_request(message.kind, now)
+        else:
+            raise ProtocolError(f"a {message.type} message is not for the host")
+
+    def _on_request(self, kind: str, now: float) -> None:
+        session = self.session
+        local = session.local_color()
+        assert local is not None
+        guest = not local
+        guest_name = session.variant.color_name(guest)
+        if kind == "resign":
+            session.remote_end("0-1" if guest else "1-0", f"{guest_name} resigned", now)
+        elif kind == "claim":
+            claim = session.board.claimable_draw()
+            if claim is not None:
+                session.remote_end("1/2-1/2", f"draw claimed: {claim}", now)
+            else:
+                self._send_soon(Request("decline"))
+        elif kind in ("draw", "takeback"):
+            self._offer_from_guest = kind
+            session.remote_request(kind, now)
+        elif kind == "accept":
+            offered, self._offer_to_guest = self._offer_to_guest, None
+            if offered == "draw":
+                session.remote_end("1/2-1/2", "draw agreed", now)
+            elif offered == "takeback":
+                self._take_back(local, now)
+        elif kind == "decline":
+            self._offer_to_guest = None
+            session.remote_request("decline", now)
+        self.daemon.refresh("network")
+
+    def _take_back(self, requester: bool, now: float) -> None:
+        target = takeback_target(self.session, requester)
+        self.session.remote_takeback(target, now)
+        self._send_soon(Takeback(target))
+
+    def _send_soon(self, message: protocol.Message) -> None:
+        ws = self._ws
+        if ws is not None and not ws.closed:
+            asyncio.get_running_loop().create_task(self._send(ws, message))
+
+    async def _send(self, ws: web.WebSocketResponse, message: protocol.Message) -> None:
+        with contextlib.suppress(Exception):
+            await ws.send_str(protocol.dumps(message))
+
+    # -- following the game -----------------------------------------------------------------------
+
+    async def _push(self) -> None:
+        """Send the game if it changed since last sent (moves, clocks per move, result)."""
+        ws = self._ws
+        if ws is None or ws.closed:
+            return
+        state = state_of(self.session, self.daemon.now())
+        sent = self._sent
+        if sent is not None and (sent.moves, sent.clocks, sent.result, sent.termination, sent.running) == (
+                state.moves, state.clocks, state.result, state.termination, state.running):
+            return
+        self._sent = state
+        with contextlib.suppress(Exception):
+            await ws.send_str(protocol.dumps(state))
+
+    def _local_requests(self, now: float) -> None:
+        session = self.session
+        local = session.local_color()
+        for kind in session.take_requests():
+            if kind in ("draw", "takeback"):
+                self._offer_to_guest = kind
+                self._send_soon(Request(kind))
+            elif kind == "accept":
+                offered, self._offer_from_guest = self._offer_from_guest, None
+                if offered == "takeback" and local is not None:
+                    self._take_back(not local, now)
+                    self.daemon.refresh("network")
+                self._send_soon(Request("accept"))
+            elif kind == "decline":
+                self._send_soon(Request("decline"))
+            # resign and claim: the host's session has decided; the state says it
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Follow the daemon's state lines until ``stop``: requests out, the game to the guest."""
+        queue = self.daemon.subscribe()
+        timer = SettleTimer(self.daemon)
+        try:
+            while not stop.is_set():
+                line = await queue.get()
+                while not queue.empty():
+                    line = queue.get_nowait()
+                timer.saw(line)
+                self._local_requests(self.daemon.now())
+                await self._push()
+        finally:
+            timer.cancel()
+            self.daemon.unsubscribe(queue)
+
+    async def close(self) -> None:
+        ws, self._ws = self._ws, None
+        if ws is not None and not ws.closed:
+            with contextlib.suppress(Exception):
+                await ws.close(code=1001, message=b"host shutting down")
+
+
+def attach(server: Any, link: HostLink, path: str = "/net") -> None:
+    """Serve ``link`` on ``server`` (a :class:`boardctl.web.server.WebServer` not yet started)."""
+    server.add_websocket(path, link.handle)

@@ -1,0 +1,307 @@
+"""The guest's side: connect to the host's ``/net``, keep the connection, follow the host's game.
+
+The first connection gives the invitation code and gets the game's token; every later one (a
+reconnect after a lost link, a restarted daemon) gives the token. Lost connections are retried
+with back-off (:data:`BACKOFF`); moves made meanwhile are sent when the link returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import aiohttp
+
+from boardctl.daemon import Daemon
+from boardctl.errors import BoardctlError, ConfigError
+from boardctl.events import Code
+from boardctl.network import protocol
+from boardctl.network.host import SettleTimer
+from boardctl.network.protocol import (
+    Error,
+    Hello,
+    MoveMsg,
+    ProtocolError,
+    Request,
+    State,
+    Takeback,
+    Welcome,
+)
+from boardctl.session import RemoteMoveError, Session
+
+log = logging.getLogger(__name__)
+
+#: Seconds between reconnection attempts: doubling from the first to the last.
+BACKOFF = (0.2, 5.0)
+#: Seconds to wait for the host's answer to ``hello``.
+ANSWER_TIMEOUT = 15.0
+
+
+class JoinRefused(BoardctlError, PermissionError):
+    """The host refused this board for good (wrong or used code, wrong token, another game)."""
+
+
+@dataclass(frozen=True)
+class Address:
+    """The host's WebSocket URL (``ws://`` or ``wss://``, path ``/net`` when none is given)."""
+
+    url: str
+
+    @classmethod
+    def from_string(cls, text: str) -> Address:
+        parts = urlsplit(text.strip())
+        if parts.scheme not in ("ws", "wss") or not parts.hostname:
+            raise ConfigError(f"join: {text!r} is not an address like ws://HOST:PORT or wss://HOST:PORT")
+        try:
+            parts.port  # noqa: B018 - a bad port raises here
+        except ValueError:
+            raise ConfigError(f"join: {text!r} has a bad port") from None
+        path = parts.path if parts.path not in ("", "/") else "/net"
+        return cls(urlunsplit((parts.scheme, parts.netloc, path, "", "")))
+
+    @property
+    def is_tls(self) -> bool:
+        return self.url.startswith("wss:")
+
+
+def tls_option(address: Address, *, ca: Path | None, fingerprint: str | None) -> Any:
+    """How ``join`` checks the host: the certificate's SHA-256 fingerprint, a CA file, or the
+    system's CAs (the default for ``wss://``)."""
+    if not address.is_tls:
+        if ca is not None or fingerprint is not None:
+            raise ConfigError("join: --ca and --fingerprint need a wss:// address")
+        return None
+    if fingerprint is not None:
+        digest = bytes.fromhex(fingerprint.replace(":", "").strip())
+        if len(digest) != 32:
+            raise ConfigError("join: --fingerprint must be the SHA-256 the host printed (64 hex digits)")
+        return aiohttp.Fingerprint(digest)
+    context = ssl.create_default_context(cafile=str(ca) if ca is not None else None)
+    return context
+
+
+def _ssl(tls: Any) -> Any:
+    """aiohttp's ``ssl=``: the check chosen by :func:`tls_option`, else the default (True)."""
+    return True if tls is None else tls
+
+
+async def handshake(address: Address, hello: Hello, *, tls: Any, attempts: int = 0) -> Welcome:
+    """Say ``hello`` and return the host's ``welcome``; retried with back-off while the host
+    cannot be reached (``attempts`` 0: forever); JoinRefused when the host says no."""
+    delay = BACKOFF[0]
+    tried = 0
+    while True:
+        tried += 1
+        try:
+            async with aiohttp.ClientSession() as http, http.ws_connect(address.url, ssl=_ssl(tls), heartbeat=5.0) as ws:
+                await ws.send_str(protocol.dumps(hello))
+                msg = await asyncio.wait_for(ws.receive(), ANSWER_TIMEOUT)
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    raise ConnectionError(f"the host closed the connection ({msg.type.name})")
+                answer = protocol.parse(msg.data, where="host's answer")
+                if isinstance(answer, Error):
+                    raise JoinRefused(f"the host refused: {answer.message}")
+                if not isinstance(answer, Welcome):
+                    raise ProtocolError(f"host's answer: expected welcome, got {answer.type}")
+                return answer
+        except JoinRefused:
+            raise
+        except (OSError, aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
+            if isinstance(exc, aiohttp.ClientConnectorCertificateError | aiohttp.ServerFingerprintMismatch):
+                raise JoinRefused(f"the host's certificate is not trusted: {exc}") from None
+            if attempts and tried >= attempts:
+                raise BoardctlError(f"cannot reach {address.url}: {exc}") from None
+            log.info("cannot reach %s (%s); retrying in %.1f s", address.url, exc, delay)
+            await asyncio.sleep(delay)
+            delay = min(BACKOFF[1], delay * 2)
+
+
+class JoinLink:
+    """Keeps this board in the host's game: reconnects, sends local moves and requests, applies
+    the host's state."""
+
+    def __init__(self, daemon: Daemon, address: Address, token: str, *, tls: Any,
+                 on_refused: Callable[[str], None] | None = None) -> None:
+        self.daemon = daemon
+        self.address = address
+        self.token = token
+        self.tls = tls
+        self.on_refused = on_refused
+        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        self._host_moves = -1  # moves in the host's last state (-1: none seen on this link)
+        self._sent_plies: set[int] = set()
+        self._requests: list[str] = []
+        self._final: State | None = None
+        self.connects = 0
+        self._update_extra()
+
+    @property
+    def session(self) -> Session:
+        return self.daemon.session
+
+    @property
+    def is_connected(self) -> bool:
+        return self._ws is not None and not self._ws.closed
+
+    def _update_extra(self) -> None:
+        self.daemon.extra_state["network"] = {"role": "join", "connected": self.is_connected, "address": self.address.url}
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Until ``stop``: stay connected (back-off between attempts) and follow the daemon."""
+        loop = asyncio.get_running_loop()
+        follower = loop.create_task(self._follow(stop))
+        closer = loop.create_task(self._close_on(stop))
+        delay = BACKOFF[0]
+        try:
+            while not stop.is_set():
+                try:
+                    await self._connection(stop)
+                    delay = BACKOFF[0]
+                except JoinRefused as exc:
+                    log.error("%s", exc)
+                    if self.on_refused is not None:
+                        self.on_refused(str(exc))
+                    return
+                except (OSError, aiohttp.ClientError, TimeoutError, ConnectionError, ProtocolError) as exc:
+                    log.info("network: %s; retrying in %.1f s", exc, delay)
+                if stop.is_set():
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), delay)
+                delay = min(BACKOFF[1], delay * 2)
+        finally:
+            for task in (follower, closer):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _close_on(self, stop: asyncio.Event) -> None:
+        await stop.wait()
+        await self.close()
+
+    async def _connection(self, stop: asyncio.Event) -> None:
+        async with aiohttp.ClientSession() as http, http.ws_connect(self.address.url, ssl=_ssl(self.tls), heartbeat=5.0) as ws:
+            await ws.send_str(protocol.dumps(Hello(variant=self.session.variant.name, token=self.token)))
+            msg = await asyncio.wait_for(ws.receive(), ANSWER_TIMEOUT)
+            if msg.type != aiohttp.WSMsgType.TEXT:
+                raise ConnectionError("the host closed the connection")
+            answer = protocol.parse(msg.data, where="host's answer")
+            if isinstance(answer, Error):
+                raise JoinRefused(f"the host refused: {answer.message}")
+            if not isinstance(answer, Welcome):
+                raise ProtocolError(f"expected welcome, got {answer.type}")
+            self._ws, self._host_moves, self._sent_plies = ws, -1, set()
+            self.connects += 1
+            self._update_extra()
+            if self.connects > 1:
+                log.warning("network: reconnected to %s", self.address.url)
+            self.daemon.refresh("network")
+            try:
+                async for msg in ws:
+                    if msg.type != aiohttp.WSMsgType.TEXT:
+                        continue
+                    try:
+                        await self._on_message(protocol.parse(msg.data, where="message from the host"))
+                    except (ProtocolError, RemoteMoveError) as exc:
+                        log.warning("network: refused from the host: %s", exc)
+            finally:
+                self._ws = None
+                self._update_extra()
+                if not stop.is_set():
+                    log.warning("network: connection to the host lost; retrying")
+                    with contextlib.suppress(Exception):
+                        self.daemon.refresh("network")
+
+    async def _on_message(self, message: protocol.Message) -> None:
+        session, now = self.session, self.daemon.now()
+        if isinstance(message, State):
+            self._apply_state(message, now)
+        elif isinstance(message, Takeback):
+            session.remote_takeback(message.moves, now)
+            self.daemon.refresh(Code.TAKEBACK)
+        elif isinstance(message, Request):
+            if message.kind in ("draw", "takeback", "decline"):
+                session.remote_request(message.kind, now)
+                self.daemon.refresh("network")
+        elif isinstance(message, Error):
+            log.warning("network: the host says: %s", message.message)
+            if message.fatal:
+                raise JoinRefused(f"the host refused: {message.message}")
+        else:
+            raise ProtocolError(f"a {message.type} message is not for the guest")
+
+    def _apply_state(self, state: State, now: float) -> None:
+        session = self.session
+        local = session.network_moves()
+        common = min(len(local), len(state.moves))
+        if list(state.moves[:common]) != local[:common]:
+            log.error("network: this board's game differs from the host's; the host's counts")
+        self._host_moves = len(state.moves)
+        reason: str = "network"
+        if len(state.moves) == len(local) + 1 and session.remote_move(
+                len(local), state.moves[-1], now, clock=state.clocks[-1]):
+            reason = Code.REMOTE_MOVE
+        session.set_move_clocks(list(state.clocks))
+        if len(state.moves) >= len(session.network_moves()):
+            session.sync_clock(state.remaining, state.running, now)
+        if state.result != "*":
+            self._final = state
+        self._check_final(now)
+        self.daemon.refresh(reason)
+
+    def _check_final(self, now: float) -> None:
+        """The host's game is over: end this board's once its last move is made here by hand too
+        (the mate itself is then found here as well), so both records hold every move."""
+        final, session = self._final, self.session
+        if final is None or len(session.record.moves) < len(final.moves):
+            return
+        session.set_move_clocks(list(final.clocks))
+        session.remote_end(final.result, final.termination, now)
+
+    async def _send_pending(self) -> None:
+        """This board's moves the host has not got yet, and its requests."""
+        ws = self._ws
+        if ws is None or ws.closed or self._host_moves < 0:
+            return
+        self._requests.extend(self.session.take_requests())
+        for move in self.session.local_moves(self._host_moves):
+            if move.ply not in self._sent_plies:
+                self._sent_plies.add(move.ply)
+                await ws.send_str(protocol.dumps(MoveMsg(move.ply, move.uci)))
+        while self._requests:
+            await ws.send_str(protocol.dumps(Request(self._requests.pop(0))))
+
+    async def _follow(self, stop: asyncio.Event) -> None:
+        queue = self.daemon.subscribe()
+        timer = SettleTimer(self.daemon)
+        try:
+            while not stop.is_set():
+                line = await queue.get()
+                while not queue.empty():
+                    line = queue.get_nowait()
+                timer.saw(line)
+                if self._final is not None and not self.session.is_over():
+                    self._check_final(self.daemon.now())
+                    if self.session.is_over():
+                        self.daemon.refresh("network")
+                if not self.is_connected:
+                    self._requests.extend(self.session.take_requests())  # kept for the link's return
+                    continue
+                with contextlib.suppress(Exception):
+                    await self._send_pending()
+        finally:
+            timer.cancel()
+            self.daemon.unsubscribe(queue)
+
+    async def close(self) -> None:
+        ws, self._ws = self._ws, None
+        if ws is not None and not ws.closed:
+            with contextlib.suppress(Exception):
+                await ws.close()

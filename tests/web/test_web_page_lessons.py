@@ -1,0 +1,149 @@
+"""The lesson panel and the replay slider in real Chromium, on a real ``boardctl learn`` /
+``boardctl games step`` daemon: pieces dragged on the page's virtual board, buttons pressed."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import pytest
+from page_helpers import WAIT_MS, carry_out, drag, open_page, shot, state
+from web_helpers import REPO, RunningDaemon, engine_command, free_port, run_daemon
+
+OPERA = """[Event "Paris"]
+[Date "1858.??.??"]
+[White "Paul Morphy"]
+[Black "Duke Karl / Count Isouard"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 d6 3. d4 Bg4 4. dxe5 Bxf3 5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7 8. Nc3 c6 9. Bg5 b5
+10. Nxb5 cxb5 11. Bxb5+ Nbd7 12. O-O-O Rd8 13. Rxd7 Rxd7 14. Rd1 Qe6 15. Bxd7+ Nxd7 16. Qb8+ Nxb8
+17. Rd8# 1-0
+"""
+
+
+def wait(page: Any, expression: str, arg: Any = None) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(expression, arg=arg, timeout=WAIT_MS)
+    except PlaywrightTimeout:
+        pytest.fail(f"waited for {expression}; the page's state is {state(page)}")
+
+
+def leds(page: Any, why: str) -> set[str]:
+    return set(page.eval_on_selector_all(f'#board [data-led~="{why}"]', "els => els.map(e => e.dataset.square)"))
+
+
+@contextlib.contextmanager
+def run_step(tmp: Path, *args: str) -> Iterator[RunningDaemon]:
+    """``boardctl games step … --board sim`` serving the page on a free port."""
+    port = free_port()
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp / "config"), "XDG_DATA_HOME": str(tmp / "data"),
+           "PYTHONUNBUFFERED": "1"}
+    log_path = tmp / f"step-{port}.log"
+    with log_path.open("wb") as log_file:
+        proc = subprocess.Popen([sys.executable, "-m", "boardctl", "-v", "games", "step", *args, "--board", "sim",
+                                 "--port", str(port), "--settle", "0.15"], env=env, stdin=subprocess.DEVNULL,
+                                stdout=log_file, stderr=subprocess.STDOUT, cwd=REPO)
+    daemon = RunningDaemon(proc, f"http://127.0.0.1:{port}/", tmp, log_path)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"games step exited with {proc.returncode}:\n{daemon.log()}")
+            try:
+                daemon.state()
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"games step did not serve the page:\n{daemon.log()}")
+                time.sleep(0.1)
+        yield daemon
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def test_lesson_panel_follows_the_lesson_on_the_virtual_board(browser: Any, tmp_path: Path) -> None:
+    args = ("italian", "--color", "white", "--seed", "1", "--settle", "0.15", "--engine", engine_command())
+    with run_daemon(tmp_path, *args, mode="learn") as daemon, open_page(browser, daemon, "desktop") as page:
+        wait(page, "() => !document.getElementById('lesson').hidden")
+        assert "Italian Game" in page.locator("#lesson-title").inner_text()
+        assert page.locator("#lesson-next").inner_text().startswith("Your move: e4")
+        assert leds(page, "lesson-move") == {"e2", "e4"}
+        carry_out(page, chess.STARTING_FEN, "e2e4")
+        wait(page, "() => window.boardctl.state.pending === 'e7e5'")
+        assert "Takes space in the centre" in page.locator("#lesson-note").inner_text()
+        st = state(page)
+        carry_out(page, st["fen"], "e7e5")
+        wait(page, "() => window.boardctl.state.moves.length === 2 && !window.boardctl.state.pending")
+        # A wrong move: the panel says so, the right move is lit, the piece goes back.
+        drag(page, "g1", "h3")
+        wait(page, "() => Boolean(window.boardctl.state.lesson.wrong)")
+        assert "The lesson plays Nf3" in page.locator("#lesson-wrong").inner_text()
+        assert leds(page, "lesson-wrong") >= {"f3"} and "h3" in leds(page, "takeback")
+        shot(page, "lesson-wrong", "desktop")
+        drag(page, "h3", "g1")
+        wait(page, "() => window.boardctl.state.matching && !window.boardctl.state.leds.some(l => l.why === 'takeback')")
+        carry_out(page, state(page)["fen"], "g1f3")
+        wait(page, "() => window.boardctl.state.moves.length === 3")
+        score = page.locator("#lesson-score").inner_text()
+        assert "1 of 2 right at the first try" in score and "1 wrong" in score
+        page.locator("#lesson-again").click()
+        wait(page, "() => window.boardctl.state.lesson.run === 2 && window.boardctl.state.moves.length === 0")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_replay_slider_steps_a_watched_game(browser: Any, tmp_path: Path, size: str) -> None:
+    pgn = tmp_path / "opera.pgn"
+    pgn.write_text(OPERA)
+    with run_step(tmp_path, str(pgn), "--watch") as daemon, open_page(browser, daemon, size) as page:
+        wait(page, "() => !document.getElementById('step').hidden")
+        assert "Paul Morphy" in page.locator("#step-title").inner_text()
+        assert page.locator("#step-slider").get_attribute("max") == "33"
+        page.locator("#step-forward").click()
+        wait(page, "() => window.boardctl.state.step.ply === 1")
+        assert leds(page, "step-move") == {"e2", "e4"}
+        # The slider jumps: the page presses hint until the replay is there.
+        page.locator("#step-slider").fill("23")
+        wait(page, "() => window.boardctl.state.step.ply === 23")
+        st = state(page)
+        assert st["moves"][-1] == "e1c1" and leds(page, "step-move") == {"e1", "c1", "a1", "d1"}
+        assert page.locator("#step-moves li.current").inner_text().endswith("O-O-O")
+        page.locator("#step-slider").fill("20")
+        wait(page, "() => window.boardctl.state.step.ply === 20")
+        page.locator('#step-moves li[data-ply="33"]').click()
+        wait(page, "() => window.boardctl.state.step.ply === 33")
+        assert "the end of the game (1-0)" in page.locator("#status").inner_text()
+        assert {led["why"] for led in state(page)["leds"]} == {"step-move"}
+        shot(page, "step-watch", size)
+
+
+def test_replay_on_the_board_from_the_page(browser: Any, tmp_path: Path) -> None:
+    pgn = tmp_path / "opera.pgn"
+    pgn.write_text(OPERA)
+    with run_step(tmp_path, str(pgn)) as daemon, open_page(browser, daemon, "desktop") as page:
+        wait(page, "() => !document.getElementById('step').hidden")
+        assert page.locator("#step-slider").is_disabled()
+        page.locator("#step-forward").click()
+        wait(page, "() => window.boardctl.state.step.next === 'e4'")
+        assert leds(page, "step-move") == {"e2", "e4"}
+        carry_out(page, chess.STARTING_FEN, "e2e4")
+        wait(page, "() => window.boardctl.state.step.ply === 1")
+        page.locator("#step-back").click()
+        wait(page, "() => window.boardctl.state.moves.length === 0")
+        assert leds(page, "takeback") == {"e2", "e4"}
