@@ -35,6 +35,7 @@ from boardctl.learning.tournament import (
     TournamentStore,
     parse_time_control,
     pick_around,
+    swiss_rounds,
 )
 
 log = logging.getLogger(__name__)
@@ -234,7 +235,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     new.add_argument("--players", type=int, default=8, help="players, you included (2-64). Default: 8.")
     new.add_argument("--format", choices=[f.value for f in Format], default=Format.ROUND_ROBIN.value,
                      help="round-robin (Berger tables) or swiss (FIDE Dutch). Default: round-robin.")
-    new.add_argument("--rounds", type=int, help="Swiss rounds (a round robin has players - 1). Default: as many as fit, at most 5.")
+    new.add_argument("--rounds", type=int, help="Swiss rounds (a round robin has players - 1). Default: half the players, at most 5.")
     new.add_argument("--time-control", dest="tournament_time_control", default="15+10", metavar="MIN+INC",
                      help="your games' clock. Default: 15+10.")
     new.add_argument("--no-background", dest="background", action="store_false",
@@ -283,7 +284,7 @@ def run_new(args: argparse.Namespace, *, out: TextIO) -> int:
     fmt = Format(args.format)
     rounds = args.rounds
     if fmt is Format.SWISS and rounds is None:
-        rounds = min(5, args.players - 1 + args.players % 2)
+        rounds = swiss_rounds(args.players)
     t = new_tournament(store, me.rounded, players=args.players, format=fmt, rounds=rounds,
                        time_control=args.tournament_time_control, pool=candidates())
     out.write(f"Tournament {t.tournament_id}: {fmt.value}, {t.rounds} rounds, {len(t.players)} players, "
@@ -342,8 +343,12 @@ def prepare_next(store: TournamentStore, tid: str, *, out: TextIO, engine: str =
         if t.is_finished():
             return None
         if t.current_round == 0 or t.is_round_complete(t.current_round):
-            t = store.pair_next_round(tid)
-            out.write(describe_round(t))
+            paired = store.pair_next_round(tid)
+            if paired.current_round == t.current_round:  # the next round cannot be paired: it ends here
+                out.write(f"Round {t.current_round + 1} cannot be paired without a rematch: the tournament "
+                          f"ends after round {t.current_round}\n")
+            else:
+                out.write(describe_round(paired))
             continue
         user = t.user()
         mine = user is not None and any(

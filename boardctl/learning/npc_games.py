@@ -41,9 +41,9 @@ from boardctl.variants import get_variant
 log = logging.getLogger(__name__)
 
 #: Nodes a move in games between characters (bench/tournament.py measures the time a game takes).
-NODES = 20_000
+NODES = 15_000
 #: A game still going after this many plies is adjudicated a draw.
-MAX_PLIES = 300
+MAX_PLIES = 200
 #: ``nice`` increment of the background runner (and so of its engines).
 NICENESS = 15
 #: Seconds a search may take before the engine is thought hung (a node search is far quicker).

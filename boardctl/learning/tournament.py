@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import fcntl
+import logging
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +36,8 @@ from boardctl.learning.pairings import (
     berger_round,
     dutch_round,
 )
+
+log = logging.getLogger(__name__)
 
 VERSION = 1
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -91,6 +94,15 @@ def parse_time_control(text: str) -> tuple[int, int]:
     if not match or int(match[1]) == 0:
         raise TournamentError(f"time control {text[:20]!r}: expected MINUTES+INCREMENT, such as 15+10")
     return int(match[1]), int(match[2])
+
+
+def swiss_rounds(players: int) -> int:
+    """The default number of Swiss rounds: half the field (rounded up), at most 5.
+
+    A round can be paired without a rematch as long as each player has met fewer than half the
+    field (Dirac: the graph of games not yet played then has a perfect matching); more rounds
+    than that can dead-end in a small field (6 players, 4 rounds: a third of simulated events)."""
+    return max(1, min(5, (players + 1) // 2))
 
 
 def pick_around(rating: int, candidates: Sequence[tuple[str, int]], count: int) -> list[tuple[str, int]]:
@@ -205,6 +217,12 @@ class Tournament:
             Game(number, p.white, p.black, "1-0" if p.is_bye else None) for p in pairings
         )
         return replace(self, games=self.games + games)
+
+    def ended_early(self) -> Tournament:
+        """This tournament ending after its current (complete) round: the next cannot be paired."""
+        if not self.current_round or not self.is_round_complete(self.current_round):
+            raise TournamentError("only a tournament whose last round is complete can end early")
+        return replace(self, rounds=self.current_round)
 
     def with_result(self, round_number: int, white: int, result: str) -> Tournament:
         """This tournament with the result of ``white``'s game in ``round_number``."""
@@ -459,8 +477,19 @@ class TournamentStore:
             return after
 
     def pair_next_round(self, tournament_id: str) -> Tournament:
-        """Pair the next round and save it before anyone plays."""
-        return self.update(tournament_id, Tournament.pair_next_round)
+        """Pair the next round and save it before anyone plays. A Swiss round that cannot be
+        paired (every pairing a rematch) ends the tournament after the last round, and says so."""
+
+        def pair(t: Tournament) -> Tournament:
+            try:
+                return t.pair_next_round()
+            except PairingError as exc:
+                if t.format is not Format.SWISS or not t.current_round:
+                    raise
+                log.warning("tournament %s ends after round %d: %s", t.tournament_id, t.current_round, exc)
+                return t.ended_early()
+
+        return self.update(tournament_id, pair)
 
     def record(self, tournament_id: str, round_number: int, white: int, result: str) -> Tournament:
         """Enter one result and save at once."""
@@ -483,4 +512,5 @@ __all__ = [
     "TournamentStore",
     "parse_time_control",
     "pick_around",
+    "swiss_rounds",
 ]

@@ -21,7 +21,7 @@ from boardctl.actions import NewGameAction
 from boardctl.errors import BoardctlError
 from boardctl.learning import npc_games
 from boardctl.learning.rating import default_store
-from boardctl.learning.tournament import Format, Tournament, TournamentStore
+from boardctl.learning.tournament import Format, Tournament, TournamentStore, swiss_rounds
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class TournamentApi:
             if rounds is not None:
                 rounds = _int(data, "rounds", 0)
             elif fmt is Format.SWISS:
-                rounds = min(5, players - 1 + players % 2)
+                rounds = swiss_rounds(players)
             time_control = str(data.get("time_control", "15+10"))[:20]
             store = self._store()
             me = default_store().load()

@@ -6,18 +6,22 @@ from __future__ import annotations
 import json
 import os
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from boardctl.learning.atomic import StateFileError
+from boardctl.learning.pairings import PairingError
 from boardctl.learning.tournament import (
     Format,
+    Game,
     Tournament,
     TournamentError,
     TournamentStore,
     parse_time_control,
     pick_around,
+    swiss_rounds,
 )
 
 FOUR = [("Ann", 1800, False), ("Bob", 1600, False), ("You", 1200, True), ("Dee", 1400, False)]
@@ -213,3 +217,38 @@ def test_round_robin_of_eight_plays_out() -> None:
     assert t.rounds == 7 and len(t.games) == 28
     assert sum(s.points for s in t.standings()) == 28
     assert Tournament.from_json(json.loads(json.dumps(t.to_json())), where="x") == t
+
+
+def _dead_end() -> Tournament:
+    """6 players after 3 Swiss rounds in which {1, 2, 3} each met all of {4, 5, 6}: the games not
+    yet played form two triangles, and no round of three boards is left without a rematch (a
+    simulated 6-player event of ours reached such a state in its fourth round)."""
+    t = Tournament.new([(f"P{i}", 2400 - 37 * i, False) for i in range(6)], tournament_id="dead", format=Format.SWISS,
+                       rounds=4)
+    rounds = [
+        [(1, 4, "1/2-1/2"), (5, 2, "0-1"), (3, 6, "1-0")],
+        [(5, 1, "1/2-1/2"), (2, 6, "1-0"), (4, 3, "0-1")],
+        [(1, 6, "1/2-1/2"), (4, 2, "0-1"), (3, 5, "1/2-1/2")],
+    ]
+    games = tuple(Game(r + 1, w, b, res) for r, boards in enumerate(rounds) for w, b, res in boards)
+    return replace(t, games=games)
+
+
+def test_a_round_that_cannot_be_paired_ends_the_tournament(tmp_path: Path) -> None:
+    t = _dead_end()
+    met = {frozenset((g.white, g.black)) for g in t.games}
+    others = [frozenset((a, b)) for a in range(1, 7) for b in range(a + 1, 7)]
+    unmet = {pair for pair in others if pair not in met}
+    assert unmet == {frozenset(p) for p in [(1, 2), (1, 3), (2, 3), (4, 5), (4, 6), (5, 6)]}
+    with pytest.raises(PairingError):
+        t.pair_next_round()
+    store = TournamentStore(tmp_path)
+    store.save(t)
+    ended = store.pair_next_round("dead")
+    assert ended.rounds == 3 and ended.is_finished() and store.load("dead") == ended
+    assert [s.points for s in ended.standings()] == sorted((s.points for s in ended.standings()), reverse=True)
+
+
+@pytest.mark.parametrize(("players", "rounds"), [(2, 1), (3, 2), (4, 2), (6, 3), (8, 4), (9, 5), (12, 5), (40, 5)])
+def test_default_swiss_rounds(players: int, rounds: int) -> None:
+    assert swiss_rounds(players) == rounds

@@ -134,3 +134,67 @@ def test_next_plays_your_game_on_the_board_and_rates_it(tmp_path: Path) -> None:
     third = _boardctl(tmp_path, *flags, stdin=RESIGN)
     assert third.returncode == 0 and "The tournament is over" in third.stderr
     assert RatingStore(tmp_path / "data" / "boardctl" / "rating.json").load().games == 1  # counted once
+
+
+def test_next_waits_for_the_characters_games_then_pairs_the_next_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Your round-1 game is done, the characters' is not: next starts their runner (once), waits,
+    and once their result is in pairs round 2 and hands you its game."""
+    import io
+    import threading
+
+    from boardctl import tournament_cmd
+    from boardctl.learning import npc_games
+
+    started: list[str] = []
+
+    def start_background(store: TournamentStore, tid: str, **_: object) -> int:
+        started.append(tid)
+        return 4242
+
+    monkeypatch.setattr(npc_games, "start_background", start_background)
+    store = _store(tmp_path / "games")
+    t = new_tournament(store, 1200, players=4, format=Format.ROUND_ROBIN, rounds=None, time_control="15+10",
+                       pool=[("Ann", 1500), ("Bob", 1300), ("Cid", 1000)], tournament_id="club")
+    user = t.user()
+    assert user is not None
+    [mine] = [g for g in t.pending() if user.number in (g.white, g.black)]
+    [theirs] = [g for g in t.pending() if g is not mine]
+    store.record("club", 1, mine.white, "1/2-1/2")
+
+    def runner() -> None:  # stands in for the background games
+        import time
+
+        time.sleep(0.5)
+        store.record("club", 1, theirs.white, "1-0")
+
+    thread = threading.Thread(target=runner)
+    thread.start()
+    out = io.StringIO()
+    job = tournament_cmd.prepare_next(store, "club", out=out)
+    thread.join()
+    assert job is not None and job.round == 2
+    assert "waiting for 1 game(s) between characters" in out.getvalue() and "Round 2:" in out.getvalue()
+    assert started.count("club") >= 1  # the runner was (re)started for the waiting round and round 2
+    t2 = store.load("club")
+    assert t2.current_round == 2 and t2.round_games(1)[0].result is not None
+
+
+def test_next_says_when_the_next_round_cannot_be_paired(tmp_path: Path) -> None:
+    import io
+    from dataclasses import replace
+
+    from boardctl import tournament_cmd
+    from boardctl.learning.tournament import Game, Tournament
+
+    # {1, 2, 3} each met all of {4, 5, 6}: the games left form two triangles (test_tournament.py)
+    t = Tournament.new([(f"P{i}", 2400 - 37 * i, False) for i in range(6)], tournament_id="dead",
+                       format=Format.SWISS, rounds=4)
+    boards = [(1, 4), (5, 2), (3, 6), (5, 1), (2, 6), (4, 3), (1, 6), (4, 2), (3, 5)]
+    store = _store(tmp_path / "games")
+    store.save(replace(t, games=tuple(Game(i // 3 + 1, w, b, "1/2-1/2") for i, (w, b) in enumerate(boards))))
+    out = io.StringIO()
+    assert tournament_cmd.prepare_next(store, "dead", out=out) is None
+    assert "Round 4 cannot be paired without a rematch: the tournament ends after round 3" in out.getvalue()
+    assert store.load("dead").is_finished()
