@@ -46,6 +46,7 @@ const LEGEND = [
   ["draw-offer", "a draw is offered"],
   ["result", "the game is over"],
   ["storage", "the game cannot be saved (disk full or read-only): it is kept in memory"],
+  ["coach", "the coach's better move (your move lost a pawn or more)"],
 ];
 // Tones (Hz, seconds) for each kind of sound; WebAudio makes them, no sound files needed.
 const TONES = {
