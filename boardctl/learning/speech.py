@@ -469,9 +469,9 @@ class SpeechWatcher:
                 out.append(SpeechEvent.from_illegal())
         self._violations = len(violations)
         # A touched piece put back is lit as a reminder that it must move: said once when it lights.
-        new = [sq for sq in touched if sq not in self._touched]
-        if new and not reminded:
-            out.append(SpeechEvent.from_touch_move(new[0]))
+        newly_lit = [sq for sq in touched if sq not in self._touched]
+        if newly_lit and not reminded:
+            out.append(SpeechEvent.from_touch_move(newly_lit[0]))
         self._touched = frozenset(touched)
         if result != self._result:
             self._result = result
