@@ -382,15 +382,15 @@ class Config:
         return Path(self.storage_games_dir) if self.storage_games_dir else data_dir() / "games"
 
 
-def _known_near(name: str) -> str:
-    """The keys of ``name``'s section when it is one, else the sections: short enough to read in
-    one error line however many keys there are (docs/config.md lists them all)."""
+def _known_keys(name: str) -> str:
+    """The keys of ``name``'s section, or the sections when it names none (a short hint: the
+    whole table, docs/config.md, no longer fits in one line)."""
     section = name.split(".", 1)[0]
     keys = [key for key in KEY_BY_NAME if key.split(".", 1)[0] == section]
     if keys:
-        return f"keys of [{section}]: {', '.join(keys)}"
+        return f"known keys in [{section}]: {', '.join(keys)}"
     sections = dict.fromkeys(key.split(".", 1)[0] for key in KEY_BY_NAME)
-    return f"sections: {', '.join(f'[{s}]' for s in sections)}; docs/config.md lists every key"
+    return f"known sections: {', '.join(sections)}; see docs/config.md"
 
 
 def _flatten(table: Mapping[str, Any], source: str) -> dict[str, Any]:
@@ -398,7 +398,7 @@ def _flatten(table: Mapping[str, Any], source: str) -> dict[str, Any]:
     for section, body in table.items():
         if not isinstance(body, dict):
             raise ConfigError(
-                f"{source}: {short_repr(section)} must be a [section] table ({_known_near(str(section))})"
+                f"{source}: {short_repr(section)} must be a [section] table ({_known_keys(str(section))})"
             )
         for name, value in body.items():
             flat[f"{section}.{name}"] = value
@@ -515,7 +515,7 @@ def load(
             given[name] = source
             key = KEY_BY_NAME.get(name)
             if key is None:
-                raise ConfigError(f"{source}: unknown key {short_repr(name)} ({_known_near(name)})")
+                raise ConfigError(f"{source}: unknown key {short_repr(name)} ({_known_keys(name)})")
             try:
                 values[name] = key.check(value)
             except (ValueError, TypeError, OverflowError) as exc:

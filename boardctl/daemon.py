@@ -262,7 +262,7 @@ class Daemon:
         session = self.session
         if self.coach is not None and session.is_coached():
             self.coach.observe(session.board, human=session.human_color(), variant=self.variant.name,
-                               over=session.is_over())
+                               over=session.is_over(), pending=session.pending)
         if self.speaker is not None and self._speech is not None:
             geometry = self.variant.geometry
             said = self._speech.observe(

@@ -147,16 +147,19 @@ def test_a_whole_game_is_spoken_without_blocking_the_loop(tmp_path: Path, varian
         assert await asyncio.to_thread(speaker.wait_idle, 300)
         await daemon.close()
         assert speaker.stats.failed == 0 and speaker.stats.dropped == 0
-        expected = len(moves) + 2  # every move, the illegal one, the result
+        # every move, the illegal one, the reminder that the piece touched for it must move, the result
+        expected = len(moves) + 3
         assert speaker.stats.said == expected and len(gate.texts) == expected
         files = sorted((tmp_path / "speech").glob("*.wav"))
         assert len(files) == expected
         assert all(f.read_bytes()[:4] == b"RIFF" and _seconds(f) > 0.2 for f in files)
         kinds = [f.name.split("-", 1)[1] for f in files]
-        assert kinds.count("move.wav") == len(moves) and kinds[-1] == "result.wav" and "illegal.wav" in kinds
+        assert kinds.count("move.wav") == len(moves) and kinds[-1] == "result.wav"
+        assert kinds.count("illegal.wav") == 1 and kinds.count("touch-move.wav") == 1
         if variant == "chess" and language == "en":
             assert gate.texts[0] == "e4" and "Rook d8, checkmate" in gate.texts
             assert gate.texts[-1] == "White wins"
+            assert "Illegal move" in gate.texts and "Touch move: move the piece on g1" in gate.texts
         if variant == "xiangqi" and language == "zh":
             board = get_variant("xiangqi").board()
             from boardctl.learning.speech import move_text

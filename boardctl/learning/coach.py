@@ -314,12 +314,22 @@ class CoachWatcher:
         self.deliver = deliver
         self._judged: dict[tuple[str, tuple[str, ...]], asyncio.Task[None]] = {}
         self._last: tuple[str, tuple[str, ...]] | None = None
+        self._ahead: tuple[int, str] | None = None
 
-    def observe(self, board: GameBoard, *, human: Color | None, variant: str, over: bool) -> None:
+    def observe(self, board: GameBoard, *, human: Color | None, variant: str, over: bool,
+                pending: Move | None = None) -> None:
+        """``pending``: the engine's move shown on the LEDs, not yet made on the board; the
+        position after it is the player's next, so the coach starts on it at once."""
         if human is None:
             return
         if board.turn == human and not over:
             self.coach.prepare(board)  # the player thinks: so does the coach
+        elif pending is not None and not over and (len(board.move_stack), pending.uci()) != self._ahead:
+            self._ahead = (len(board.move_stack), pending.uci())  # once per shown move, not every tick
+            ahead = board.copy()
+            ahead.push(pending)
+            if ahead.outcome(claim_draw=False) is None:
+                self.coach.prepare(ahead)
         stack = board.move_stack
         if not stack or (not board.turn) != human:
             self._last = None

@@ -425,6 +425,7 @@ class SpeechWatcher:
         self._pending: str | None = None
         self._violations = 0
         self._result = "*"
+        self._touched: frozenset[str] = frozenset()
 
     def observe(
         self,
@@ -459,12 +460,19 @@ class SpeechWatcher:
             out.append(SpeechEvent.from_move(move_text(self.words, board, pending, self.language)))
         if len(violations) < self._violations:
             self._violations = len(violations)
+        reminded = False
         for code, _detail in violations[self._violations :]:
-            if code == "touch-move":
+            if code == "touch-move" and not reminded:
                 out.append(SpeechEvent.from_touch_move(touched[0] if touched else ""))
+                reminded = True
             elif code == "illegal-move":
                 out.append(SpeechEvent.from_illegal())
         self._violations = len(violations)
+        # A touched piece put back is lit as a reminder that it must move: said once when it lights.
+        newly_lit = [sq for sq in touched if sq not in self._touched]
+        if newly_lit and not reminded:
+            out.append(SpeechEvent.from_touch_move(newly_lit[0]))
+        self._touched = frozenset(touched)
         if result != self._result:
             self._result = result
             if result != "*":

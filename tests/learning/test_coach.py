@@ -162,3 +162,42 @@ def test_the_review_is_saved_as_nags_and_comments(variant: str, fen: str, moves:
     assert marked in " ".join(text.split()), text
     again = GameRecord.from_json(record.to_json(), where="test")
     assert again.review == record.review
+
+
+def test_the_watcher_analyses_ahead_and_judges_each_player_move_once() -> None:
+    import asyncio
+
+    from boardctl.learning.coach import Coach, CoachWatcher
+    from boardctl.variants import get_variant
+
+    class Recorder(Coach):
+        def __init__(self) -> None:
+            self.prepared: list[str] = []
+            self.judged: list[str] = []
+
+        def prepare(self, board):  # type: ignore[no-untyped-def, override]
+            self.prepared.append(" ".join(m.uci() for m in board.move_stack))
+            return None
+
+        async def judge(self, board, move, *, variant):  # type: ignore[no-untyped-def, override]
+            self.judged.append(move.uci())
+            return None
+
+    async def scenario() -> tuple[Recorder, list[tuple[object, int, str]]]:
+        coach = Recorder()
+        delivered: list[tuple[object, int, str]] = []
+        watcher = CoachWatcher(coach, deliver=lambda v, ply, move: delivered.append((v, ply, move)))
+        board = get_variant("chess").board()
+        watcher.observe(board, human=True, variant="chess", over=False)  # the player to move: analyse
+        board.push(board.parse_uci("e2e4"))
+        for _ in range(3):  # ticks while the engine thinks: the move is judged once
+            watcher.observe(board, human=True, variant="chess", over=False)
+        pending = board.parse_uci("e7e5")
+        for _ in range(3):  # the engine's move shown: the next position is analysed once, ahead
+            watcher.observe(board, human=True, variant="chess", over=False, pending=pending)
+        await watcher.idle()
+        return coach, delivered
+
+    coach, delivered = asyncio.run(scenario())
+    assert coach.judged == ["e2e4"] and delivered == [(None, 0, "e2e4")]
+    assert coach.prepared == ["", "e2e4 e7e5"]

@@ -80,6 +80,11 @@ def test_watcher_follows_a_game() -> None:
     events = look(violations=[("touch-move", "x"), ("illegal-move", "y"), ("mismatch", "z")], touched=["b1"])
     assert events == [SpeechEvent.from_touch_move("b1"), SpeechEvent.from_illegal()]
     assert look(violations=[("touch-move", "x"), ("illegal-move", "y"), ("mismatch", "z")]) == []
+    # a touched piece put back lights a reminder: said when it lights, not again while lit
+    kept = [("touch-move", "x"), ("illegal-move", "y"), ("mismatch", "z")]
+    assert look(violations=kept, touched=["g1"]) == [SpeechEvent.from_touch_move("g1")]
+    assert look(violations=kept, touched=["g1"]) == []
+    assert look(violations=kept) == []
     # a takeback, then another move
     board.pop()
     board.pop()

@@ -47,6 +47,7 @@ const LEGEND = [
   ["result", "the game is over"],
   ["storage", "the game cannot be saved (disk full or read-only): it is kept in memory"],
   ["remote-move", "your opponent's move (another board, a phone): make it on the board"],
+  ["coach", "the coach's better move (your move lost a pawn or more)"],
   ["lesson-move", "the lesson's move: make it on the board"],
   ["lesson-wrong", "not the lesson's move: put it back; the right one is lit"],
   ["step-move", "the replayed game's move"],
