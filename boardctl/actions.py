@@ -45,4 +45,22 @@ class NewGameAction:
     note: str | None = None
 
 
-Action = SquareAction | ButtonAction | NewGameAction
+@dataclass(frozen=True, slots=True)
+class LessonAction:
+    """Start an opening lesson on the board (as ``boardctl learn``): the lesson's ``name``, the
+    user's ``color``, a quiz or not (boardctl.guided_actions)."""
+
+    name: str
+    color: str
+    quiz: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StepAction:
+    """Replay a game on the board (as ``boardctl games step``): the record's text (a PGN), watched or made."""
+
+    record: str
+    watch: bool = False
+
+
+Action = SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction
