@@ -46,4 +46,22 @@ class NewGameAction:
     opponent: str | None = None  # a character's id (boardctl/learning/characters.py); "" the plain engine
 
 
-Action = SquareAction | ButtonAction | NewGameAction
+@dataclass(frozen=True, slots=True)
+class LessonAction:
+    """Start an opening lesson on the board (as ``boardctl learn``): the lesson's ``name``, the
+    user's ``color``, a quiz or not (boardctl.guided_actions)."""
+
+    name: str
+    color: str
+    quiz: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StepAction:
+    """Replay a game on the board (as ``boardctl games step``): the record's text (a PGN), watched or made."""
+
+    record: str
+    watch: bool = False
+
+
+Action = SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction

@@ -20,7 +20,14 @@ from typing import Any, Protocol
 
 from boardctl import config as config_mod
 from boardctl import events
-from boardctl.actions import Action, ButtonAction, NewGameAction, SquareAction
+from boardctl.actions import (
+    Action,
+    ButtonAction,
+    LessonAction,
+    NewGameAction,
+    SquareAction,
+    StepAction,
+)
 from boardctl.actions import ActionError as ActionError  # re-exported: callers catch it here
 from boardctl.config import Config
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
@@ -164,7 +171,7 @@ class Daemon:
         """An action from the web page, checked by :func:`boardctl.web.protocol.validate_action`:
         ``SquareAction`` (virtual board only), ``ButtonAction`` or ``NewGameAction``. Raw JSON is
         checked by that same function first; ActionError says what is wrong."""
-        if not isinstance(action, SquareAction | ButtonAction | NewGameAction):
+        if not isinstance(action, SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction):
             from boardctl.web.protocol import validate_action
 
             try:
@@ -177,12 +184,18 @@ class Daemon:
             self.inject(SquareChanged(self.now(), action.square, action.occupied), reason=Code.WEB)
         elif isinstance(action, ButtonAction):
             self.handle(ButtonPressed(self.now(), action.button), reason=Code.WEB)
+        elif isinstance(action, LessonAction | StepAction):
+            from boardctl.guided_actions import start_guided
+
+            start_guided(self, action)
+            self._after(Code.NEW_GAME)
         else:
             await self.new_game(action)
 
     async def new_game(self, action: NewGameAction) -> None:
         """Start a new game with the checked settings of ``action`` (None keeps the current one)."""
-        settings = self.session.settings
+        # Leaving a lesson or a replay started from the page: the settings from before it.
+        settings = getattr(self.session.guide, "settings_before", None) or self.session.settings
         if action.color:
             settings = replace(settings, color=action.color)
         if action.level:
@@ -198,6 +211,7 @@ class Daemon:
                 await set_options(options)
         if self.engine is not None and settings.level != self.engine.level:
             await self.engine.set_level(settings.level)
+        self.session.guide = None  # a new game from the page leaves a lesson or a replay
         self.session.new_game(self.now(), fen=action.fen, settings=settings)
         if action.note:  # e.g. only the final position of an uploaded PGN is kept
             self.session.warning = action.note

@@ -71,33 +71,38 @@ class ReplayGame:
 
 def read_game_file(path: Path, *, variant_name: str | None = None) -> ReplayGame:
     """The one game in the record ``path`` (PGN; XQF in xiangqi); GameFileError names the file."""
-    from boardctl.games import guess_variant
-    from boardctl.records import RecordError, read_record
-    from boardctl.variants import get_variant
-
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_RECORD_BYTES + 1)
     except OSError as exc:
         raise GameFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return read_game_data(data, source=str(path), name=path.name, variant_name=variant_name)
+
+
+def read_game_data(data: bytes, *, source: str, name: str, variant_name: str | None = None) -> ReplayGame:
+    """The one game in ``data`` (a record's bytes); GameFileError names ``source``."""
+    from boardctl.games import guess_variant
+    from boardctl.records import RecordError, read_record
+    from boardctl.variants import get_variant
+
     if len(data) > MAX_RECORD_BYTES:
-        raise GameFileError(f"{path}: larger than {MAX_RECORD_BYTES} bytes; is it one game?")
-    name = guess_variant(data)
-    if variant_name is not None and variant_name != name:
-        raise GameFileError(f"{path}: a {name} record, but --variant {variant_name} was given")
+        raise GameFileError(f"{source}: larger than {MAX_RECORD_BYTES} bytes; is it one game?")
+    game_name = guess_variant(data)
+    if variant_name is not None and variant_name != game_name:
+        raise GameFileError(f"{source}: a {game_name} record, but --variant {variant_name} was given")
     try:
-        variant = get_variant(name)
+        variant = get_variant(game_name)
     except ImportError:
-        raise GameFileError(f"{path}: a {name} record, and this build has no {name} rules yet") from None
+        raise GameFileError(f"{source}: a {game_name} record, and this build has no {game_name} rules yet") from None
     try:
         game = read_record(variant, data)
         game.board_after(variant)  # every move legal
     except RecordError as exc:
-        raise GameFileError(f"{path}: {exc}") from None
+        raise GameFileError(f"{source}: {exc}") from None
     if not game.moves:
-        raise GameFileError(f"{path}: the game has no moves to step through")
+        raise GameFileError(f"{source}: the game has no moves to step through")
     headers = {k: v for k, v in game.headers.items() if k in SHOWN_TAGS and v not in ("", "?")}
-    return ReplayGame(variant.name, game.fen, tuple(game.moves), headers, source=path.name)
+    return ReplayGame(variant.name, game.fen, tuple(game.moves), headers, source=name)
 
 
 def game_from_store(store: GameStore, name: str) -> ReplayGame:

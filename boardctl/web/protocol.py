@@ -30,7 +30,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from boardctl.actions import Action, ButtonAction, NewGameAction, SquareAction
+from boardctl.actions import (
+    Action,
+    ButtonAction,
+    LessonAction,
+    NewGameAction,
+    SquareAction,
+    StepAction,
+)
 from boardctl.config import check_level, check_time_control
 from boardctl.core.rules import Variant
 from boardctl.errors import BoardctlError
@@ -221,6 +228,10 @@ def validate_action(action: Any, *, variant: Variant | None = None) -> Action:
             raise WebInputError(f"button: unknown button {short_repr(value)} (one of {names})") from None
     if kind == "new-game":
         return _validate_new_game(value, game)
+    if kind in ("lesson", "step"):  # boardctl learn and games step from the page
+        from boardctl.guided_actions import validate_guided
+
+        return validate_guided(kind, value)
     raise WebInputError(f"action: unknown kind {short_repr(kind)} (one of event, button, new-game)")
 
 
@@ -230,6 +241,10 @@ def action_to_json(action: Action, *, variant: Variant | None = None) -> dict[st
         return {"event": {"square": _variant(variant).geometry.square_name(action.square), "occupied": action.occupied}}
     if isinstance(action, ButtonAction):
         return {"button": action.button.value}
+    if isinstance(action, LessonAction):
+        return {"lesson": {"name": action.name, "color": action.color, "quiz": action.quiz}}
+    if isinstance(action, StepAction):
+        return {"step": {"record": action.record, "watch": action.watch}}
     params: dict[str, Any] = {}
     for key, value in (("color", action.color), ("level", action.level),
                        ("time-control", action.time_control), ("fen", action.fen),

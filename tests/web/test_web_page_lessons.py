@@ -147,3 +147,42 @@ def test_replay_on_the_board_from_the_page(browser: Any, tmp_path: Path) -> None
         page.locator("#step-back").click()
         wait(page, "() => window.boardctl.state.moves.length === 0")
         assert leds(page, "takeback") == {"e2", "e4"}
+
+
+def test_a_lesson_and_a_replay_started_from_a_play_page(browser: Any, tmp_path: Path) -> None:
+    """The demo's (play's) page reaches both: the lesson as Black, then a watched replay, then back to play."""
+    with run_daemon(tmp_path, "--color", "white", "--settle", "0.15", "--movetime", "0.05") as daemon, \
+            open_page(browser, daemon, "desktop") as page:
+        page.locator("#learn summary").click()
+        page.locator('#lesson-form select[name="lesson"]').select_option("petrov")
+        page.locator('#lesson-form select[name="color"]').select_option("black")
+        page.locator('#lesson-form button[type="submit"]').click()
+        wait(page, "() => window.boardctl.state.lesson && window.boardctl.state.pending === 'e2e4'")
+        assert "Petrov Defence" in page.locator("#lesson-title").inner_text()
+        assert leds(page, "engine-move") == {"e2", "e4"}
+        carry_out(page, chess.STARTING_FEN, "e2e4")
+        wait(page, "() => window.boardctl.state.moves.length === 1 && window.boardctl.state.lesson.your_turn")
+        assert leds(page, "lesson-move") == {"e7", "e5"}
+        # A replay from an uploaded PGN, watched.
+        page.locator('#step-form input[type="file"]').set_input_files(
+            files=[{"name": "opera.pgn", "mimeType": "text/plain", "buffer": OPERA.encode()}])
+        page.locator('#step-form button[type="submit"]').click()
+        wait(page, "() => window.boardctl.state.step && !window.boardctl.state.lesson")
+        assert document_hidden(page, "lesson")
+        assert leds(page, "setup") == {"e2", "e4"}  # the lesson's pawn goes back for the replay's start
+        drag(page, "e4", "e2")
+        wait(page, "() => window.boardctl.state.step.set_up")
+        page.locator("#step-slider").fill("3")
+        wait(page, "() => window.boardctl.state.step.ply === 3")
+        assert state(page)["moves"] == ["e2e4", "e7e5", "g1f3"]
+        # New game from the form: back to playing the engine as before, no panel left.
+        page.locator("#new-game summary").click()
+        page.locator('#new-game-form button[type="submit"]').click()
+        wait(page, "() => !window.boardctl.state.step && !window.boardctl.state.lesson"
+                   " && window.boardctl.state.mode === 'play' && window.boardctl.state.human === 'white'")
+        assert document_hidden(page, "step")
+
+
+def document_hidden(page: Any, element_id: str) -> bool:
+    hidden: bool = page.evaluate("(id) => document.getElementById(id).hidden", element_id)
+    return hidden

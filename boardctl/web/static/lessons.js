@@ -88,6 +88,7 @@
         for (let ms = 0; ms < 3000 && app.state.step && app.state.step.ply === before; ms += 10) {
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
+        if (!app.state.step || app.state.step.ply === before) break; // refused (pieces to set up first)
       }
     } catch (err) {
       // the connection went: the next state line shows where the replay is
@@ -144,6 +145,53 @@
     if (state.step) renderStep(state.step);
     else if (step) step.hidden = true;
   }
+
+  // -- starting a lesson or a replay from the page -----------------------------------------------
+
+  // The lessons boardctl ships (boardctl/data/lessons), as `boardctl learn` names them.
+  const LESSONS = [
+    ["italian", "Italian Game"], ["evans", "Evans Gambit"], ["two-knights", "Two Knights Defence"],
+    ["hungarian", "Hungarian Defence"], ["three-knights", "Three Knights Opening"],
+    ["four-knights", "Four Knights Game"], ["spanish", "Ruy Lopez"], ["philidor", "Philidor Defence"],
+    ["petrov", "Petrov Defence"],
+  ];
+
+  function buildStarter() {
+    const box = el("details", { id: "learn" });
+    box.append(el("summary", {}, "Lessons and replays"));
+    const lesson = el("form", { id: "lesson-form", class: "buttons" });
+    const pick = el("select", { name: "lesson", "aria-label": "opening lesson" });
+    for (const [key, title] of LESSONS) pick.append(el("option", { value: key }, title));
+    const color = el("select", { name: "color", "aria-label": "your colour" });
+    color.append(el("option", { value: "white" }, "White"), el("option", { value: "black" }, "Black"));
+    const quiz = el("input", { type: "checkbox", name: "quiz" });
+    const quizLabel = el("label", {}, " quiz");
+    quizLabel.prepend(quiz);
+    lesson.append(pick, color, quizLabel, el("button", { type: "submit" }, "Start lesson"));
+    lesson.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      app.send({ lesson: { name: pick.value, color: color.value, quiz: quiz.checked } }).catch(() => {});
+    });
+    const replay = el("form", { id: "step-form", class: "buttons" });
+    const file = el("input", { type: "file", name: "record", accept: ".pgn,application/x-chess-pgn,text/plain", "aria-label": "game to replay" });
+    const watch = el("input", { type: "checkbox", name: "watch", checked: "" });
+    const watchLabel = el("label", {}, " only watch");
+    watchLabel.prepend(watch);
+    replay.append(file, watchLabel, el("button", { type: "submit" }, "Replay"));
+    replay.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      if (!file.files.length) return;
+      const record = await file.files[0].text();
+      app.send({ step: { record, watch: watch.checked } }).catch(() => {});
+    });
+    box.append(el("p", {}, "An opening lesson on the board:"), lesson,
+      el("p", {}, "Replay a game (PGN) on the board; hint steps forward, takeback back:"), replay);
+    const games = document.getElementById("past-games");
+    games.parentNode.insertBefore(box, games);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", buildStarter);
+  else buildStarter();
 
   app.renderHooks.push(render);
   app.stepTo = stepTo; // for tests
