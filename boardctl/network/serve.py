@@ -148,6 +148,10 @@ async def serve(role: str, args: argparse.Namespace) -> int:
         tickets = TicketStore(store.root)
         ticket = None if args.new else tickets.load(role)
         record = _unfinished(store, ticket)
+        if args.new:
+            from boardctl.games import abandon_unfinished
+
+            abandon_unfinished(store, "network")  # --new: no earlier network game is resumed
         if role == "host":
             if record is not None and ticket is not None:
                 session = Session(_settings(cfg, color=record.human or "white", variant=record.variant,
