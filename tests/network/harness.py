@@ -43,10 +43,14 @@ class Board:
         self.state: dict[str, Any] = {}
         self.start()
 
+    @staticmethod
+    def command() -> list[str]:
+        return [sys.executable, "-m", "boardctl"]
+
     def start(self) -> None:
         env = {**os.environ, "XDG_CONFIG_HOME": str(self.home / "config"), "XDG_DATA_HOME": str(self.home / "data")}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "boardctl", *self.argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [*self.command(), *self.argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, env=env,
         )
         self.lines = queue.Queue()
