@@ -59,7 +59,10 @@ class _Daemon:
             return time.perf_counter(), self.state
         deadline = time.perf_counter() + timeout
         while True:
-            at, line = self.lines.get(timeout=max(0.01, deadline - time.perf_counter()))
+            try:
+                at, line = self.lines.get(timeout=max(0.01, deadline - time.perf_counter()))
+            except queue.Empty:
+                raise RuntimeError(f"no awaited state line within {timeout} s; last: {self.state}") from None
             self.state = line
             if predicate(line):
                 return at, line
@@ -87,7 +90,7 @@ class _Daemon:
             written = self.send({"square": chess.square_name(square), "occupied": occupied})
             if occupied:
                 placed = written
-            time.sleep(0.02)
+            time.sleep(0.15)  # a hand: lifts and places a tenth of a second and more apart
         return placed
 
     def close(self) -> None:

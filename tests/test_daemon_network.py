@@ -115,3 +115,34 @@ def test_a_whole_game_survives_kill_and_a_cut_link(tmp_path: Path) -> None:
         assert stat.S_IMODE(os.stat(ticket).st_mode) == 0o600
         data = json.loads(ticket.read_text())
         assert data["token"] and data["code"] is None
+
+
+def test_killed_before_any_move_both_resume(tmp_path: Path) -> None:
+    """kill -9 the host before anyone joined (the same code stays valid), and the guest right after
+    joining (it resumes with the token, not the used code)."""
+    host_port, guest_port = free_port(), free_port()
+    host = _start_host(tmp_path, host_port)
+    boards = [host]
+    try:
+        invite = host.next_line(30)["invite"]
+        host.kill()
+        host.start()
+        again = host.next_line(30)["invite"]
+        assert again == invite  # the same game, the same one-time code
+        guest = _start_guest(tmp_path, invite["address"], invite["code"], guest_port)
+        boards.append(guest)
+        guest.next_line(30)  # joined: its first line
+        guest.kill()
+        guest.start()
+        guest.send({})
+        host.send({})
+        guest.wait_for(_connected, 30)
+        host.make(GAME[0])
+        lit = guest.wait_for(lambda s: s["pending"] == GAME[0], 30)
+        assert lit["human"] == "black" and lit["moves"] == []
+        for board in boards:
+            assert board.close() == 0
+    finally:
+        for board in boards:
+            if board.proc.poll() is None:
+                board.kill()

@@ -50,7 +50,11 @@ def state_of(session: Session, t: float) -> State:
         data = clock.to_json(t)
         running = data.pop("running")
         remaining = {str(k): float(v) for k, v in data.items()}
+    board = session.board.copy(stack=False)
+    if session.pending is not None and session.is_remote_turn():
+        board.push(session.pending)
     return State(
+        fen=board.fen(),
         moves=tuple(session.network_moves()),
         clocks=tuple(session.network_clocks()),
         remaining=remaining,

@@ -171,6 +171,8 @@ class JoinLink:
                     return
                 except (OSError, aiohttp.ClientError, TimeoutError, ConnectionError, ProtocolError) as exc:
                     log.info("network: %s; retrying in %.1f s", exc, delay)
+                except Exception:  # a bug must not end the link for good: say it, and connect again
+                    log.exception("network: the link failed; retrying in %.1f s", delay)
                 if stop.is_set():
                     break
                 with contextlib.suppress(TimeoutError):

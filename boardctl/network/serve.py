@@ -148,6 +148,10 @@ async def serve(role: str, args: argparse.Namespace) -> int:
         tickets = TicketStore(store.root)
         ticket = None if args.new else tickets.load(role)
         record = _unfinished(store, ticket)
+        if args.new:
+            from boardctl.games import abandon_unfinished
+
+            abandon_unfinished(store, "network")  # --new: no earlier network game is resumed
         if role == "host":
             if record is not None and ticket is not None:
                 session = Session(_settings(cfg, color=record.human or "white", variant=record.variant,
@@ -164,24 +168,31 @@ async def serve(role: str, args: argparse.Namespace) -> int:
                                   fen=fen)
                 local = color == names[0]
                 session.set_players(args.name if local else args.guest_name, args.guest_name if local else args.name)
+                store.save(session.record)  # on disk before the code is shown: a restart resumes it
                 ticket = Ticket("host", session.record.id, code=new_code(), color=color)
                 tickets.save(ticket)
         else:
             address = Address.from_string(args.address)
             tls = tls_option(address, ca=args.ca, fingerprint=args.fingerprint)
-            if record is not None and ticket is not None and ticket.address == address.url and ticket.token:
+            known = ticket is not None and ticket.address == address.url and ticket.token is not None
+            if record is not None and ticket is not None and known:
                 session = Session(_settings(cfg, color=record.human or "black", variant=record.variant,
                                             time_control=record.time_control), record=record)
-                token = ticket.token
+                token = str(ticket.token)
             else:
-                if not args.code:
+                if known and ticket is not None and ticket.token is not None:
+                    hello = Hello(variant=variant.name, token=ticket.token)  # joined, but nothing saved yet
+                elif not args.code:
                     raise ConfigError("join: give --code CODE (the invitation code the host printed)")
-                welcome = await handshake(address, Hello(variant=variant.name, code=args.code.strip().upper()), tls=tls)
+                else:
+                    hello = Hello(variant=variant.name, code=args.code.strip().upper())
+                welcome = await handshake(address, hello, tls=tls)
                 game_variant = get_variant(welcome.variant)
                 session = Session(_settings(cfg, color=welcome.color, variant=game_variant.name,
                                             time_control=welcome.time_control), fen=welcome.fen, variant=game_variant)
                 session.set_players(welcome.white, welcome.black)
                 token = welcome.token
+                store.save(session.record)
                 ticket = Ticket("join", session.record.id, token=token, address=address.url, color=welcome.color)
                 tickets.save(ticket)
         input_clock = InputClock() if args.stdio else None

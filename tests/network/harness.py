@@ -22,6 +22,9 @@ import chess
 import chess.pgn
 from test_daemon_support import move_events
 
+#: Seconds between a hand's lifts and placements (a real hand takes a tenth of a second and more).
+HAND_GAP = 0.15
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -40,10 +43,14 @@ class Board:
         self.state: dict[str, Any] = {}
         self.start()
 
+    @staticmethod
+    def command() -> list[str]:
+        return [sys.executable, "-m", "boardctl"]
+
     def start(self) -> None:
         env = {**os.environ, "XDG_CONFIG_HOME": str(self.home / "config"), "XDG_DATA_HOME": str(self.home / "data")}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "boardctl", *self.argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [*self.command(), *self.argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, env=env,
         )
         self.lines = queue.Queue()
@@ -87,7 +94,9 @@ class Board:
         until it is a move of the game."""
         before = len(self.state["moves"])
         board = chess.Board(self.state["fen"])
-        for square, occupied in move_events(board, chess.Move.from_uci(uci)):
+        for i, (square, occupied) in enumerate(move_events(board, chess.Move.from_uci(uci))):
+            if i:
+                time.sleep(HAND_GAP)
             self.send({"square": square, "occupied": occupied})
         return self.wait_for(lambda s: len(s["moves"]) > before, timeout)
 

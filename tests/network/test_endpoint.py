@@ -44,7 +44,7 @@ def _session(color: str, *, variant: str = "chess", time_control: str = "") -> S
 
 
 class Hosted:
-    def __init__(self, root: Path, *, variant: str = "chess", ssl_context: Any = None) -> None:
+    def __init__(self, root: Path, *, variant: str = "chess", ssl_context: Any = None, lan: bool = False) -> None:
         self.root = root
         self.store = GameStore(root / "host")
         self.daemon = Daemon(_session("white", variant=variant, time_control="5+0"), store=self.store)
@@ -52,7 +52,8 @@ class Hosted:
         self.ticket = Ticket("host", self.daemon.session.record.id, code=new_code(), color="white")
         self.tickets.save(self.ticket)
         self.link = HostLink(self.daemon, self.tickets, self.ticket)
-        self.server = WebServer(self.daemon, host="127.0.0.1", port=0, pin=None, ssl_context=ssl_context)
+        self.server = WebServer(self.daemon, host="127.0.0.1", port=0, pin="4321" if lan else None, lan=lan,
+                                ssl_context=ssl_context)
         attach(self.server, self.link)
         self.stop = asyncio.Event()
 
@@ -290,5 +291,39 @@ def test_wss_checked_by_fingerprint_or_ca(tmp_path: Path, certificate: tuple[Pat
             again = await handshake(address, Hello(variant="chess", token=welcome.token),
                                     tls=tls_option(address, ca=cert, fingerprint=None))
             assert again.token == welcome.token
+
+    run(scenario)
+
+
+def test_in_lan_mode_the_code_stands_in_for_the_pin_on_net_only(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with hosted(tmp_path, lan=True) as h:
+            welcome = await _talk(h.url, hello(code=h.ticket.code))
+            assert welcome[0]["type"] == "welcome"  # no PIN asked on /net
+            async with aiohttp.ClientSession() as http:
+                base = f"http://127.0.0.1:{h.server.port}"
+                async with http.post(f"{base}/api/action", json={"button": "resign"}) as response:
+                    assert response.status == 403  # the page still needs the PIN
+                async with http.post(f"{base}/api/action", json={"button": "resign"},
+                                     headers={"X-Boardctl-Pin": welcome[0]["token"]}) as response:
+                    assert response.status == 403  # and the token is no PIN
+            assert h.daemon.session.record.result == "*"
+
+    run(scenario)
+
+
+def test_xiangqi_boards_play_together(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with hosted(tmp_path, variant="xiangqi") as h:
+            assert h.ticket.code
+            address = Address.from_string(h.url)
+            with pytest.raises(JoinRefused, match="this game is xiangqi and your board plays chess"):
+                await handshake(address, Hello(variant="chess", code=h.ticket.code), tls=None)
+            welcome = await handshake(address, Hello(variant="xiangqi", code=h.ticket.code), tls=None)
+            assert welcome.variant == "xiangqi" and welcome.color == "black"
+            answers = await _talk(h.url, hello(token=welcome.token, variant="xiangqi"),
+                                  [{"type": "move", "ply": 0, "uci": "h7e7"}])
+            assert answers[0]["type"] == "welcome" and any(a["type"] == "error" for a in answers)
+            assert h.daemon.session.network_moves() == []
 
     run(scenario)
