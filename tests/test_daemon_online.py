@@ -42,7 +42,11 @@ def test_a_whole_game_seek_play_and_mate(tmp_path: Path, standin: StandIn) -> No
             shown = daemon.wait_for(remote_shown(theirs))
             # the opponent's move is lit, its two squares, until made by hand
             assert leds_at(shown, "remote-move") == {theirs[:2], theirs[2:]}
-            assert shown["clock"] is not None
+            # the clocks are the server's: the opponent's time as Lichess counts it
+            server = standin.call(lambda: (next(iter(standin.games.values())).wtime,
+                                           next(iter(standin.games.values())).btime))
+            assert shown["clock"]["black"] == pytest.approx(server[1] / 1000, abs=0.01)
+            assert shown["clock"]["running"] == "white"
             daemon.hand(board, theirs)
             daemon.wait_for(made(len(board.move_stack)))
         daemon.hand(board, "h5f7")
@@ -55,6 +59,7 @@ def test_a_whole_game_seek_play_and_mate(tmp_path: Path, standin: StandIn) -> No
     assert game.status == "mate" and game.winner == "white"
     record = saved_game(daemon.games)
     assert record["moves"] == game.moves and record["result"] == "1-0"
+    assert record["clocks"][1] == 300.0 and record["clocks"][3] > 300.0  # [%clk]: Lichess's, increment from move 2
     assert record["white"].startswith("BoardUser") and record["black"].startswith("Scripted")  # type: ignore[attr-defined]
     # each move was posted once: nothing sent twice
     posts = [path for method, path, status in standin.requests if "/move/" in path]
