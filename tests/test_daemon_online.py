@@ -232,3 +232,39 @@ def test_killed_and_started_again_takes_the_game_up(tmp_path: Path, standin: Sta
     assert record["moves"] == ["e2e4", "e7e5", "g1f3"]
     assert [p for _, p, _ in standin.requests if "/move/" in p] == [
         f"/api/board/game/{game.id}/move/e2e4", f"/api/board/game/{game.id}/move/g1f3"]
+
+
+def test_challenge_as_black(tmp_path: Path, standin: StandIn) -> None:
+    """``--challenge``: the game id is the challenge's; as Black the opponent's first move is lit."""
+    standin.script = ["e2e4", "g1f3"]
+    daemon = Online(tmp_path, standin, "--challenge", "Scripted", "--clock", "3+2", "--color", "black", "--rated")
+    board = chess.Board()
+    try:
+        first = daemon.send({})
+        assert first["human"] == "black" and first["online"]["rated"] is True
+        daemon.wait_for(remote_shown("e2e4"))
+        daemon.hand(board, "e2e4")
+        daemon.hand(board, "e7e5")
+        daemon.wait_for(remote_shown("g1f3"))
+    finally:
+        assert daemon.close() == 0, daemon.stderr
+    (challenge_id,) = standin.challenges
+    game = standin.games[challenge_id]
+    assert game.rated and game.black == "BoardUser" and game.moves == ["e2e4", "e7e5", "g1f3"]
+    assert saved_game(daemon.games)["moves"] == ["e2e4", "e7e5"]
+
+
+def test_accept_an_incoming_challenge(tmp_path: Path, standin: StandIn) -> None:
+    standin.script = []
+    challenge_id = standin.call(lambda: standin.incoming_challenge(minutes=5, increment=0))
+    daemon = Online(tmp_path, standin, "--accept")
+    board = chess.Board()
+    try:
+        first = daemon.send({})
+        assert first["online"]["game"] == challenge_id and first["clock"]["white"] == pytest.approx(300.0, abs=0.5)
+        daemon.hand(board, "d2d4")
+    finally:
+        assert daemon.close() == 0, daemon.stderr
+    assert standin.challenges[challenge_id]["status"] == "accepted"
+    assert standin.games[challenge_id].moves == ["d2d4"]
+    assert f"accepting the challenge {challenge_id}" in daemon.stderr
