@@ -115,6 +115,10 @@ class Daemon:
         self.web_url: str | None = None
         #: Keys added to every state line by a part outside the session (``invite``, ``network``).
         self.extra_state: dict[str, Any] = {}
+        #: Save a millisecond after the state line rather than before it (network games: the other
+        #: board sees a move without waiting for this disk's fsyncs); closing always saves at once.
+        self.save_after_publish = False
+        self._save_soon: asyncio.TimerHandle | None = None
         self._publish(None)
 
     @property
@@ -259,6 +263,22 @@ class Daemon:
 
     def _save(self) -> None:
         """Take what changed from the session and write it; on failure keep it and warn (never raise)."""
+        if self.save_after_publish and not self._closed:
+            if self._save_soon is not None:
+                return  # already due in a moment
+            with contextlib.suppress(RuntimeError):  # no running loop: saved at once below
+                self._save_soon = asyncio.get_running_loop().call_later(0.001, self._save_later)
+                return
+        if self._save_soon is not None:
+            self._save_soon.cancel()
+            self._save_soon = None
+        self._save_now()
+
+    def _save_later(self) -> None:
+        self._save_soon = None
+        self._save_now()
+
+    def _save_now(self) -> None:
         session = self.session
         for old in session.take_finished():
             self._unsaved_records[old.id] = old

@@ -50,7 +50,11 @@ def state_of(session: Session, t: float) -> State:
         data = clock.to_json(t)
         running = data.pop("running")
         remaining = {str(k): float(v) for k, v in data.items()}
+    board = session.board.copy(stack=False)
+    if session.pending is not None and session.is_remote_turn():
+        board.push(session.pending)
     return State(
+        fen=board.fen(),
         moves=tuple(session.network_moves()),
         clocks=tuple(session.network_clocks()),
         remaining=remaining,
@@ -68,6 +72,38 @@ def takeback_target(session: Session, requester: bool) -> int:
     start = session.variant.board(session.record.fen).turn
     last_mover = start if (moves - 1) % 2 == 0 else not start
     return max(0, moves - 1 if last_mover == requester else moves - 2)
+
+
+class SettleTimer:
+    """Completes a move the moment its settle time is over, not at the daemon's next 50 ms tick:
+    a piece placed (the occupancy changed) schedules one tick just after the settle time, so the
+    other board lights the move with no tick's delay (bench/network.py)."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        self._occupancy: Any = None
+        self._handle: asyncio.TimerHandle | None = None
+
+    def saw(self, line: dict[str, Any]) -> None:
+        occupancy = line.get("occupancy")
+        if occupancy == self._occupancy:
+            return
+        self._occupancy = occupancy
+        if self._handle is not None:
+            self._handle.cancel()
+        session = self.daemon.session
+        since = max(0.0, self.daemon.now() - session.t)  # the change was stamped when it was read
+        delay = max(0.0, session.settings.settle + 0.002 - since)
+        self._handle = asyncio.get_running_loop().call_later(delay, self._tick)
+
+    def _tick(self) -> None:
+        self._handle = None
+        with contextlib.suppress(Exception):  # the daemon's own ticker logs failures
+            self.daemon.tick()
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
 
 
 class HostLink:
@@ -287,14 +323,17 @@ class HostLink:
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the daemon's state lines until ``stop``: requests out, the game to the guest."""
         queue = self.daemon.subscribe()
+        timer = SettleTimer(self.daemon)
         try:
             while not stop.is_set():
-                await queue.get()
+                line = await queue.get()
                 while not queue.empty():
-                    queue.get_nowait()
+                    line = queue.get_nowait()
+                timer.saw(line)
                 self._local_requests(self.daemon.now())
                 await self._push()
         finally:
+            timer.cancel()
             self.daemon.unsubscribe(queue)
 
     async def close(self) -> None:

@@ -23,6 +23,7 @@ from boardctl.daemon import Daemon
 from boardctl.errors import BoardctlError, ConfigError
 from boardctl.events import Code
 from boardctl.network import protocol
+from boardctl.network.host import SettleTimer
 from boardctl.network.protocol import (
     Error,
     Hello,
@@ -86,6 +87,11 @@ def tls_option(address: Address, *, ca: Path | None, fingerprint: str | None) ->
     return context
 
 
+def _ssl(tls: Any) -> Any:
+    """aiohttp's ``ssl=``: the check chosen by :func:`tls_option`, else the default (True)."""
+    return True if tls is None else tls
+
+
 async def handshake(address: Address, hello: Hello, *, tls: Any, attempts: int = 0) -> Welcome:
     """Say ``hello`` and return the host's ``welcome``; retried with back-off while the host
     cannot be reached (``attempts`` 0: forever); JoinRefused when the host says no."""
@@ -94,7 +100,7 @@ async def handshake(address: Address, hello: Hello, *, tls: Any, attempts: int =
     while True:
         tried += 1
         try:
-            async with aiohttp.ClientSession() as http, http.ws_connect(address.url, ssl=tls, heartbeat=5.0) as ws:
+            async with aiohttp.ClientSession() as http, http.ws_connect(address.url, ssl=_ssl(tls), heartbeat=5.0) as ws:
                 await ws.send_str(protocol.dumps(hello))
                 msg = await asyncio.wait_for(ws.receive(), ANSWER_TIMEOUT)
                 if msg.type != aiohttp.WSMsgType.TEXT:
@@ -105,6 +111,8 @@ async def handshake(address: Address, hello: Hello, *, tls: Any, attempts: int =
                 if not isinstance(answer, Welcome):
                     raise ProtocolError(f"host's answer: expected welcome, got {answer.type}")
                 return answer
+        except JoinRefused:
+            raise
         except (OSError, aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
             if isinstance(exc, aiohttp.ClientConnectorCertificateError | aiohttp.ServerFingerprintMismatch):
                 raise JoinRefused(f"the host's certificate is not trusted: {exc}") from None
@@ -147,7 +155,9 @@ class JoinLink:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Until ``stop``: stay connected (back-off between attempts) and follow the daemon."""
-        follower = asyncio.get_running_loop().create_task(self._follow(stop))
+        loop = asyncio.get_running_loop()
+        follower = loop.create_task(self._follow(stop))
+        closer = loop.create_task(self._close_on(stop))
         delay = BACKOFF[0]
         try:
             while not stop.is_set():
@@ -167,12 +177,17 @@ class JoinLink:
                     await asyncio.wait_for(stop.wait(), delay)
                 delay = min(BACKOFF[1], delay * 2)
         finally:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await follower
+            for task in (follower, closer):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _close_on(self, stop: asyncio.Event) -> None:
+        await stop.wait()
+        await self.close()
 
     async def _connection(self, stop: asyncio.Event) -> None:
-        async with aiohttp.ClientSession() as http, http.ws_connect(self.address.url, ssl=self.tls, heartbeat=5.0) as ws:
+        async with aiohttp.ClientSession() as http, http.ws_connect(self.address.url, ssl=_ssl(self.tls), heartbeat=5.0) as ws:
             await ws.send_str(protocol.dumps(Hello(variant=self.session.variant.name, token=self.token)))
             msg = await asyncio.wait_for(ws.receive(), ANSWER_TIMEOUT)
             if msg.type != aiohttp.WSMsgType.TEXT:
@@ -265,11 +280,13 @@ class JoinLink:
 
     async def _follow(self, stop: asyncio.Event) -> None:
         queue = self.daemon.subscribe()
+        timer = SettleTimer(self.daemon)
         try:
             while not stop.is_set():
-                await queue.get()
+                line = await queue.get()
                 while not queue.empty():
-                    queue.get_nowait()
+                    line = queue.get_nowait()
+                timer.saw(line)
                 if self._final is not None and not self.session.is_over():
                     self._check_final(self.daemon.now())
                     if self.session.is_over():
@@ -280,6 +297,7 @@ class JoinLink:
                 with contextlib.suppress(Exception):
                     await self._send_pending()
         finally:
+            timer.cancel()
             self.daemon.unsubscribe(queue)
 
     async def close(self) -> None:

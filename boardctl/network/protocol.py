@@ -79,6 +79,8 @@ class State:
     running: str | None = None
     result: str = "*"
     termination: str = ""
+    #: The position after ``moves`` (for a phone's page, which has no rules of its own).
+    fen: str = ""
     type: Literal["state"] = "state"
 
 
@@ -204,7 +206,8 @@ def parse(text: str | bytes, *, where: str = "message") -> Message:
         running = _string(obj, "running", where, choices=_COLORS, optional=True)
         result = _string(obj, "result", where, choices=_RESULTS)
         termination = _string(obj, "termination", where, limit=200)
-        return State(tuple(moves), times, remaining, running, str(result), str(termination))
+        fen = _string(obj, "fen", where, limit=200, optional=True) or ""
+        return State(tuple(moves), times, remaining, running, str(result), str(termination), fen)
     if kind == "request":
         return Request(kind=str(_string(obj, "kind", where, choices=REQUESTS)))
     if kind == "takeback":

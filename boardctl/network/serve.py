@@ -197,6 +197,7 @@ async def serve(role: str, args: argparse.Namespace) -> int:
         daemon = Daemon(session, store=store, engine=None, board=board, virtual_board=cfg.board_backend == "sim",
                         clock=clock, direct=input_clock is not None)
         stack.push_async_callback(daemon.close)
+        daemon.save_after_publish = True  # the other board first, then this disk
         link: HostLink | JoinLink
         if role == "host":
             assert ticket is not None

@@ -155,3 +155,22 @@ def test_a_resumed_game_lights_the_remote_move_again() -> None:
     again.tick(0.0)
     assert again.pending is not None and again.pending.uci() == "e2e4"
     assert leds(again, "remote-move") == {"e2", "e4"}
+
+
+def test_xiangqi_remote_moves_are_lit_on_points() -> None:
+    session = Session(Settings(mode="network", color="black", variant="xiangqi", takeback="off"))
+    session.tick(0.0)
+    assert session.local_color() is False and session.is_remote_turn()
+    assert session.remote_move(0, "h2e2", 1.0) is True  # Red's cannon to the centre
+    line = session.state_line()
+    assert line["variant"] == "xiangqi" and line["pending"] == "h2e2"
+    assert {led["square"] for led in line["leds"] if led["why"] == "remote-move"} >= {"h2", "e2"}
+    with pytest.raises(RemoteMoveError):
+        session.remote_move(1, "h9g7", 1.5)  # Black's move while Red's is still only lit: not legal yet
+
+
+def test_a_claim_is_checked_on_this_board() -> None:
+    session, hands = network("white")
+    hands.press(Button.CLAIM)
+    assert session.take_requests() == ["claim"]
+    assert session.record.result == "*" and "no draw to claim" in (session.warning or "")

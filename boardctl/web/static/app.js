@@ -1096,6 +1096,7 @@ function setupControls() {
 }
 
 async function init() {
+  if (window.BOARDCTL_NETWORK_PAGE) return;  // network.js shows a phone's or a spectator's page instead
   buildBoard($("#board"));
   applyVariant(GEOMETRIES.chess);
   setupLook();

@@ -1,0 +1,92 @@
+"""A phone as the second board and a spectator, in real headless Chromium against a real
+``boardctl host --board sim --stdio`` daemon: the phone joins with the code from the page's link,
+plays Black on its virtual board against the host's (physical, here sim) board, and resigns; a
+spectator's page follows read-only; the host's page shows the invitation."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from network.harness import Board, free_port
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 20000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip("Chromium not installed (scripts/ensure-chromium.sh)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def test_a_phone_plays_the_board_and_a_spectator_watches(browser: Any, tmp_path: Path) -> None:
+    port = free_port()
+    host = Board(["host", "--board", "sim", "--stdio", "--port", str(port), "--games-dir", str(tmp_path / "games"),
+                  "--time-control", "5+0"], tmp_path / "home")
+    errors: list[str] = []
+    context = browser.new_context(viewport={"width": 480, "height": 900})
+    try:
+        code = host.next_line(30)["invite"]["code"]
+        host.send({})
+        base = f"http://127.0.0.1:{port}/"
+        phone = context.new_page()
+        phone.on("pageerror", lambda exc: errors.append(str(exc)))
+        phone.goto(f"{base}?play={code}")
+        phone.wait_for_selector('#net-page[data-connected="true"]', timeout=WAIT_MS)
+        host.wait_for(lambda s: (s.get("network") or {}).get("connected"), 30)
+        host.make("e2e4")
+        phone.wait_for_selector('#net-board [data-square="e4"][data-piece="P"]', timeout=WAIT_MS)
+        phone.wait_for_selector('#net-page[data-turn="mine"]', timeout=WAIT_MS)
+        phone.click('#net-board [data-square="e7"]')
+        phone.click('#net-board [data-square="e5"]')
+        lit = host.wait_for(lambda s: s["pending"] == "e7e5", 30)
+        assert {led["why"] for led in lit["leds"]} == {"remote-move"}
+        host.make("e7e5")
+        # A spectator's page: the same game, read-only.
+        watcher = context.new_page()
+        watcher.on("pageerror", lambda exc: errors.append(str(exc)))
+        watcher.goto(f"{base}?watch")
+        watcher.wait_for_selector('#net-board [data-square="e5"][data-piece="p"]', timeout=WAIT_MS)
+        assert watcher.locator("[data-request]").count() == 0
+        assert watcher.locator('#net-page[data-readonly="true"]').count() == 1
+        # An illegal try on the phone changes nothing on the board.
+        host.make("g1f3")
+        phone.wait_for_selector('#net-board [data-square="f3"][data-piece="N"]', timeout=WAIT_MS)
+        phone.click('#net-board [data-square="d8"]')
+        phone.click('#net-board [data-square="d1"]')
+        phone.wait_for_timeout(500)
+        assert host.state["pending"] is None
+        # The host's own page offers the invitation (the code is used by now).
+        own = context.new_page()
+        own.goto(base)
+        own.wait_for_selector("#invite", state="visible", timeout=WAIT_MS)
+        own.click("#invite")
+        assert "(used)" in own.locator("#invite-box").inner_text()
+        # The phone resigns: the host's game ends, and the phone says so.
+        phone.click('[data-request="resign"]')
+        end = host.wait_for(lambda s: s["result"] != "*", 30)
+        assert end["result"] == "1-0" and end["termination"] == "black resigned"
+        phone.wait_for_function("() => document.getElementById('net-status').textContent.startsWith('Game over')",
+                                timeout=WAIT_MS)
+        watcher.wait_for_function("() => document.getElementById('net-status').textContent.startsWith('Game over')",
+                                  timeout=WAIT_MS)
+        assert host.close() == 0
+    finally:
+        context.close()
+        if host.proc.poll() is None:
+            host.kill()
+    assert errors == [], errors
