@@ -310,7 +310,7 @@ KEYS: tuple[Key, ...] = (
     Key("terminal.pieces", _choice("unicode", "letters"), "unicode", "--pieces",
         "how the sim's terminal view draws pieces: unicode figurines or letters (KQRBNP, lower case for Black)"),
     Key("web.pin", _pin, "", None, "PIN the web page asks for; empty: generated on first start and stored"),
-    Key("lichess.token", _token, "", None, "Lichess API token with scope board:play (boardctl online --token; "
+    Key("lichess.token", _token, "", None, "Lichess API token with scope board:play (boardctl online --set-token; "
         "never logged)", commands=frozenset()),
     Key("lichess.url", _url, "https://lichess.org", None, "the Lichess server boardctl online plays on",
         commands=frozenset()),

@@ -42,7 +42,11 @@ def test_a_whole_game_seek_play_and_mate(tmp_path: Path, standin: StandIn) -> No
             shown = daemon.wait_for(remote_shown(theirs))
             # the opponent's move is lit, its two squares, until made by hand
             assert leds_at(shown, "remote-move") == {theirs[:2], theirs[2:]}
-            assert shown["clock"] is not None
+            # the clocks are the server's: the opponent's time as Lichess counts it
+            server = standin.call(lambda: (next(iter(standin.games.values())).wtime,
+                                           next(iter(standin.games.values())).btime))
+            assert shown["clock"]["black"] == pytest.approx(server[1] / 1000, abs=0.01)
+            assert shown["clock"]["running"] == "white"
             daemon.hand(board, theirs)
             daemon.wait_for(made(len(board.move_stack)))
         daemon.hand(board, "h5f7")
@@ -55,6 +59,7 @@ def test_a_whole_game_seek_play_and_mate(tmp_path: Path, standin: StandIn) -> No
     assert game.status == "mate" and game.winner == "white"
     record = saved_game(daemon.games)
     assert record["moves"] == game.moves and record["result"] == "1-0"
+    assert record["clocks"][1] == 300.0 and record["clocks"][3] > 300.0  # [%clk]: Lichess's, increment from move 2
     assert record["white"].startswith("BoardUser") and record["black"].startswith("Scripted")  # type: ignore[attr-defined]
     # each move was posted once: nothing sent twice
     posts = [path for method, path, status in standin.requests if "/move/" in path]
@@ -227,3 +232,39 @@ def test_killed_and_started_again_takes_the_game_up(tmp_path: Path, standin: Sta
     assert record["moves"] == ["e2e4", "e7e5", "g1f3"]
     assert [p for _, p, _ in standin.requests if "/move/" in p] == [
         f"/api/board/game/{game.id}/move/e2e4", f"/api/board/game/{game.id}/move/g1f3"]
+
+
+def test_challenge_as_black(tmp_path: Path, standin: StandIn) -> None:
+    """``--challenge``: the game id is the challenge's; as Black the opponent's first move is lit."""
+    standin.script = ["e2e4", "g1f3"]
+    daemon = Online(tmp_path, standin, "--challenge", "Scripted", "--clock", "3+2", "--color", "black", "--rated")
+    board = chess.Board()
+    try:
+        first = daemon.send({})
+        assert first["human"] == "black" and first["online"]["rated"] is True
+        daemon.wait_for(remote_shown("e2e4"))
+        daemon.hand(board, "e2e4")
+        daemon.hand(board, "e7e5")
+        daemon.wait_for(remote_shown("g1f3"))
+    finally:
+        assert daemon.close() == 0, daemon.stderr
+    (challenge_id,) = standin.challenges
+    game = standin.games[challenge_id]
+    assert game.rated and game.black == "BoardUser" and game.moves == ["e2e4", "e7e5", "g1f3"]
+    assert saved_game(daemon.games)["moves"] == ["e2e4", "e7e5"]
+
+
+def test_accept_an_incoming_challenge(tmp_path: Path, standin: StandIn) -> None:
+    standin.script = []
+    challenge_id = standin.call(lambda: standin.incoming_challenge(minutes=5, increment=0))
+    daemon = Online(tmp_path, standin, "--accept")
+    board = chess.Board()
+    try:
+        first = daemon.send({})
+        assert first["online"]["game"] == challenge_id and first["clock"]["white"] == pytest.approx(300.0, abs=0.5)
+        daemon.hand(board, "d2d4")
+    finally:
+        assert daemon.close() == 0, daemon.stderr
+    assert standin.challenges[challenge_id]["status"] == "accepted"
+    assert standin.games[challenge_id].moves == ["d2d4"]
+    assert f"accepting the challenge {challenge_id}" in daemon.stderr

@@ -58,18 +58,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     how = group.add_mutually_exclusive_group()
     how.add_argument("--seek", type=_clock, metavar="MIN+INC",
                      help="Seek a game against anyone with this clock, e.g. 10+5. Default: no seek.")
-    how.add_argument("--challenge", metavar="USER", help="Challenge this Lichess user (clock from --clock).")
+    how.add_argument("--challenge", metavar="USER", help="Challenge this Lichess user (clock from --clock). Default: no challenge.")
     how.add_argument("--accept", nargs="?", const="any", metavar="ID",
-                     help="Accept the challenge ID, or without ID the first challenge that comes in.")
+                     help="Accept the challenge ID, or without ID the first challenge that comes in. Default: accept none.")
     how.add_argument("--set-token", action="store_true",
                      help="Read a Lichess token (scope board:play) from the terminal or stdin, store it as "
-                     "lichess.token in the config file (mode 0600) and exit.")
+                     "lichess.token in the config file (mode 0600) and exit. Default: play.")
     group.add_argument("--clock", type=_clock, default=(10.0, 5), metavar="MIN+INC",
                        help="The clock of a --challenge. Default: 10+5.")
     rated = group.add_mutually_exclusive_group()
     rated.add_argument("--rated", dest="rated", action="store_true", default=False,
                        help="A rated game (seek or challenge). Default: casual.")
-    rated.add_argument("--casual", dest="rated", action="store_false", help="A casual game (the default).")
+    rated.add_argument("--casual", dest="rated", action="store_false",
+                       help="A casual game (seek or challenge). Default: casual.")
     group.add_argument("--color", choices=["white", "black", "random"], default="random",
                        help="Your colour in a seek or challenge. Default: random.")
     group.add_argument("--lichess-url", metavar="URL",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from boardctl.online import OnlineError
+from boardctl.online import OnlineError, PayloadError
 from boardctl.online.client import LichessClient, StreamDropped
 from boardctl.online.protocol import Challenge, GameFull, GameStart, GameState
 from boardctl.online.standin import StandIn
@@ -70,6 +70,10 @@ def test_an_illegal_move_is_refused_with_lichess_own_error_text() -> None:
             await client.move("ZZZZZZZZ", "e2e4")
 
     run(scenario)
+
+
+def test_the_default_wait_after_429_is_the_minute_lichess_asks_for() -> None:
+    assert LichessClient(TOKEN).rate_limit_wait == 60.0
 
 
 def test_429_is_waited_out_a_full_wait_then_tried_again() -> None:
@@ -159,5 +163,48 @@ def test_challenge_and_accept() -> None:
         assert standin.games[incoming].status == "started"
         with pytest.raises(OnlineError, match="HTTP 404"):
             await client.accept_challenge(incoming)
+
+    run(scenario)
+
+
+def test_429_on_the_event_stream_is_waited_out() -> None:
+    async def scenario(standin: StandIn, client: LichessClient) -> None:
+        standin._create_game(5, 3, False, "white")
+        standin.rate_limit["/api/stream/event"] = 1
+        start = await next_event(client, GameStart)
+        assert start.color == "white" and client.backoffs == 1
+
+    run(scenario)
+
+
+def test_a_challenge_reply_without_an_id_is_refused() -> None:
+    async def scenario(standin: StandIn, client: LichessClient) -> None:
+        real = standin._challenge_json
+        standin._challenge_json = lambda *args: {**real(*args), "id": "../../x"}  # type: ignore[method-assign]
+        with pytest.raises(PayloadError, match=r"challenge reply: 'id' must be a Lichess id, got '../../x'"):
+            await client.challenge("Scripted", rated=False, minutes=3, increment=2)
+
+    run(scenario)
+
+
+def test_an_error_text_that_echoes_the_token_is_redacted() -> None:
+    """A server (or something in between) that puts the token into its error text."""
+    async def scenario(standin: StandIn, client: LichessClient) -> None:
+        from aiohttp import web
+
+        async def leaky(request: web.Request) -> web.Response:
+            return web.json_response({"error": f"bad request from {request.headers['Authorization']}"}, status=400)
+
+        app_standin = StandIn(token=TOKEN)  # a server of its own: routes are bound when it starts
+        app_standin._move = leaky  # type: ignore[method-assign]
+        await app_standin.start()
+        leaking = LichessClient(TOKEN, url=app_standin.url)
+        try:
+            with pytest.raises(OnlineError) as info:
+                await leaking.move("abcdefgh", "e2e4")
+        finally:
+            await leaking.close()
+            await app_standin.close()
+        assert TOKEN not in str(info.value) and "[token hidden]" in str(info.value)
 
     run(scenario)
