@@ -122,13 +122,27 @@ def test_openings_are_varied_and_reproducible() -> None:
     assert len({tuple(x[:4]) for x in a}) >= 30  # and mostly different after four plies
 
 
+@pytest.mark.parametrize(("scores", "ply", "verdict"), [
+    ([800] * 6, 40, 1.0),
+    ([-800] * 6, 40, 0.0),
+    ([800] * 5 + [600], 40, None),  # one engine disagrees
+    ([800] * 5, 40, None),  # too few moves
+    ([None] + [800] * 5, 40, None),
+    ([5, -3] * 6, 90, 0.5),
+    ([5, -3] * 6, 60, None),  # too early for a draw
+    ([5, -3] * 5 + [5, 40], 90, None),
+])
+def test_adjudication(scores: list[int | None], ply: int, verdict: float | None) -> None:
+    assert sprt._adjudicate(scores, ply) == verdict
+
+
 def test_a_real_game_at_fixed_nodes() -> None:
     """The two engines of a pair speak UCI; a capped game ends with a score."""
     player = sprt.EnginePlayer()
     build = sprt.Build(rev=".", sha=sprt.resolve("."))
     try:
         score = sprt.play_game(player.engine(build), player.engine(build), ["e2e4", "e7e5"],
-                               sprt.Control(nodes=300), max_plies=16)
+                               sprt.Control(nodes=300), max_plies=16, adjudicate=False)
     finally:
         player.close()
     assert score == 0.5  # 16 plies: scored a draw
