@@ -127,7 +127,8 @@ def bench_wac(seconds: float, count: int) -> None:
         board, ops = chess.Board.from_epd(line)
         searcher.clear()
         result = searcher.search(board, Limits(movetime=int(seconds * 1000)))
-        if result.best in ops.get("bm", []) or ("am" in ops and result.best not in ops["am"]):
+        bm, am = ops.get("bm"), ops.get("am")
+        if (isinstance(bm, list) and result.best in bm) or (isinstance(am, list) and result.best not in am):
             solved += 1
         else:
             failed.append(str(ops.get("id", "?")))
