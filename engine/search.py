@@ -19,22 +19,28 @@ import numpy as np
 from engine.bits import U0, U1, kernel, lsb
 from engine.evaluate import VALUE_MG, evaluate
 from engine.movegen import (
+    BISHOP,
     F_CASTLE,
     F_EP,
     HALF,
     HP,
     KING_T,
+    KNIGHT_T,
     MAXMOVES,
     MAXPLY,
     PAWN,
+    QUEEN,
+    ROOK,
     SIDE,
     attackers,
+    bishop_att,
     gen_moves,
     in_check,
     make_move,
     make_null,
     piece_colour,
     piece_type,
+    rook_att,
     unmake_move,
     unmake_null,
 )
@@ -102,10 +108,14 @@ def see_ge(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, m: int, threshold: in
         return True
     occ ^= (U1 << np.uint64(fr)) | (U1 << np.uint64(to))
     stm = piece_colour(mb[fr])
+    # attackers once; a piece leaving can uncover only sliders on its own kind of line
+    atk = attackers(tb, bb, to, occ, 0) | attackers(tb, bb, to, occ, 1)
+    bq = bb[BISHOP] | bb[QUEEN]
+    rq = bb[ROOK] | bb[QUEEN]
     res = 1
     while True:
         stm = 1 - stm
-        atk = attackers(tb, bb, to, occ, 0) | attackers(tb, bb, to, occ, 1)
+        atk &= occ
         mine = atk & bb[6 + stm]
         if mine == U0:
             break
@@ -120,6 +130,10 @@ def see_ge(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, m: int, threshold: in
         if swap < res:
             break
         occ ^= U1 << np.uint64(lsb(mine & bb[pt]))
+        if pt != KNIGHT_T and pt != ROOK:  # a pawn, bishop or queen leaves a diagonal
+            atk |= bishop_att(tb, to, occ) & bq
+        if pt >= ROOK:  # a rook or queen (the king returned above) leaves a rank or file
+            atk |= rook_att(tb, to, occ) & rq
     return res != 0
 
 
@@ -244,7 +258,8 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             if promo:
                 v += VALUE_MG[promo]
             s = (1 << 28) + v * 8 - piece_type(mb[fr])
-            if not see_ge(tb, bb, mb, m, 0):
+            if (victim >= 0 and not promo and SEE_VALUE[piece_type(victim)] < SEE_VALUE[piece_type(mb[fr])]
+                    and not see_ge(tb, bb, mb, m, 0)):
                 s -= BAD_CAPTURE  # losing captures go after the quiet moves
         elif m == ws[kil]:
             s = (1 << 27) + 1
