@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 import os
 import random
@@ -126,7 +127,8 @@ def bench_wac(seconds: float, count: int) -> None:
         board, ops = chess.Board.from_epd(line)
         searcher.clear()
         result = searcher.search(board, Limits(movetime=int(seconds * 1000)))
-        if result.best in ops.get("bm", []) or ("am" in ops and result.best not in ops["am"]):
+        bm, am = ops.get("bm"), ops.get("am")
+        if (isinstance(bm, list) and result.best in bm) or (isinstance(am, list) and result.best not in am):
             solved += 1
         else:
             failed.append(str(ops.get("id", "?")))
@@ -197,7 +199,8 @@ def _play(ours: chess.engine.SimpleEngine, theirs: chess.engine.SimpleEngine, op
 
 
 def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games: int, base: float,
-          inc: float, seed: int, ours_options: dict[str, int | bool | str] | None = None) -> Score | None:
+          inc: float, seed: int, ours_options: dict[str, int | bool | str] | None = None,
+          state: Path | None = None) -> Score | None:
     try:
         theirs = chess.engine.SimpleEngine.popen_uci(cmd, timeout=60)
     except Exception as exc:  # a missing opponent is reported, not fatal
@@ -208,12 +211,26 @@ def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games
     if options:
         theirs.configure(options)
     score = Score()
+    done: list[list[object]] = []  # [score, ending] per game, in play order (resumable with ``state``)
+    if state is not None and state.exists():
+        saved = json.loads(state.read_text())
+        if saved.get("setup") != [name, base, inc, seed]:
+            raise SystemExit(f"{state} holds another match ({saved.get('setup')}); choose another --state")
+        done = saved["games"]
+        print(f"   resuming {name} after {len(done)} games from {state}", flush=True)
     try:
         for i, opening in enumerate(_openings((games + 1) // 2, seed)):
             for ours_white in (True, False):
                 if score.games >= games:
                     break
-                s, ending = _play(ours, theirs, opening, ours_white, base, inc)
+                if score.games < len(done):
+                    s, ending = float(done[score.games][0]), str(done[score.games][1])  # type: ignore[arg-type]
+                else:
+                    s, ending = _play(ours, theirs, opening, ours_white, base, inc)
+                    done.append([s, ending, os.getloadavg()[0]])
+                    if state is not None:
+                        state.parent.mkdir(parents=True, exist_ok=True)
+                        state.write_text(json.dumps({"setup": [name, base, inc, seed], "games": done}) + "\n")
                 score.endings[ending] += 1
                 if s == 1.0:
                     score.wins += 1
@@ -232,6 +249,10 @@ def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games
           f"+{score.wins} ={score.draws} -{score.losses}  Elo {elo:+.0f} [{lo:+.0f}, {hi:+.0f}] 95% CI{note}",
           flush=True)
     print(f"   endings: {', '.join(f'{k} {v}' for k, v in score.endings.most_common())}", flush=True)
+    loads = [float(g[2]) for g in done if len(g) > 2]  # type: ignore[arg-type]
+    if loads:
+        print(f"   1-minute load average while playing: mean {sum(loads) / len(loads):.1f}, "
+              f"max {max(loads):.1f} (2 cores)", flush=True)
     return score
 
 
@@ -291,6 +312,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tc", default="5+0.05", help="base+increment seconds per game")
     parser.add_argument("--elos", default="1350,2000", help="Stockfish UCI_Elo values to play")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--state", type=Path, default=None, metavar="DIR",
+                        help="keep each match's games in DIR/<opponent>.json and resume from there")
     parser.add_argument("--calibrate", type=int, default=0, metavar="GAMES",
                         help="also play each named level against Stockfish UCI_Elo 1350 for GAMES games")
     parser.add_argument("--chain", type=int, default=0, metavar="GAMES",
@@ -309,7 +332,8 @@ def main(argv: list[str]) -> int:
     if "wac" not in args.skip:
         bench_wac(args.wac_time, args.wac_count)
     if "sunfish" not in args.skip:
-        match("sunfish", SUNFISH_CMD, {}, args.games, base, inc, args.seed)
+        match("sunfish", SUNFISH_CMD, {}, args.games, base, inc, args.seed,
+              state=args.state / f"sunfish-{args.tc}.json" if args.state else None)
     if "stockfish" not in args.skip:
         if STOCKFISH is None:
             print("-- match vs stockfish: skipped (not installed)")
@@ -318,7 +342,8 @@ def main(argv: list[str]) -> int:
                 match(f"stockfish UCI_Elo {elo}", [STOCKFISH],
                       {"UCI_LimitStrength": True, "UCI_Elo": elo, "Threads": 1, "Hash": 16,
                        "Move Overhead": OVERHEAD_MS},
-                      args.games, base, inc, args.seed)
+                      args.games, base, inc, args.seed,
+                      state=args.state / f"stockfish-{elo}-{args.tc}.json" if args.state else None)
     if args.calibrate and STOCKFISH is not None:
         calibrate(args.calibrate, base, inc, args.seed)
     if args.chain:

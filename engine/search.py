@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.bits import U0, kernel
+from engine.bits import U0, U1, kernel, lsb
 from engine.evaluate import VALUE_MG, evaluate
 from engine.movegen import (
+    F_CASTLE,
     F_EP,
     HALF,
     HP,
@@ -27,10 +28,12 @@ from engine.movegen import (
     MAXPLY,
     PAWN,
     SIDE,
+    attackers,
     gen_moves,
     in_check,
     make_move,
     make_null,
+    piece_colour,
     piece_type,
     unmake_move,
     unmake_null,
@@ -61,12 +64,63 @@ DELTA_MARGIN = 200  # quiescence delta pruning
 NULL_MIN_DEPTH = 3
 LMR_MIN_DEPTH = 3
 LMR_MIN_MOVE = 3
+BAD_CAPTURE = 1 << 29  # subtracted from a losing capture's ordering score
+SEE_VALUE = (100, 320, 330, 500, 900, 20000)  # static exchange values by piece type (fixed, not tuned)
 # ---------------------------------------------------------------------------------------
 
 
 @kernel()
 def tt_pack(move: int, score: int, depth: int, bound: int) -> int:
     return (move & 0x3FFFF) | ((score + 32768) << 18) | (max(0, min(depth + 1, 255)) << 34) | (bound << 42)
+
+
+@kernel()
+def see_ge(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, m: int, threshold: int) -> bool:
+    """Whether the exchange that ``m`` starts on its target square wins at least ``threshold``.
+
+    The swap algorithm over all attackers, x-rays included (each step recomputes the
+    attackers through the shrinking occupancy); pins are ignored. Castling and promotions
+    count as balanced.
+    """
+    fr = m & 63
+    to = (m >> 6) & 63
+    flag = (m >> 16) & 3
+    if flag == F_CASTLE or ((m >> 12) & 15) != 0:
+        return threshold <= 0
+    occ = bb[6] | bb[7]
+    if flag == F_EP:
+        swap = SEE_VALUE[PAWN] - threshold
+        cap_sq = to - 8 if piece_colour(mb[fr]) == 0 else to + 8
+        occ ^= U1 << np.uint64(cap_sq)
+    else:
+        victim = mb[to]
+        swap = (SEE_VALUE[piece_type(victim)] if victim >= 0 else 0) - threshold
+    if swap < 0:
+        return False
+    swap = SEE_VALUE[piece_type(mb[fr])] - swap
+    if swap <= 0:
+        return True
+    occ ^= (U1 << np.uint64(fr)) | (U1 << np.uint64(to))
+    stm = piece_colour(mb[fr])
+    res = 1
+    while True:
+        stm = 1 - stm
+        atk = attackers(tb, bb, to, occ, 0) | attackers(tb, bb, to, occ, 1)
+        mine = atk & bb[6 + stm]
+        if mine == U0:
+            break
+        res ^= 1
+        pt = PAWN
+        while pt < KING_T and (mine & bb[pt]) == U0:
+            pt += 1
+        if pt == KING_T:
+            # the king may take only if the other side has nothing left to take back
+            return (res ^ 1) != 0 if (atk & bb[6 + 1 - stm]) != U0 else res != 0
+        swap = SEE_VALUE[pt] - swap
+        if swap < res:
+            break
+        occ ^= U1 << np.uint64(lsb(mine & bb[pt]))
+    return res != 0
 
 
 @kernel(nogil=True)
@@ -176,7 +230,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
         if checked:
             return -MATE + ply
         return static if qnode else 0
-    # order: TT move, captures by MVV-LVA, killers, history
+    # order: TT move, captures by MVV-LVA, killers, history, captures that lose material
     for i in range(n):
         m = moves[i]
         fr = m & 63
@@ -190,6 +244,8 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             if promo:
                 v += VALUE_MG[promo]
             s = (1 << 28) + v * 8 - piece_type(mb[fr])
+            if not see_ge(tb, bb, mb, m, 0):
+                s -= BAD_CAPTURE  # losing captures go after the quiet moves
         elif m == ws[kil]:
             s = (1 << 27) + 1
         elif m == ws[kil + 1]:
@@ -217,6 +273,8 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
         is_tactical = victim >= 0 or ((m >> 16) & 3) == F_EP or ((m >> 12) & 15) != 0
         prunable = False
         if qnode and not checked:
+            if scores[i] < 0:
+                continue  # a losing capture (static exchange evaluation below zero)
             # delta pruning: even winning this piece cannot lift alpha
             gain = VALUE_MG[piece_type(victim)] if victim >= 0 else VALUE_MG[PAWN]
             prunable = ((m >> 12) & 15) == 0 and static + gain + DELTA_MARGIN <= alpha
