@@ -9,7 +9,7 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba-cache
 # which rebuilds only when the kernel sources' digest has no module yet.
 KERNELS := $(VENV)/.kernels
 
-.PHONY: demo test fuzz lint bench clean system
+.PHONY: demo test fuzz lint bench clean system tune
 
 $(STAMP): pyproject.toml
 	@echo "Installing boardctl and its dependencies into $(VENV) (first run only)..."
@@ -58,3 +58,13 @@ bench: $(STAMP) $(KERNELS) system
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache .mypy_cache .ruff_cache
+
+# The evaluation's weights tuned on data (docs/tuning.md): self-play games at fixed nodes,
+# labelled by their results and by Stockfish at a fixed depth, then Texel's method. The data
+# (.tune/, not in git) is regenerated only when missing. Writes engine/data/eval_weights.json.
+TUNE_SEED ?= 1
+TUNE_GAMES ?= 1000
+TUNE_DATA := .tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAMES).tsv
+tune: $(STAMP) $(KERNELS) system
+	test -f $(TUNE_DATA) || nice -n 10 $(BIN)/python -m bench tune_data --games $(TUNE_GAMES) --seed $(TUNE_SEED)
+	nice -n 10 $(BIN)/python -m bench tune --data $(TUNE_DATA) --seed $(TUNE_SEED)
