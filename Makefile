@@ -61,10 +61,17 @@ clean:
 
 # The evaluation's weights tuned on data (docs/tuning.md): self-play games at fixed nodes,
 # labelled by their results and by Stockfish at a fixed depth, then Texel's method. The data
-# (.tune/, not in git) is regenerated only when missing. Writes engine/data/eval_weights.json.
+# (.tune/, not in git) is played in TUNE_JOBS parallel shards, each regenerated only when
+# missing. Writes engine/data/eval_weights.json.
 TUNE_SEED ?= 1
-TUNE_GAMES ?= 1000
-TUNE_DATA := .tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAMES).tsv
+TUNE_GAMES ?= 1200
+TUNE_JOBS ?= 2
+TUNE_ARGS ?=
+TUNE_SHARDS := $(shell seq 0 $$(($(TUNE_JOBS) - 1)))
+TUNE_DATA := $(foreach i,$(TUNE_SHARDS),.tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAMES)-$(i)of$(TUNE_JOBS).tsv)
 tune: $(STAMP) $(KERNELS) system
-	test -f $(TUNE_DATA) || nice -n 10 $(BIN)/python -m bench tune_data --games $(TUNE_GAMES) --seed $(TUNE_SEED)
-	nice -n 10 $(BIN)/python -m bench tune --data $(TUNE_DATA) --seed $(TUNE_SEED)
+	for i in $(TUNE_SHARDS); do \
+	  test -f .tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAMES)-$${i}of$(TUNE_JOBS).tsv || \
+	  nice -n 10 $(BIN)/python -m bench tune_data --games $(TUNE_GAMES) --seed $(TUNE_SEED) --shard $$i/$(TUNE_JOBS) & \
+	done; wait
+	nice -n 10 $(BIN)/python -m bench tune --data $(TUNE_DATA) --seed $(TUNE_SEED) $(TUNE_ARGS)
