@@ -64,7 +64,8 @@ clean:
 # (.tune/, not in git) is played in TUNE_JOBS parallel shards, each regenerated only when
 # missing. Writes engine/data/eval_weights.json.
 TUNE_SEED ?= 1
-TUNE_GAMES ?= 1200
+TUNE_GAMES ?= 400
+TUNE_NODES ?= 1500
 TUNE_JOBS ?= 2
 TUNE_ARGS ?=
 TUNE_SHARDS := $(shell seq 0 $$(($(TUNE_JOBS) - 1)))
@@ -72,6 +73,6 @@ TUNE_DATA := $(foreach i,$(TUNE_SHARDS),.tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAM
 tune: $(STAMP) $(KERNELS) system
 	for i in $(TUNE_SHARDS); do \
 	  test -f .tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAMES)-$${i}of$(TUNE_JOBS).tsv || \
-	  nice -n 10 $(BIN)/python -m bench tune_data --games $(TUNE_GAMES) --seed $(TUNE_SEED) --shard $$i/$(TUNE_JOBS) & \
+	  nice -n 10 $(BIN)/python -m bench tune_data --games $(TUNE_GAMES) --nodes $(TUNE_NODES) --seed $(TUNE_SEED) --shard $$i/$(TUNE_JOBS) & \
 	done; wait
 	nice -n 10 $(BIN)/python -m bench tune --data $(TUNE_DATA) --seed $(TUNE_SEED) $(TUNE_ARGS)
