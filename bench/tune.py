@@ -43,6 +43,7 @@ from engine.tables import FILE, KING, KNIGHT, SHIELD, SQ
 log = logging.getLogger(__name__)
 
 LN10_400 = math.log(10) / 400
+BLOCK = 100  # positions per hold-out block (a game gives about 35)
 START_COUNTS = np.array([16, 4, 4, 4, 2, 2], dtype=np.float64)  # pieces of each type at the start
 
 
@@ -198,7 +199,8 @@ def reduce_positions(rows: list[tuple[str, float, int]]) -> Dataset:
         acc[:] = 0
         cnt = np.zeros(6, dtype=np.int64)
         hit = np.zeros((2, 7), dtype=np.int64)
-        features(tb, pos.bb, pos.mb, pos.st, acc, cnt, hit)
+        with np.errstate(over="ignore"):  # magic products wrap, as in the kernels, when run as Python
+            features(tb, pos.bb, pos.mb, pos.st, acc, cnt, hit)
         nz = np.flatnonzero(acc)
         r_l.append(np.full(nz.size, len(results), dtype=np.int32))
         c_l.append(nz.astype(np.int32))
@@ -309,10 +311,15 @@ def tune(data: Dataset, start: np.ndarray, *, seed: int, iterations: int, lam: f
     ``l2`` pulls every weight towards its start: ``l2 * mean((w - start)^2)`` joins the loss, so
     weights that few positions inform (a queen with 27 free squares) stay near their start.
     """
+    # Hold out whole blocks of consecutive positions: a game's positions sit together in the
+    # data and share its result, so a position-by-position split would leak into the hold-out.
     rng = np.random.default_rng(seed)
-    order = rng.permutation(data.size)
-    n_valid = max(1, int(data.size * holdout)) if data.size > 10 else 0
-    valid, train = np.sort(order[:n_valid]), np.sort(order[n_valid:])
+    blocks = np.arange(data.size) // BLOCK
+    n_blocks = int(blocks[-1]) + 1 if data.size else 0
+    chosen: np.ndarray = rng.permutation(n_blocks)[:max(1, round(n_blocks * holdout))] if n_blocks > 1 else np.array([], dtype=int)
+    is_valid = np.isin(blocks, chosen)
+    valid, train = np.flatnonzero(is_valid), np.flatnonzero(~is_valid)
+    n_valid = valid.size
     k_sf = fit_scale(data.results, data.sf_cp) if lam < 1 else 0.0
     tr, va = data.subset(train), data.subset(valid)
     y_tr, y_va = labels_of(tr, lam, k_sf), labels_of(va, lam, k_sf)
@@ -360,7 +367,7 @@ def tune(data: Dataset, start: np.ndarray, *, seed: int, iterations: int, lam: f
     loss_va = mse(y_va, m_va.scores(out.astype(np.float64), out[E.PHASE_W_AT:E.PHASE_W_AT + 6].astype(float)), k) \
         if n_valid else loss_tr
     record: dict[str, object] = {
-        "method": "Texel: Adam on the sigmoid-scaled squared error, early-stopped on a hold-out",
+        "method": "Texel: Adam on the sigmoid-scaled squared error, early-stopped on a hold-out of whole blocks of 100 consecutive positions",
         "seed": seed, "positions_train": tr.size, "positions_valid": va.size, "K": round(k, 4),
         "label": f"{lam} * game result + {1 - lam:.2f} * sigmoid(Ksf * stockfish_cp)", "Ksf": round(k_sf, 4),
         "iterations_max": iterations, "iterations_best": best_it, "learning_rate": lr, "l2": l2,

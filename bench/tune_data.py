@@ -152,7 +152,7 @@ def stockfish_labels(fens: list[str], depth: int) -> Iterator[int]:
 
 
 def generate(*, games: int, seed: int, nodes: int, sf_depth: int, out: Path, per_game: int,
-             shard: tuple[int, int] = (0, 1)) -> int:
+             shard: tuple[int, int] = (0, 1), max_positions: int | None = None) -> int:
     """Play ``games`` games (those of ``shard`` (index, count)) and write their labelled positions
     to ``out``; returns the count."""
     from engine.searcher import Searcher
@@ -175,11 +175,13 @@ def generate(*, games: int, seed: int, nodes: int, sf_depth: int, out: Path, per
         if played % 50 == 0:
             log.info("%d games, %d positions, %.0f s", played, len(rows), time.monotonic() - start)
     log.info("self-play done: %d positions from %d games in %.0f s", len(rows), played, time.monotonic() - start)
+    if max_positions is not None:  # the labelling is the slow part: keep the first ones
+        rows = rows[:max_positions]
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".part")
     with tmp.open("w") as fh:
         fh.write(f"# games={games} seed={seed} nodes={nodes} sf_depth={sf_depth} per_game={per_game}"
-                 f" shard={index}/{count}\n")
+                 f" shard={index}/{count}" + (f" max_positions={max_positions}" if max_positions else "") + "\n")
         for (fen, result), cp in zip(rows, stockfish_labels([r[0] for r in rows], sf_depth), strict=True):
             fh.write(f"{fen}\t{result}\t{cp}\n")
     os.replace(tmp, out)
@@ -213,12 +215,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--per-game", type=int, default=40, help="positions kept per game at most")
     parser.add_argument("--shard", type=_shard, default=(0, 1),
                         help="INDEX/COUNT: play only games i with i %% COUNT == INDEX (run shards in parallel)")
+    parser.add_argument("--max-positions", type=int, default=None,
+                        help="label and keep only the first N positions of this shard")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     out = args.out or default_path(args.seed, args.games, args.shard)
     generate(games=args.games, seed=args.seed, nodes=args.nodes, sf_depth=args.sf_depth, out=out,
-             per_game=args.per_game, shard=args.shard)
+             per_game=args.per_game, shard=args.shard, max_positions=args.max_positions)
     return 0
 
 
