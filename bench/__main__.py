@@ -11,8 +11,9 @@ import pkgutil
 import sys
 from pathlib import Path
 
-#: Benchmarks that run only when named (``soak`` takes 10 minutes by default).
-LONG = frozenset({"soak"})
+#: Benchmarks that run only when named (``soak`` takes 10 minutes by default; the tuner and its
+#: data generation write files and take the better part of an hour).
+LONG = frozenset({"soak", "tune", "tune_data"})
 
 
 def main(argv: list[str]) -> int:
