@@ -684,7 +684,6 @@ function render(state) {
   renderInfo(state);
   renderClocks(state);
   renderNotice(state);
-  for (const hook of app.renderHooks || []) hook(state); // online.js and other add-ons
   soundsFor(prev, state);
   if (window.boardctlCoach) window.boardctlCoach.render(state); // coach.js
   app.lastMoveCount = (state.moves || []).length;
