@@ -171,6 +171,8 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
             log.log(announce, "%s", resume_notice(record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
             if record.level:
                 settings = replace(settings, level=record.level)
+            if record.mode == "play" and record.human in ("white", "black"):  # it keeps its opponent too
+                settings = replace(settings, opponent=_resumed_opponent(record))
     elif args.new:
         abandon_unfinished(store, mode)
     fen = _start_fen(args.fen, variant) if args.fen else variant.starting_fen
@@ -241,6 +243,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         session = open_session(mode, cfg, args, store, engine_name=engine.name if engine else "",
                                announce=logging.INFO if view_wanted else logging.WARNING,
                                opponent=_character_label(character))
+        if engine is not None and session.settings.opponent != _character_label(character):
+            character = await _resume_opponent(engine, session.settings.opponent, character)
         prepare = getattr(args, "prepare_session", None)  # boardctl learn, games step: their guide
         if prepare is not None:
             session = prepare(session)
@@ -317,6 +321,27 @@ def _opponent(mode: str, args: argparse.Namespace, cfg: Config) -> Any:
     if cfg.game_variant != "chess":
         raise ConfigError(f"--opponent: the characters play chess, not {cfg.game_variant}")
     return find_character(name, characters=load_characters())
+
+
+def _resumed_opponent(record: GameRecord) -> str:
+    """The character label of a saved game's engine side, or "" (the plain engine)."""
+    from boardctl.learning.characters import label, load_characters
+
+    theirs = record.black if record.human == "white" else record.white
+    return theirs if any(label(c) == theirs for c in load_characters()) else ""
+
+
+async def _resume_opponent(engine: EngineClient, opponent: str, asked: Any) -> Any:
+    """A resumed game is played on against its own opponent, whatever --opponent says (--new
+    starts one against that); the engine gets that opponent's options."""
+    from boardctl.learning.characters import NEUTRAL_OPTIONS, label, load_characters
+
+    character = next((c for c in load_characters() if label(c) == opponent), None)
+    if asked is not None:
+        log.warning("the unfinished game is against %s; boardctl play --new --opponent %s starts one against %s",
+                    opponent or "the plain engine", asked.id, asked.name)
+    await engine.set_options(character.uci_options if character is not None else NEUTRAL_OPTIONS)
+    return character
 
 
 def _character_label(character: Any) -> str:

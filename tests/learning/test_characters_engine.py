@@ -245,3 +245,21 @@ def test_play_opponent_refuses_clearly(tmp_path: Path, extra: tuple[str, ...], m
                           text=True, timeout=60, env={**__import__("os").environ, "XDG_CONFIG_HOME": str(tmp_path)})
     assert proc.returncode != 0
     assert message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_resumed_game_keeps_its_character(tmp_path: Path) -> None:
+    support = _support()
+    games = tmp_path / "games"
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    first = support.Daemon("play", games, "--color", "white", "--opponent", "gus", engine="", env=env)  # type: ignore[attr-defined]
+    first.send({"t": 0})
+    first.play(chess.Move.from_uci("e2e4"), chess.Board())
+    assert first.engine_line()["pending"] == "e7e5"
+    assert first.close() == 0, first.stderr
+    again = support.Daemon("play", games, engine="", env=env)  # type: ignore[attr-defined]
+    assert again.send({"t": 0})["opponent"] == "Gus Gambit (1000)"
+    assert again.close() == 0
+    other = support.Daemon("play", games, "--opponent", "ilya", engine="", env=env)  # type: ignore[attr-defined]
+    assert other.send({"t": 0})["opponent"] == "Gus Gambit (1000)"
+    assert other.close() == 0
+    assert "the unfinished game is against Gus Gambit (1000)" in other.stderr
