@@ -77,7 +77,7 @@ def documents(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return _valid_documents(tmp_path_factory.mktemp("valid"))
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(kind=st.sampled_from(["rating", "progress", "tournament"]), data=st.data(), value=_json)
 def test_one_value_replaced(tmp_path: Path, documents: dict[str, Any], kind: str, data: st.DataObject, value: Any) -> None:
     doc = documents[kind]
@@ -91,7 +91,7 @@ def test_one_value_replaced(tmp_path: Path, documents: dict[str, Any], kind: str
         assert str(file) in str(exc)
 
 
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kind=st.sampled_from(["rating", "progress", "tournament"]), raw=st.binary(max_size=64))
 def test_raw_bytes(tmp_path: Path, kind: str, raw: bytes) -> None:
     file = tmp_path / ("t.json" if kind == "tournament" else f"{kind}.json")
