@@ -64,3 +64,10 @@ def legal(board: GameBoard, uci: str) -> Move | None:
         return board.parse_uci(uci)
     except ValueError:
         return None
+
+
+def wrong_leds(intents: list[LedIntent]) -> list[LedIntent]:
+    """A wrong move's squares, while they are still to be put back (the tracker lights them
+    ``takeback``), lit ``lesson-wrong`` as well: the board shows ``takeback`` (higher in the
+    table), the state line and the page say both."""
+    return [LedIntent(i.square, Code.LESSON_WRONG) for i in intents if i.why == Code.TAKEBACK]

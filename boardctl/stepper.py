@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from boardctl.core.rules import GameBoard, Move, Variant
 from boardctl.errors import GameFileError
 from boardctl.events import Button, Code, LedIntent
-from boardctl.guide import legal, move_leds
+from boardctl.guide import legal, move_leds, wrong_leds
 
 if TYPE_CHECKING:
     from boardctl.session import Session
@@ -263,7 +263,7 @@ class StepGuide:
         if ply >= self.plies or ply != len(session.board.move_stack):
             return intents
         if self.wrong is not None:
-            return [*intents, *move_leds(session.board, self._move(ply), Code.LESSON_WRONG)]
+            return [*intents, *wrong_leds(intents), *move_leds(session.board, self._move(ply), Code.LESSON_WRONG)]
         if self.shown:  # lit while the move is being made too
             return [*intents, *move_leds(session.board, self._move(ply), Code.STEP_MOVE)]
         return intents

@@ -75,7 +75,8 @@ def run_lesson(daemon: Learn, key: str, *, white: bool, wrong_at: set[int], quiz
             after = daemon.play(wrong, board)
             assert after["moves"] == before, after
             assert lit(after, "takeback") == touched_squares(board, wrong)
-            assert lit(after, "lesson-wrong") == touched_squares(board, chess.Move.from_uci(uci))
+            assert lit(after, "lesson-wrong") == (touched_squares(board, chess.Move.from_uci(uci))
+                                                  | touched_squares(board, wrong))
             assert after["lesson"]["wrong"]["move"] == wrong.uci()
             assert "not the lesson's move" in after["message"]
             for square, occupied in reversed(move_events(board, wrong)):

@@ -94,7 +94,7 @@ def test_step_on_the_board_forward_and_back_through_special_moves(tmp_path: Path
             after = daemon.play(wrong, board)
             assert after["moves"] == [m.uci() for m in board.move_stack]
             assert lit(after, "takeback") == touched_squares(board, wrong)
-            assert lit(after, "lesson-wrong") == touched_squares(board, move)
+            assert lit(after, "lesson-wrong") == touched_squares(board, move) | touched_squares(board, wrong)
             for square, occupied in reversed(move_events(board, wrong)):
                 daemon.event(square, not occupied)
             assert lit(daemon.tick(), "lesson-wrong") == touched_squares(board, move)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from boardctl.engine_client import Reply
 from boardctl.events import Button, Code, LedIntent
-from boardctl.guide import legal, move_leds
+from boardctl.guide import legal, move_leds, wrong_leds
 from boardctl.learning.lessons import Lesson, LessonMove, LessonState, Mode
 
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ class LessonGuide:
         if played is None:
             return intents
         if self.wrong is not None:
-            return [*intents, *move_leds(session.board, played, Code.LESSON_WRONG)]
+            return [*intents, *wrong_leds(intents), *move_leds(session.board, played, Code.LESSON_WRONG)]
         if self.mode is Mode.GUIDED or self.revealed:
             return [*intents, *move_leds(session.board, played, Code.LESSON_MOVE)]
         return intents

@@ -95,7 +95,10 @@ def test_lesson_panel_follows_the_lesson_on_the_virtual_board(browser: Any, tmp_
         drag(page, "g1", "h3")
         wait(page, "() => Boolean(window.boardctl.state.lesson.wrong)")
         assert "The lesson plays Nf3" in page.locator("#lesson-wrong").inner_text()
-        assert leds(page, "lesson-wrong") >= {"f3"} and "h3" in leds(page, "takeback")
+        assert leds(page, "lesson-wrong") == {"g1", "f3", "h3"} and leds(page, "takeback") == {"g1", "h3"}
+        colours = page.eval_on_selector_all('#board [data-square="h3"], #board [data-square="f3"]',
+                                            "els => els.map(e => getComputedStyle(e).getPropertyValue('--led').trim())")
+        assert colours[0] != colours[1]  # the square to put back shows takeback's colour, the right one its own
         shot(page, "lesson-wrong", "desktop")
         drag(page, "h3", "g1")
         wait(page, "() => window.boardctl.state.matching && !window.boardctl.state.leds.some(l => l.why === 'takeback')")
