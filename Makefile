@@ -66,6 +66,7 @@ clean:
 TUNE_SEED ?= 1
 TUNE_GAMES ?= 400
 TUNE_NODES ?= 1500
+TUNE_MAX_POSITIONS ?= 3800
 TUNE_JOBS ?= 2
 TUNE_ARGS ?=
 TUNE_SHARDS := $(shell seq 0 $$(($(TUNE_JOBS) - 1)))
@@ -73,6 +74,6 @@ TUNE_DATA := $(foreach i,$(TUNE_SHARDS),.tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAM
 tune: $(STAMP) $(KERNELS) system
 	for i in $(TUNE_SHARDS); do \
 	  test -f .tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAMES)-$${i}of$(TUNE_JOBS).tsv || \
-	  nice -n 10 $(BIN)/python -m bench tune_data --games $(TUNE_GAMES) --nodes $(TUNE_NODES) --seed $(TUNE_SEED) --shard $$i/$(TUNE_JOBS) & \
+	  nice -n 10 $(BIN)/python -m bench tune_data --games $(TUNE_GAMES) --nodes $(TUNE_NODES) --seed $(TUNE_SEED) --max-positions $(TUNE_MAX_POSITIONS) --shard $$i/$(TUNE_JOBS) & \
 	done; wait
-	nice -n 10 $(BIN)/python -m bench tune --data $(TUNE_DATA) --seed $(TUNE_SEED) $(TUNE_ARGS)
+	nice -n 10 $(BIN)/python -m bench tune --data $(TUNE_DATA) --seed $(TUNE_SEED) --l2 0.001 $(TUNE_ARGS)

@@ -152,12 +152,17 @@ def stockfish_labels(fens: list[str], depth: int) -> Iterator[int]:
 
 
 def generate(*, games: int, seed: int, nodes: int, sf_depth: int, out: Path, per_game: int,
-             shard: tuple[int, int] = (0, 1), max_positions: int | None = None) -> int:
+             shard: tuple[int, int] = (0, 1), max_positions: int | None = None,
+             current_weights: bool = False) -> int:
     """Play ``games`` games (those of ``shard`` (index, count)) and write their labelled positions
     to ``out``; returns the count."""
     from engine.searcher import Searcher
 
     searcher = Searcher(hash_mb=8, seed=seed)
+    if not current_weights:  # the tuner's start, so that a retune replays the same games
+        from engine.evaluate import default_weights
+
+        searcher.ev = default_weights()
     searcher.warm()
     openings = opening_lines(random.Random(seed), games)
     rows: list[tuple[str, float]] = []
@@ -181,7 +186,8 @@ def generate(*, games: int, seed: int, nodes: int, sf_depth: int, out: Path, per
     tmp = out.with_suffix(".part")
     with tmp.open("w") as fh:
         fh.write(f"# games={games} seed={seed} nodes={nodes} sf_depth={sf_depth} per_game={per_game}"
-                 f" shard={index}/{count}" + (f" max_positions={max_positions}" if max_positions else "") + "\n")
+                 f" shard={index}/{count}" + (f" max_positions={max_positions}" if max_positions else "")
+                 + (" weights=current" if current_weights else "") + "\n")
         for (fen, result), cp in zip(rows, stockfish_labels([r[0] for r in rows], sf_depth), strict=True):
             fh.write(f"{fen}\t{result}\t{cp}\n")
     os.replace(tmp, out)
@@ -217,12 +223,15 @@ def main(argv: list[str]) -> int:
                         help="INDEX/COUNT: play only games i with i %% COUNT == INDEX (run shards in parallel)")
     parser.add_argument("--max-positions", type=int, default=None,
                         help="label and keep only the first N positions of this shard")
+    parser.add_argument("--current-weights", action="store_true",
+                        help="play with engine/data/eval_weights.json, not the hand-set weights")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     out = args.out or default_path(args.seed, args.games, args.shard)
     generate(games=args.games, seed=args.seed, nodes=args.nodes, sf_depth=args.sf_depth, out=out,
-             per_game=args.per_game, shard=args.shard, max_positions=args.max_positions)
+             per_game=args.per_game, shard=args.shard, max_positions=args.max_positions,
+             current_weights=args.current_weights)
     return 0
 
 
