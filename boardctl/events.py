@@ -88,7 +88,7 @@ class Button(StrEnum):
 
 
 #: Codes that only ever appear as a state line's ``reason``; they never light an LED.
-REASON_ONLY: frozenset[Code] = frozenset({Code.WEB, Code.ENGINE_ERROR})
+REASON_ONLY: frozenset[Code] = frozenset({Code.WEB, Code.ENGINE_ERROR, Code.ONLINE})
 
 
 #: The promotion each button chooses, as the rules name choices (``GameBoard.choices``).
