@@ -16,7 +16,8 @@ Adam steps, a seeded hold-out split and early stopping on it, then integer round
 The label mixes Texel's game result with Stockfish's fixed-depth evaluation:
 ``lambda * result + (1 - lambda) * sigmoid(Ksf * stockfish_cp)``, Ksf fitted to the results.
 
-The weights go to engine/data/eval_weights.json (or ``--out``) with the tuner's parameters.
+The weights go to engine/data/eval_weights.json (or ``--out``) with the tuner's parameters; keep them
+only if an SPRT against the previous set (bench/sprt.py) accepts them (docs/tuning.md).
 """
 
 from __future__ import annotations
