@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -128,6 +128,8 @@ class Daemon:
         self.on_record_saved: list[Callable[[GameRecord], object]] = []
         #: Keys added to every state line by a part outside the session (``invite``, ``network``).
         self.extra_state: dict[str, Any] = {}
+        #: Awaited before a new game, a lesson or a replay from the page (the page's Invite stops hosting).
+        self.before_new_game: list[Callable[[], Awaitable[None]]] = []
         #: Save a millisecond after the state line rather than before it (network games: the other
         #: board sees a move without waiting for this disk's fsyncs); closing always saves at once.
         self.save_after_publish = False
@@ -187,6 +189,8 @@ class Daemon:
         elif isinstance(action, LessonAction | StepAction):
             from boardctl.guided_actions import start_guided
 
+            for hook in self.before_new_game:
+                await hook()
             start_guided(self, action)
             self._after(Code.NEW_GAME)
         else:
@@ -194,6 +198,8 @@ class Daemon:
 
     async def new_game(self, action: NewGameAction) -> None:
         """Start a new game with the checked settings of ``action`` (None keeps the current one)."""
+        for hook in self.before_new_game:
+            await hook()
         # Leaving a lesson or a replay started from the page: the settings from before it.
         settings = getattr(self.session.guide, "settings_before", None) or self.session.settings
         if action.color:
@@ -540,6 +546,10 @@ async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False) 
         pin = load_or_create_pin(config_mod.user_file())
     fallback = not port_chosen and cfg.web_port == config_mod.KEY_BY_NAME["web.port"].default
     server = WebServer(daemon, host=cfg.web_host, port=cfg.web_port, pin=pin, port_fallback=fallback)
+    if daemon.session.settings.mode != "network":  # the page's Invite: host a network game from here
+        from boardctl.network.page_invite import enable
+
+        enable(server, daemon, cfg)
     await server.start()
     daemon.web_url = server.url
     return server

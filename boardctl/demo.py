@@ -7,6 +7,12 @@ engine thinks half a second per move. Demo games are saved in their own folder
 ($XDG_DATA_HOME/boardctl/demo-games), so boardctl play never resumes one; boardctl games list
 --demo lists them. An unfinished demo game is resumed by the next demo (boardctl demo --new
 starts afresh).
+
+The page reaches every capability: Opponents (a game against a character), the Tournament
+panel, Lessons and Replay (step through a PGN), the coach at the practice levels (New game,
+level practice1-5), and "Invite a friend": the demo then hosts a network game for a friend's
+board (boardctl join ADDRESS --code CODE) or phone (the link shown). The page listens on this
+machine only unless started with --host 0.0.0.0 (then with the PIN). --speech speaks the moves.
 """
 
 from __future__ import annotations

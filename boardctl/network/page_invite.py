@@ -1,0 +1,175 @@
+"""The page's "Invite" on a play, record or demo daemon: host a network game from the page.
+
+``boardctl host`` starts hosting from the command line; here ``POST /api/invite`` switches the
+running daemon into hosting: a new ``network`` game (the current settings, ``mode`` network, the
+colour asked for), a one-time invitation code kept as ``boardctl host`` keeps it, and the same
+:class:`boardctl.network.host.HostLink` serving ``/net`` on this web server. The invitation
+(address, code) is in the state lines under ``invite`` like the host's. A new game, a lesson or a
+replay from the page stops hosting and goes back to the settings from before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from boardctl.network.host import HostLink
+from boardctl.network.tokens import Ticket, TicketStore, new_code
+
+if TYPE_CHECKING:
+    from boardctl.config import Config
+    from boardctl.daemon import Daemon
+    from boardctl.session import Settings
+
+log = logging.getLogger(__name__)
+
+#: The game's endpoint, as ``boardctl host`` serves it (boardctl.network.serve.PATH).
+PATH = "/net"
+MAX_BODY = 1024
+COLORS = ("white", "black", "red", "random")
+
+
+class PageInvite:
+    """``GET``/``POST /api/invite`` and ``/net`` for a daemon that does not host from the start."""
+
+    def __init__(self, server: Any, daemon: Daemon, cfg: Config) -> None:
+        self.server = server
+        self.daemon = daemon
+        self.cfg = cfg
+        self.link: HostLink | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._before: Settings | None = None
+
+    @property
+    def invite(self) -> dict[str, Any] | None:
+        return None if self.link is None else self.link.invite
+
+    # -- the routes -------------------------------------------------------------------------------
+
+    async def net(self, request: web.Request) -> web.StreamResponse:
+        """``/net``: the host's endpoint while hosting; nothing otherwise."""
+        if self.link is None:
+            return web.json_response({"error": "this board hosts no network game now (the page's Invite starts one)"},
+                                     status=404)
+        return await self.link.handle(request)
+
+    async def get(self, request: web.Request) -> web.Response:
+        return web.json_response({"available": True, "hosting": self.link is not None, "invite": self.invite,
+                                  "command": self.command()})
+
+    async def post(self, request: web.Request) -> web.Response:
+        from boardctl.web.protocol import PinError
+        from boardctl.web.server import PIN_HEADER
+
+        if request.content_type != "application/json":
+            return _error(415, "POST /api/invite: send JSON with Content-Type: application/json")
+        try:
+            self.server._guard.check(self.server._remote(request), request.headers.get(PIN_HEADER))
+        except PinError as exc:
+            return _error(403, str(exc))
+        raw = await request.content.read(MAX_BODY + 1)
+        try:
+            data = json.loads(raw.decode("utf-8") or "{}") if len(raw) <= MAX_BODY else None
+        except (UnicodeDecodeError, ValueError):
+            data = None
+        if not isinstance(data, dict) or set(data) - {"color", "name", "guest_name"}:
+            return _error(400, 'POST /api/invite: expected {"color": "white"|"black"|"random", "name": ..., '
+                               '"guest_name": ...}')
+        color = data.get("color", "white")
+        if color not in COLORS:
+            return _error(400, f"POST /api/invite: color must be one of {', '.join(COLORS)}, got {str(color)[:20]!r}")
+        names = [data.get(k, d) for k, d in (("name", "Host"), ("guest_name", "Guest"))]
+        if not all(isinstance(n, str) and 0 < len(n.strip()) <= 40 and n.isprintable() for n in names):
+            return _error(400, "POST /api/invite: name and guest_name are 1 to 40 printable characters")
+        if self.link is None:
+            try:
+                self.begin(str(color), name=names[0].strip(), guest_name=names[1].strip())
+            except OSError as exc:
+                return _error(500, f"cannot save the network game in {self.daemon.store.root}: {exc.strerror or exc}")
+        return web.json_response({"hosting": True, "invite": self.invite, "command": self.command()})
+
+    # -- hosting ----------------------------------------------------------------------------------
+
+    def address(self) -> str:
+        from boardctl.network.serve import lan_address
+
+        host = self.cfg.web_host
+        shown = host if host not in ("", "0.0.0.0", "::") else lan_address()
+        shown = f"[{shown}]" if ":" in shown else shown
+        return f"ws://{shown}:{self.server.port}{PATH}"
+
+    def command(self) -> str:
+        """The command line that hosts from the start, for the page to show."""
+        from boardctl.web.server import is_loopback_host
+
+        lan = "" if not is_loopback_host(self.cfg.web_host) else " --host 0.0.0.0"
+        return f"boardctl host --board {self.cfg.board_backend}{lan}"
+
+    def begin(self, color: str, *, name: str = "Host", guest_name: str = "Guest") -> None:
+        """Switch the daemon into hosting a new network game now (the code on disk first)."""
+        daemon = self.daemon
+        session = daemon.session
+        before = getattr(session.guide, "settings_before", None) or session.settings
+        names = session.variant.color_names
+        if color == "random":
+            color = random.choice(["white", "black"])
+        colour = names[0] if color in ("white", "red") else names[1]
+        settings = replace(before, mode="network", color=colour, takeback="off", opponent="", coach=False)
+        session.guide = None
+        session.new_game(daemon.now(), settings=settings)
+        local = colour == names[0]
+        session.set_players(name if local else guest_name, guest_name if local else name)
+        daemon.store.save(session.record)  # on disk before the code is shown, as boardctl host does
+        tickets = TicketStore(daemon.store.root)
+        ticket = Ticket("host", session.record.id, code=new_code(), color=colour)
+        tickets.save(ticket)
+        link = HostLink(daemon, tickets, ticket)
+        link.invite = {"address": self.address(), "code": ticket.code}
+        daemon.extra_state["invite"] = link.invite
+        daemon.save_after_publish = True  # the other board first, then this disk
+        self._before, self.link, self._stop = before, link, asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(link.run(self._stop))
+        log.warning("Invite the other board: boardctl join %s --code %s", link.invite["address"], ticket.code)
+        daemon.refresh("network")
+
+    async def end(self) -> None:
+        """Stop hosting (before a new game, a lesson or a replay from the page); safe to call twice."""
+        link, task, self.link, self._task = self.link, self._task, None, None
+        if link is None:
+            return
+        self._stop.set()
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await link.close()
+        for key in ("invite", "network"):
+            self.daemon.extra_state.pop(key, None)
+        self.daemon.save_after_publish = False
+        session = self.daemon.session
+        if session.settings.mode == "network" and self._before is not None:
+            session.settings = self._before  # what the next game starts from
+        log.warning("network: no longer hosting; the network game %s stays saved", session.record.id)
+
+
+def enable(server: Any, daemon: Daemon, cfg: Config) -> PageInvite:
+    """Add the Invite routes to ``server`` (not started yet) and stop hosting before the page's
+    next new game, lesson or replay, and when the daemon closes."""
+    invite = PageInvite(server, daemon, cfg)
+    server.add_websocket(PATH, invite.net)
+    server.app.router.add_get("/api/invite", invite.get)
+    server.app.router.add_post("/api/invite", invite.post)
+    daemon.before_new_game.append(invite.end)
+    return invite
+
+
+def _error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status)

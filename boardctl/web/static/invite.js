@@ -1,0 +1,86 @@
+// The page's "Invite a friend" on a play/record/demo daemon (boardctl/network/page_invite.py):
+// POST /api/invite switches this board into hosting a network game; the box shows the address,
+// the one-time code, the join command, the phone and spectator links. A host's own page
+// (boardctl host) has network.js's Invite instead: there /api/invite does not exist.
+"use strict";
+
+(() => {
+  const PIN_HEADER = "X-Boardctl-Pin";
+
+  function el(tag, attrs = {}, text = "") {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  async function call(method) {
+    const init = { method, headers: {} };
+    if (method === "POST") {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify({ color: document.getElementById("invite-color").value });
+      const pin = localStorage.getItem("boardctl-pin");
+      if (pin) init.headers[PIN_HEADER] = pin;
+    }
+    const res = await fetch("/api/invite", init);
+    const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+    if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+    return data;
+  }
+
+  function show(box, data) {
+    const invite = data.invite;
+    box.hidden = !invite;
+    if (!invite) return;
+    const base = `${location.protocol}//${location.host}/`;
+    const code = invite.code || "";
+    const local = /\/\/(127\.|\[::1\]|localhost)/.test(invite.address);
+    const phone = el("a", { href: `${base}?play=${code}`, id: "invite-start-phone" }, `${base}?play=${code}`);
+    const watch = el("a", { href: `${base}?watch`, id: "invite-start-watch" }, `${base}?watch`);
+    const rows = [
+      el("p", { id: "invite-start-address" }, `Address: ${invite.address}`),
+      el("p", { id: "invite-start-code" }, code ? `Code: ${code}` : "Code: used (the other board has joined)"),
+      el("p", { id: "invite-start-join" }, `Another board: boardctl join ${invite.address} --code ${code || "(used)"}`),
+      el("p", {}, "A phone: "),
+      el("p", {}, "Spectators: "),
+    ];
+    rows[3].append(phone);
+    rows[4].append(watch);
+    if (local) {
+      rows.push(el("p", { id: "invite-start-lan", class: "note" },
+        `This page is only open on this machine. For a board or phone on your network, start with ${data.command}` +
+        " (or boardctl demo --host 0.0.0.0; the page then asks for the PIN)."));
+    }
+    box.replaceChildren(el("h2", {}, "Invitation"), ...rows);
+  }
+
+  async function setUp() {
+    if (window.BOARDCTL_NETWORK_PAGE) return; // a phone's or a spectator's page
+    const controls = document.getElementById("controls");
+    if (!controls) return;
+    let data;
+    try { data = await call("GET"); } catch { return; } // not offered here (a host's or guest's page)
+    if (!data.available) return;
+    const color = el("select", { id: "invite-color", "aria-label": "Your colour in the invited game" });
+    for (const c of ["white", "black", "random"]) color.append(el("option", { value: c }, c));
+    const button = el("button", { type: "button", id: "invite-start",
+      title: "Host a game for a friend's board or phone (as boardctl host does)" }, "Invite a friend");
+    const box = el("section", { id: "invite-start-box", "aria-label": "Invitation", hidden: "" });
+    controls.append(button, color);
+    controls.after(box);
+    show(box, data);
+    button.addEventListener("click", async () => {
+      try {
+        show(box, await call("POST"));
+        box.hidden = false;
+      } catch (err) {
+        box.hidden = false;
+        box.replaceChildren(el("p", { role: "alert", id: "invite-start-error" }, String(err.message || err)));
+      }
+    });
+    // The code is shown until used; hosting ends with the page's next new game, lesson or replay.
+    setInterval(() => { call("GET").then((d) => { if (!d.hosting || !box.hidden) show(box, d); }).catch(() => {}); }, 3000);
+  }
+
+  document.addEventListener("DOMContentLoaded", setUp);
+})();
