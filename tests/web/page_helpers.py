@@ -26,7 +26,11 @@ def center(page: Any, square: str) -> tuple[float, float]:
 
 
 def drag(page: Any, src: str, dst: str | None) -> None:
-    """Drag with the mouse; ``dst=None`` drops the piece off the board (takes it away)."""
+    """Drag with the mouse; ``dst=None`` drops the piece off the board (takes it away).
+
+    The board is scrolled into view first, as a person would: a click on a panel lower down
+    (lessons, tournament, opponents) may have scrolled it away."""
+    page.locator("#board").scroll_into_view_if_needed()
     x, y = center(page, src)
     page.mouse.move(x, y)
     page.mouse.down()

@@ -102,6 +102,7 @@
   app.renderHooks = app.renderHooks || [];
   app.renderHooks.push(showCurrent);
   app.characters = chars;
+  if (window.BOARDCTL_NETWORK_PAGE) return; // a phone's or a spectator's page (network.js)
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", load);
   else load();
 })();

@@ -190,7 +190,9 @@
     games.parentNode.insertBefore(box, games);
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", buildStarter);
+  if (window.BOARDCTL_NETWORK_PAGE) {
+    // a phone's or a spectator's page (network.js): no lesson or replay starters
+  } else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", buildStarter);
   else buildStarter();
 
   app.renderHooks.push(render);

@@ -143,6 +143,7 @@
     setInterval(refresh, 10000);
   }
 
+  if (window.BOARDCTL_NETWORK_PAGE) return; // a phone's or a spectator's page (network.js)
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
