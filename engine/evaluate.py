@@ -101,6 +101,9 @@ def _ev_layout() -> dict[str, tuple[int, int]]:
         ("PHASE_W", 6),
         ("TEMPO", 1),
         ("PHASE_TOTAL", 1),  # derived: the phase of the start position (the taper's denominator)
+        # Per-colour percent scales of a style (``sided_tables``), 100 (neutral) unless a style sets
+        # them: the king danger White / Black suffer, then White's / Black's shield bonus.
+        ("SIDE_PCT", 4),
     ]
     out: dict[str, tuple[int, int]] = {}
     pos = 0
@@ -130,7 +133,10 @@ KING_ATT_AT = LAYOUT["KING_ATT"][0]
 PHASE_W_AT = LAYOUT["PHASE_W"][0]
 TEMPO_AT = LAYOUT["TEMPO"][0]
 PHASE_TOTAL_AT = LAYOUT["PHASE_TOTAL"][0]
-EV_SIZE = PHASE_TOTAL_AT + 1
+SIDE_PCT_AT = LAYOUT["SIDE_PCT"][0]
+EV_SIZE = SIDE_PCT_AT + 4
+#: Blocks that are not weights of their own: filled by ``with_derived``, not in the weights file.
+DERIVED = frozenset({"PHASE_TOTAL", "SIDE_PCT"})
 
 PIECE_NAMES = ("pawn", "knight", "bishop", "rook", "queen", "king")
 WEIGHTS_FILE = Path(__file__).resolve().parent / "data" / "eval_weights.json"
@@ -224,12 +230,14 @@ def phase_total(ev: np.ndarray) -> int:
 
 
 def with_derived(ev: np.ndarray) -> np.ndarray:
-    """``ev`` with its derived slot (the phase total) filled in; raises ValueError when it is not positive."""
+    """``ev`` with its derived slots filled in: the phase total, and the per-colour style scales
+    neutral (100); raises ValueError when the phase total is not positive."""
     total = phase_total(ev)
     if total <= 0:
         raise ValueError(f"evaluation weights: the phase weights {list(ev[PHASE_W_AT:PHASE_W_AT + 6])} "
                          "give the start position no phase; at least one must be positive")
     ev[PHASE_TOTAL_AT] = total
+    ev[SIDE_PCT_AT:SIDE_PCT_AT + 4] = 100
     return ev
 
 
@@ -237,7 +245,7 @@ def weights_to_json(ev: np.ndarray, *, tuner: Mapping[str, object] | None = None
     """The weights file's text: every block by name (tables by piece), and how they were made."""
     blocks: dict[str, object] = {}
     for name, (at, size) in LAYOUT.items():
-        if name == "PHASE_TOTAL":
+        if name in DERIVED:
             continue
         values = [int(v) for v in ev[at:at + size]]
         if name.startswith("PST_"):
@@ -269,7 +277,7 @@ def weights_from_json(text: str, *, source: str = "weights") -> tuple[np.ndarray
         raise ValueError(f"{source}: 'weights' should be an object of blocks")
     ev = np.zeros(EV_SIZE, dtype=np.int64)
     for name, (at, size) in LAYOUT.items():
-        if name == "PHASE_TOTAL":
+        if name in DERIVED:
             continue
         raw = blocks.get(name)
         if name.startswith("PST_") and isinstance(raw, dict):
@@ -332,6 +340,31 @@ def scaled_tables(scales: Mapping[str, float], *, base: np.ndarray | None = None
     ev = with_derived(ev)
     ev.flags.writeable = False
     return ev
+
+
+def sided_tables(ev: np.ndarray, *, danger: tuple[int, int] = (100, 100),
+                 shield: tuple[int, int] = (100, 100)) -> np.ndarray:
+    """A read-only copy of ``ev`` whose evaluation is no longer colour-symmetric: the king danger
+    White and Black suffer, and their pawn-shield bonus, each scaled by its own percentage.
+
+    Rodent IV's personalities separate attacking the enemy king from guarding one's own; a style
+    does so through these, for the side it plays (engine/style.py). All 100 is ``ev`` itself.
+    """
+    for name, pair in (("danger", danger), ("shield", shield)):
+        if len(pair) != 2 or not all(isinstance(v, int) and 0 <= v <= 10_000 for v in pair):
+            raise ValueError(f"{name} scales should be two percentages 0..10000, not {pair!r}")
+    out = np.array(ev, dtype=np.int64)
+    out[SIDE_PCT_AT:SIDE_PCT_AT + 4] = (*danger, *shield)
+    out.flags.writeable = False
+    return out
+
+
+@kernel(inline=True)
+def _pct(value: int, pct: int) -> int:
+    """``value`` scaled by ``pct`` percent (floored); exactly ``value`` at 100, with no division then."""
+    if pct == 100:
+        return value
+    return value * pct // 100
 
 
 @kernel()
@@ -461,7 +494,7 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
     mg += smg
     eg += seg
     shield = popcount(tb[SHIELD + c * 64 + own_ksq] & pawns)
-    mg += ev[SHIELD_AT + min(shield, 3)]
+    mg += _pct(ev[SHIELD_AT + min(shield, 3)], ev[SIDE_PCT_AT + 2 + c])
     return mg, eg, phase, units, nattackers
 
 
@@ -476,9 +509,9 @@ def evaluate(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st:
     mg0, eg0, ph0, u0, a0 = _side_terms(tb, ev, bb, mb, 0, occ, _pawn_attacks(bp, 1), wk, bk)
     mg1, eg1, ph1, u1, a1 = _side_terms(tb, ev, bb, mb, 1, occ, _pawn_attacks(wp, 0), bk, wk)
     if a0 >= 2:  # white attacks the black king
-        mg1 += ev[DANGER_AT + min(max(u0, 0), DANGER_SIZE - 1)]
+        mg1 += _pct(ev[DANGER_AT + min(max(u0, 0), DANGER_SIZE - 1)], ev[SIDE_PCT_AT + 1])
     if a1 >= 2:
-        mg0 += ev[DANGER_AT + min(max(u1, 0), DANGER_SIZE - 1)]
+        mg0 += _pct(ev[DANGER_AT + min(max(u1, 0), DANGER_SIZE - 1)], ev[SIDE_PCT_AT])
     total = ev[PHASE_TOTAL_AT]
     phase = min(max(ph0 + ph1, 0), total)
     blend = (mg0 - mg1) * phase + (eg0 - eg1) * (total - phase)
