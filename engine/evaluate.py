@@ -101,9 +101,10 @@ def _ev_layout() -> dict[str, tuple[int, int]]:
         ("PHASE_W", 6),
         ("TEMPO", 1),
         ("PHASE_TOTAL", 1),  # derived: the phase of the start position (the taper's denominator)
-        # Per-colour percent scales of a style (``sided_tables``), 100 (neutral) unless a style sets
-        # them: the king danger White / Black suffer, then White's / Black's shield bonus.
-        ("SIDE_PCT", 4),
+        # Per-colour terms of a style (``sided_tables``), neutral unless a style sets them: percent
+        # scales of the king danger White / Black suffer, of White's / Black's shield bonus (100),
+        # then White's / Black's mg bonus per piece within two squares of the enemy king (0).
+        ("SIDE_STYLE", 6),
     ]
     out: dict[str, tuple[int, int]] = {}
     pos = 0
@@ -133,10 +134,11 @@ KING_ATT_AT = LAYOUT["KING_ATT"][0]
 PHASE_W_AT = LAYOUT["PHASE_W"][0]
 TEMPO_AT = LAYOUT["TEMPO"][0]
 PHASE_TOTAL_AT = LAYOUT["PHASE_TOTAL"][0]
-SIDE_PCT_AT = LAYOUT["SIDE_PCT"][0]
-EV_SIZE = SIDE_PCT_AT + 4
+SIDE_PCT_AT = LAYOUT["SIDE_STYLE"][0]
+TROPISM_AT = SIDE_PCT_AT + 4
+EV_SIZE = SIDE_PCT_AT + 6
 #: Blocks that are not weights of their own: filled by ``with_derived``, not in the weights file.
-DERIVED = frozenset({"PHASE_TOTAL", "SIDE_PCT"})
+DERIVED = frozenset({"PHASE_TOTAL", "SIDE_STYLE"})
 
 PIECE_NAMES = ("pawn", "knight", "bishop", "rook", "queen", "king")
 WEIGHTS_FILE = Path(__file__).resolve().parent / "data" / "eval_weights.json"
@@ -230,14 +232,15 @@ def phase_total(ev: np.ndarray) -> int:
 
 
 def with_derived(ev: np.ndarray) -> np.ndarray:
-    """``ev`` with its derived slots filled in: the phase total, and the per-colour style scales
-    neutral (100); raises ValueError when the phase total is not positive."""
+    """``ev`` with its derived slots filled in: the phase total, and the per-colour style terms
+    neutral; raises ValueError when the phase total is not positive."""
     total = phase_total(ev)
     if total <= 0:
         raise ValueError(f"evaluation weights: the phase weights {list(ev[PHASE_W_AT:PHASE_W_AT + 6])} "
                          "give the start position no phase; at least one must be positive")
     ev[PHASE_TOTAL_AT] = total
     ev[SIDE_PCT_AT:SIDE_PCT_AT + 4] = 100
+    ev[TROPISM_AT:TROPISM_AT + 2] = 0
     return ev
 
 
@@ -343,18 +346,22 @@ def scaled_tables(scales: Mapping[str, float], *, base: np.ndarray | None = None
 
 
 def sided_tables(ev: np.ndarray, *, danger: tuple[int, int] = (100, 100),
-                 shield: tuple[int, int] = (100, 100)) -> np.ndarray:
+                 shield: tuple[int, int] = (100, 100), tropism: tuple[int, int] = (0, 0)) -> np.ndarray:
     """A read-only copy of ``ev`` whose evaluation is no longer colour-symmetric: the king danger
-    White and Black suffer, and their pawn-shield bonus, each scaled by its own percentage.
+    White and Black suffer, and their pawn-shield bonus, each scaled by its own percentage; and
+    White's and Black's middlegame bonus per knight, bishop, rook or queen within two squares of
+    the enemy king (king tropism, centipawns).
 
     Rodent IV's personalities separate attacking the enemy king from guarding one's own; a style
-    does so through these, for the side it plays (engine/style.py). All 100 is ``ev`` itself.
+    does so through these, for the side it plays (engine/style.py). The defaults are ``ev`` itself.
     """
     for name, pair in (("danger", danger), ("shield", shield)):
         if len(pair) != 2 or not all(isinstance(v, int) and 0 <= v <= 10_000 for v in pair):
             raise ValueError(f"{name} scales should be two percentages 0..10000, not {pair!r}")
+    if len(tropism) != 2 or not all(isinstance(v, int) and -1000 <= v <= 1000 for v in tropism):
+        raise ValueError(f"tropism should be two centipawn values -1000..1000, not {tropism!r}")
     out = np.array(ev, dtype=np.int64)
-    out[SIDE_PCT_AT:SIDE_PCT_AT + 4] = (*danger, *shield)
+    out[SIDE_PCT_AT:SIDE_PCT_AT + 6] = (*danger, *shield, *tropism)
     out.flags.writeable = False
     return out
 
@@ -365,6 +372,13 @@ def _pct(value: int, pct: int) -> int:
     if pct == 100:
         return value
     return value * pct // 100
+
+
+@kernel(inline=True)
+def _near_king(tb: np.ndarray, ksq: int) -> np.uint64:
+    """The squares within two king steps of ``ksq``."""
+    z = tb[KING + ksq] | tb[SQ + ksq]
+    return _beside(z | (z << U8) | (z >> U8))
 
 
 @kernel()
@@ -512,6 +526,10 @@ def evaluate(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st:
         mg1 += _pct(ev[DANGER_AT + min(max(u0, 0), DANGER_SIZE - 1)], ev[SIDE_PCT_AT + 1])
     if a1 >= 2:
         mg0 += _pct(ev[DANGER_AT + min(max(u1, 0), DANGER_SIZE - 1)], ev[SIDE_PCT_AT])
+    if ev[TROPISM_AT] != 0:  # a style's bonus for pieces close to the enemy king; 0 unless styled
+        mg0 += ev[TROPISM_AT] * popcount(bb[6] & ~bb[PAWN] & ~bb[KING_T] & _near_king(tb, bk))
+    if ev[TROPISM_AT + 1] != 0:
+        mg1 += ev[TROPISM_AT + 1] * popcount(bb[7] & ~bb[PAWN] & ~bb[KING_T] & _near_king(tb, wk))
     total = ev[PHASE_TOTAL_AT]
     phase = min(max(ph0 + ph1, 0), total)
     blend = (mg0 - mg1) * phase + (eg0 - eg1) * (total - phase)

@@ -5,7 +5,8 @@ weights (material, mobility, pawn structure) plus a contempt, and a repertoire u
 (:class:`Repertoire`). King attack and king safety are the two sides of one term, and a style
 scales them apart, as Rodent's ``OwnAttack`` and ``OppAttack`` do: ``Style KingAttack`` is the
 danger the engine sees for the *enemy* king, ``Style KingSafety`` the danger it sees for its *own*
-king plus its own pawn shield, "own" being the side to move at the root (as for contempt). Raising
+king plus its own pawn shield (and above 100% ``Style KingAttack`` also rewards own pieces close to
+the enemy king: :func:`tropism`), "own" being the side to move at the root (as for contempt). Raising
 only the attack no longer makes the engine fear attacks on its own king as much.
 :func:`style_tables` gives the evaluation table array the search kernel reads (``Searcher.ev``);
 nothing here runs per node.
@@ -86,6 +87,13 @@ def supported_options() -> frozenset[str]:
     return frozenset(SCALE_OPTIONS)
 
 
+def tropism(attack: int) -> int:
+    """The middlegame bonus (centipawns) for each own knight, bishop, rook or queen within two
+    squares of the enemy king, at ``Style KingAttack`` = ``attack``: an attacker brings its pieces
+    close, not only its long-range attacks (Rodent's king tropism). 0 up to 100%, then 1 cp per 10%."""
+    return max(0, attack - 100) // 10
+
+
 @functools.lru_cache(maxsize=16)
 def style_tables(style: Style, side: int = 0) -> np.ndarray:
     """The evaluation array the kernel reads for ``style``'s weights, when the engine plays
@@ -102,7 +110,9 @@ def style_tables(style: Style, side: int = 0) -> np.ndarray:
         attack, safety = scales.get("Style KingAttack", 100), scales.get("Style KingSafety", 100)
         danger = (safety, attack) if side == 0 else (attack, safety)
         shield = (safety, 100) if side == 0 else (100, safety)
-        return np.asarray(evaluate.sided_tables(ev, danger=danger, shield=shield))
+        near = tropism(attack)
+        trop = (near, 0) if side == 0 else (0, near)
+        return np.asarray(evaluate.sided_tables(ev, danger=danger, shield=shield, tropism=trop))
     # Before the evaluation's weights were a runtime array: piece values sit inside the square tables.
     ev = np.array(evaluate.eval_tables(), dtype=np.int64)
     material = scales.get("Style Material", 100)

@@ -63,7 +63,7 @@ STYLES: Mapping[str, Mapping[str, int]] = MappingProxyType({
     "gambiteer": {"Style Material": 70, "Style KingAttack": 220, "Style KingSafety": 80, "Style Mobility": 200,
                   "Style PawnStructure": 50, "Contempt": 50},
     "solid defender": {"Style Material": 110, "Style KingAttack": 40, "Style KingSafety": 200, "Style Mobility": 60,
-                       "Style PawnStructure": 200, "Contempt": -40},
+                       "Style PawnStructure": 200, "Contempt": -80},
     "positional player": {"Style Material": 100, "Style KingAttack": 80, "Style KingSafety": 110,
                           "Style Mobility": 140, "Style PawnStructure": 170, "Contempt": 10},
     "endgame grinder": {"Style Material": 115, "Style KingAttack": 40, "Style KingSafety": 130, "Style Mobility": 90,

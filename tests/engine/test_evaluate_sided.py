@@ -42,7 +42,7 @@ def test_neutral_scales_are_the_plain_evaluation() -> None:
     base = E.eval_tables()
     neutral = E.sided_tables(base)
     assert np.array_equal(neutral, base)
-    assert list(base[E.SIDE_PCT_AT:E.SIDE_PCT_AT + 4]) == [100] * 4
+    assert list(base[E.SIDE_PCT_AT:E.SIDE_PCT_AT + 6]) == [100, 100, 100, 100, 0, 0]
     assert np.array_equal(style_tables(Style(scales=(("Style KingAttack", 100), ("Style KingSafety", 100)))), base)
     for fen in FENS:
         assert _score(fen, neutral) == _score(fen, base)
@@ -50,20 +50,22 @@ def test_neutral_scales_are_the_plain_evaluation() -> None:
 
 def test_side_scales_are_not_in_the_weights_file() -> None:
     text = E.weights_to_json(E.eval_tables())
-    assert "SIDE_PCT" not in text
+    assert "SIDE_STYLE" not in text
     back, _ = E.weights_from_json(text)
     assert np.array_equal(back, E.eval_tables())
 
 
 @pytest.mark.parametrize("fen", FENS)
-@pytest.mark.parametrize(("danger", "shield"), [((300, 100), (100, 100)), ((100, 250), (100, 100)),
-                                                ((60, 300), (200, 100)), ((100, 100), (0, 300)),
-                                                ((0, 0), (50, 50))])
-def test_a_sided_evaluation_is_its_colour_mirror(fen: str, danger: tuple[int, int], shield: tuple[int, int]) -> None:
+@pytest.mark.parametrize(("danger", "shield", "tropism"),
+                         [((300, 100), (100, 100), (0, 0)), ((100, 250), (100, 100), (0, 0)),
+                          ((60, 300), (200, 100), (20, 0)), ((100, 100), (0, 300), (0, 15)),
+                          ((0, 0), (50, 50), (-10, 30))])
+def test_a_sided_evaluation_is_its_colour_mirror(fen: str, danger: tuple[int, int], shield: tuple[int, int],
+                                                 tropism: tuple[int, int]) -> None:
     """Scaling White's terms in a position scores as scaling Black's in the mirrored one."""
     base = E.eval_tables()
-    ev = E.sided_tables(base, danger=danger, shield=shield)
-    swapped = E.sided_tables(base, danger=danger[::-1], shield=shield[::-1])
+    ev = E.sided_tables(base, danger=danger, shield=shield, tropism=tropism)
+    swapped = E.sided_tables(base, danger=danger[::-1], shield=shield[::-1], tropism=tropism[::-1])
     assert _score(fen, ev) == _score(_mirror(fen), swapped)
 
 
@@ -86,9 +88,11 @@ def test_king_attack_and_safety_pull_apart_for_the_side_played(fen: str) -> None
         attack = _score(fen, E.sided_tables(base, danger=theirs(pct)))
         fear = _score(fen, E.sided_tables(base, danger=mine(pct)))
         shield = _score(fen, E.sided_tables(base, shield=mine(pct)))
+        near = _score(fen, E.sided_tables(base, tropism=((pct, 0) if side == 0 else (0, pct))))
         assert (attack >= plain) if pct > 100 else (attack <= plain)
         assert (fear <= plain) if pct > 100 else (fear >= plain)
         assert (shield >= plain) if pct > 100 else (shield <= plain)
+        assert near >= plain
 
 
 def test_attack_scale_moves_the_score_where_a_king_is_attacked() -> None:
@@ -106,3 +110,43 @@ def test_attack_scale_moves_the_score_where_a_king_is_attacked() -> None:
 def test_bad_scales_are_refused(bad: tuple[int, ...]) -> None:
     with pytest.raises(ValueError, match="percentages"):
         E.sided_tables(E.eval_tables(), danger=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("fen", "white_near", "black_near"), [
+    ("r1bqr1k1/ppp2pBp/2np2p1/8/2BnP2Q/2N5/PPP2PPP/R3K2R w KQ - 0 11", 1, 0),  # Bg7 (Qh4 is too far)
+    ("q5k1/5pBp/5N2/8/8/8/5PPP/Q5K1 b - - 0 1", 2, 0),  # Bg7 and Nf6 by Black's king
+    ("rnb1kbnr/pppp1ppp/8/8/4P3/5q2/PPPP1PPP/RNBQKBNR w KQkq - 0 3", 0, 1),  # Qf3 by White's king
+    (chess.STARTING_FEN, 0, 0),
+])
+def test_tropism_counts_the_pieces_within_two_squares_of_the_enemy_king(fen: str, white_near: int,
+                                                                          black_near: int) -> None:
+    """The bonus moves the score only with pieces that close, and by more with more of them."""
+    base = E.default_weights()
+    plain = _score(fen, base)
+    white = _score(fen, E.sided_tables(base, tropism=(40, 0))) - plain
+    black = _score(fen, E.sided_tables(base, tropism=(0, 40))) - plain
+    sign = 1 if chess.Board(fen).turn == chess.WHITE else -1
+    assert (sign * white > 0) == (white_near > 0) and sign * white >= 0
+    assert (-sign * black > 0) == (black_near > 0) and -sign * black >= 0
+    if white_near:  # linear in the bonus (tapered by the phase, so up to rounding)
+        half = _score(fen, E.sided_tables(base, tropism=(20, 0))) - plain
+        assert abs(white - 2 * half) <= 2
+
+
+@pytest.mark.parametrize(("scales", "sided"), [
+    ((("Style KingAttack", 300), ("Style KingSafety", 60)), True),
+    ((("Style KingSafety", 200),), True),
+    ((("Style KingAttack", 100), ("Style Material", 150)), False),
+    ((("Style Mobility", 50),), False),
+])
+def test_style_tables_depend_on_the_side_played_only_when_sided(scales: tuple[tuple[str, int], ...],
+                                                                sided: bool) -> None:
+    style = Style(scales=scales)
+    assert style.is_sided is sided
+    white, black = style_tables(style, 0), style_tables(style, 1)
+    assert (not np.array_equal(white, black)) is sided
+    at = E.SIDE_PCT_AT
+    values = dict(scales)
+    attack, safety = values.get("Style KingAttack", 100), values.get("Style KingSafety", 100)
+    assert list(white[at:at + 6]) == [safety, attack, safety, 100, max(0, attack - 100) // 10, 0]
+    assert list(black[at:at + 6]) == [attack, safety, 100, safety, 0, max(0, attack - 100) // 10]
