@@ -113,7 +113,7 @@ def configure(engine: chess.engine.SimpleEngine, character: Character | None, le
     """Set a character (style, book and its level) or the plain engine at ``level``."""
     options: dict[str, str | int | bool] = {name: value for name, value in level_of(level).uci_options().items()}
     neutral: dict[str, str | int | bool] = {"Style Material": 100, "Style KingAttack": 100, "Style Mobility": 100,
-               "Style PawnStructure": 100, "Contempt": 0, "Book Lines": ""}
+               "Style PawnStructure": 100, "Style KingSafety": 100, "Contempt": 0, "Book Lines": ""}
     options.update(neutral)
     options["OwnBook"] = False
     if character is not None:

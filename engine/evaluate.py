@@ -101,6 +101,10 @@ def _ev_layout() -> dict[str, tuple[int, int]]:
         ("PHASE_W", 6),
         ("TEMPO", 1),
         ("PHASE_TOTAL", 1),  # derived: the phase of the start position (the taper's denominator)
+        # Per-colour terms of a style (``sided_tables``), neutral unless a style sets them: percent
+        # scales of the king danger White / Black suffer, of White's / Black's shield bonus (100),
+        # then White's / Black's mg bonus per piece within two squares of the enemy king (0).
+        ("SIDE_STYLE", 6),
     ]
     out: dict[str, tuple[int, int]] = {}
     pos = 0
@@ -130,7 +134,11 @@ KING_ATT_AT = LAYOUT["KING_ATT"][0]
 PHASE_W_AT = LAYOUT["PHASE_W"][0]
 TEMPO_AT = LAYOUT["TEMPO"][0]
 PHASE_TOTAL_AT = LAYOUT["PHASE_TOTAL"][0]
-EV_SIZE = PHASE_TOTAL_AT + 1
+SIDE_PCT_AT = LAYOUT["SIDE_STYLE"][0]
+TROPISM_AT = SIDE_PCT_AT + 4
+EV_SIZE = SIDE_PCT_AT + 6
+#: Blocks that are not weights of their own: filled by ``with_derived``, not in the weights file.
+DERIVED = frozenset({"PHASE_TOTAL", "SIDE_STYLE"})
 
 PIECE_NAMES = ("pawn", "knight", "bishop", "rook", "queen", "king")
 WEIGHTS_FILE = Path(__file__).resolve().parent / "data" / "eval_weights.json"
@@ -224,12 +232,15 @@ def phase_total(ev: np.ndarray) -> int:
 
 
 def with_derived(ev: np.ndarray) -> np.ndarray:
-    """``ev`` with its derived slot (the phase total) filled in; raises ValueError when it is not positive."""
+    """``ev`` with its derived slots filled in: the phase total, and the per-colour style terms
+    neutral; raises ValueError when the phase total is not positive."""
     total = phase_total(ev)
     if total <= 0:
         raise ValueError(f"evaluation weights: the phase weights {list(ev[PHASE_W_AT:PHASE_W_AT + 6])} "
                          "give the start position no phase; at least one must be positive")
     ev[PHASE_TOTAL_AT] = total
+    ev[SIDE_PCT_AT:SIDE_PCT_AT + 4] = 100
+    ev[TROPISM_AT:TROPISM_AT + 2] = 0
     return ev
 
 
@@ -237,7 +248,7 @@ def weights_to_json(ev: np.ndarray, *, tuner: Mapping[str, object] | None = None
     """The weights file's text: every block by name (tables by piece), and how they were made."""
     blocks: dict[str, object] = {}
     for name, (at, size) in LAYOUT.items():
-        if name == "PHASE_TOTAL":
+        if name in DERIVED:
             continue
         values = [int(v) for v in ev[at:at + size]]
         if name.startswith("PST_"):
@@ -269,7 +280,7 @@ def weights_from_json(text: str, *, source: str = "weights") -> tuple[np.ndarray
         raise ValueError(f"{source}: 'weights' should be an object of blocks")
     ev = np.zeros(EV_SIZE, dtype=np.int64)
     for name, (at, size) in LAYOUT.items():
-        if name == "PHASE_TOTAL":
+        if name in DERIVED:
             continue
         raw = blocks.get(name)
         if name.startswith("PST_") and isinstance(raw, dict):
@@ -332,6 +343,42 @@ def scaled_tables(scales: Mapping[str, float], *, base: np.ndarray | None = None
     ev = with_derived(ev)
     ev.flags.writeable = False
     return ev
+
+
+def sided_tables(ev: np.ndarray, *, danger: tuple[int, int] = (100, 100),
+                 shield: tuple[int, int] = (100, 100), tropism: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """A read-only copy of ``ev`` whose evaluation is no longer colour-symmetric: the king danger
+    White and Black suffer, and their pawn-shield bonus, each scaled by its own percentage; and
+    White's and Black's middlegame bonus per knight, bishop, rook or queen within two squares of
+    the enemy king (king tropism, centipawns).
+
+    Rodent IV's personalities separate attacking the enemy king from guarding one's own; a style
+    does so through these, for the side it plays (engine/style.py). The defaults are ``ev`` itself.
+    """
+    for name, pair in (("danger", danger), ("shield", shield)):
+        if len(pair) != 2 or not all(isinstance(v, int) and 0 <= v <= 10_000 for v in pair):
+            raise ValueError(f"{name} scales should be two percentages 0..10000, not {pair!r}")
+    if len(tropism) != 2 or not all(isinstance(v, int) and -1000 <= v <= 1000 for v in tropism):
+        raise ValueError(f"tropism should be two centipawn values -1000..1000, not {tropism!r}")
+    out = np.array(ev, dtype=np.int64)
+    out[SIDE_PCT_AT:SIDE_PCT_AT + 6] = (*danger, *shield, *tropism)
+    out.flags.writeable = False
+    return out
+
+
+@kernel(inline=True)
+def _pct(value: int, pct: int) -> int:
+    """``value`` scaled by ``pct`` percent (floored); exactly ``value`` at 100, with no division then."""
+    if pct == 100:
+        return value
+    return value * pct // 100
+
+
+@kernel(inline=True)
+def _near_king(tb: np.ndarray, ksq: int) -> np.uint64:
+    """The squares within two king steps of ``ksq``."""
+    z = tb[KING + ksq] | tb[SQ + ksq]
+    return _beside(z | (z << U8) | (z >> U8))
 
 
 @kernel()
@@ -461,7 +508,7 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
     mg += smg
     eg += seg
     shield = popcount(tb[SHIELD + c * 64 + own_ksq] & pawns)
-    mg += ev[SHIELD_AT + min(shield, 3)]
+    mg += _pct(ev[SHIELD_AT + min(shield, 3)], ev[SIDE_PCT_AT + 2 + c])
     return mg, eg, phase, units, nattackers
 
 
@@ -476,9 +523,13 @@ def evaluate(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st:
     mg0, eg0, ph0, u0, a0 = _side_terms(tb, ev, bb, mb, 0, occ, _pawn_attacks(bp, 1), wk, bk)
     mg1, eg1, ph1, u1, a1 = _side_terms(tb, ev, bb, mb, 1, occ, _pawn_attacks(wp, 0), bk, wk)
     if a0 >= 2:  # white attacks the black king
-        mg1 += ev[DANGER_AT + min(max(u0, 0), DANGER_SIZE - 1)]
+        mg1 += _pct(ev[DANGER_AT + min(max(u0, 0), DANGER_SIZE - 1)], ev[SIDE_PCT_AT + 1])
     if a1 >= 2:
-        mg0 += ev[DANGER_AT + min(max(u1, 0), DANGER_SIZE - 1)]
+        mg0 += _pct(ev[DANGER_AT + min(max(u1, 0), DANGER_SIZE - 1)], ev[SIDE_PCT_AT])
+    if ev[TROPISM_AT] != 0:  # a style's bonus for pieces close to the enemy king; 0 unless styled
+        mg0 += ev[TROPISM_AT] * popcount(bb[6] & ~bb[PAWN] & ~bb[KING_T] & _near_king(tb, bk))
+    if ev[TROPISM_AT + 1] != 0:
+        mg1 += ev[TROPISM_AT + 1] * popcount(bb[7] & ~bb[PAWN] & ~bb[KING_T] & _near_king(tb, wk))
     total = ev[PHASE_TOTAL_AT]
     phase = min(max(ph0 + ph1, 0), total)
     blend = (mg0 - mg1) * phase + (eg0 - eg1) * (total - phase)

@@ -1,9 +1,15 @@
 """Playing styles as evaluation changes, for the UCI options of engine/uci.py.
 
 Like Rodent IV's personalities, a style is a set of percentages of the normal evaluation
-weights (material, king attack, mobility, pawn structure) plus a contempt, and a repertoire
-used as the book (:class:`Repertoire`). :func:`style_tables` gives the evaluation table array the
-search kernel reads (``Searcher.ev``); nothing here runs per node.
+weights (material, mobility, pawn structure) plus a contempt, and a repertoire used as the book
+(:class:`Repertoire`). King attack and king safety are the two sides of one term, and a style
+scales them apart, as Rodent's ``OwnAttack`` and ``OppAttack`` do: ``Style KingAttack`` is the
+danger the engine sees for the *enemy* king, ``Style KingSafety`` the danger it sees for its *own*
+king plus its own pawn shield (and above 100% ``Style KingAttack`` also rewards own pieces close to
+the enemy king: :func:`tropism`), "own" being the side to move at the root (as for contempt). Raising
+only the attack no longer makes the engine fear attacks on its own king as much.
+:func:`style_tables` gives the evaluation table array the search kernel reads (``Searcher.ev``);
+nothing here runs per node.
 
 Contempt is what Rodent and Stockfish mean by it: how much worse than a draw the engine rates
 a draw. It is applied at the root (:func:`contempt_choice`): with contempt above 0 the engine
@@ -24,18 +30,23 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-#: Option name -> the evaluation weight groups it scales (percent; 100 is the engine's own evaluation).
+#: Option name -> the evaluation weight groups it scales for both colours (percent; 100 is the
+#: engine's own evaluation). The two king options scale no group: they are per colour (SIDE_OPTIONS).
 SCALE_OPTIONS: Mapping[str, tuple[str, ...]] = {
     "Style Material": ("material",),
-    "Style KingAttack": ("king_attack_units",),
+    "Style KingAttack": (),
     "Style Mobility": ("mobility",),
     "Style PawnStructure": ("pawn_structure", "passed_pawns"),
+    "Style KingSafety": (),
 }
+#: The per-colour options: the danger of the enemy king, and the danger and shield of the own king.
+SIDE_OPTIONS = ("Style KingAttack", "Style KingSafety")
 SCALE_RANGES: Mapping[str, tuple[int, int]] = {
     "Style Material": (25, 400),
     "Style KingAttack": (0, 400),
     "Style Mobility": (0, 400),
     "Style PawnStructure": (0, 400),
+    "Style KingSafety": (0, 400),
 }
 CONTEMPT_RANGE = (-200, 200)
 MAX_BOOK_CHARS = 60_000
@@ -60,6 +71,11 @@ class Style:
     def is_neutral(self) -> bool:
         return all(v == 100 for _, v in self.scales)
 
+    @property
+    def is_sided(self) -> bool:
+        """Whether its evaluation depends on which colour the engine plays (king attack or safety set)."""
+        return any(v != 100 for name, v in self.scales if name in SIDE_OPTIONS)
+
 
 def supported_options() -> frozenset[str]:
     """The scale options this build's evaluation applies at run time (all of them once the
@@ -71,16 +87,32 @@ def supported_options() -> frozenset[str]:
     return frozenset(SCALE_OPTIONS)
 
 
+def tropism(attack: int) -> int:
+    """The middlegame bonus (centipawns) for each own knight, bishop, rook or queen within two
+    squares of the enemy king, at ``Style KingAttack`` = ``attack``: an attacker brings its pieces
+    close, not only its long-range attacks (Rodent's king tropism). 0 up to 100%, then 1 cp per 10%."""
+    return max(0, attack - 100) // 10
+
+
 @functools.lru_cache(maxsize=16)
-def style_tables(style: Style) -> np.ndarray:
-    """The evaluation array the kernel reads for ``style``'s weights."""
+def style_tables(style: Style, side: int = 0) -> np.ndarray:
+    """The evaluation array the kernel reads for ``style``'s weights, when the engine plays
+    ``side`` (0 White, 1 Black; it matters only for a sided style)."""
     from engine import evaluate
 
     scales = dict(style.scales)
     scaled = getattr(evaluate, "scaled_tables", None)
     if scaled is not None:
         groups = {group: pct / 100 for name, pct in scales.items() for group in SCALE_OPTIONS[name]}
-        return np.asarray(scaled(groups))
+        ev = np.asarray(scaled(groups))
+        if not style.is_sided:
+            return ev
+        attack, safety = scales.get("Style KingAttack", 100), scales.get("Style KingSafety", 100)
+        danger = (safety, attack) if side == 0 else (attack, safety)
+        shield = (safety, 100) if side == 0 else (100, safety)
+        near = tropism(attack)
+        trop = (near, 0) if side == 0 else (0, near)
+        return np.asarray(evaluate.sided_tables(ev, danger=danger, shield=shield, tropism=trop))
     # Before the evaluation's weights were a runtime array: piece values sit inside the square tables.
     ev = np.array(evaluate.eval_tables(), dtype=np.int64)
     material = scales.get("Style Material", 100)

@@ -274,7 +274,7 @@ class UciProtocol:
         self._job_searcher: Searcher | None = None
         self._cold = not _kernels_cached()
         self._repertoire: Repertoire | None = None
-        self._style_key: Style | None = None
+        self._style_key: tuple[Style, int] | None = None
         self._warm_error: BaseException | None = None
         if warm:
             threading.Thread(target=self._warm_up, name="engine-warm", daemon=True).start()
@@ -634,21 +634,24 @@ class UciProtocol:
         scales = tuple((name, int(self.values[name])) for name in SCALE_OPTIONS)
         return Style(scales=scales, contempt=int(self.values["Contempt"]))
 
-    def _apply_style(self, searcher: Searcher) -> None:
-        """Give the searcher the evaluation of the current style; the hash table is cleared
-        when that changes, since its scores were of another evaluation."""
+    def _apply_style(self, searcher: Searcher, board: chess.Board) -> None:
+        """Give the searcher the evaluation of the current style, for the side to move (king
+        attack and safety are per colour); the hash table is cleared when that changes, since
+        its scores were of another evaluation."""
         from engine.style import style_tables, supported_options
 
         style = Style(scales=self.style().scales)
-        if style == self._style_key:
+        side = (0 if board.turn == chess.WHITE else 1) if style.is_sided else 0
+        key = (style, side)
+        if key == self._style_key:
             return
         for name, pct in style.scales:
             if pct != 100 and name not in supported_options():
                 self.send(f"info string {name} has no effect with this build's evaluation (its weights are compiled in)")
         if self._style_key is not None or not style.is_neutral:
-            searcher.ev = style_tables(style)
+            searcher.ev = style_tables(style, side)
             searcher.clear()
-        self._style_key = style
+        self._style_key = key
 
     def _contempt(self, searcher: Searcher, board: chess.Board, best: UciMove | None, info: object) -> UciMove | None:
         """``best``, or the move contempt prefers (engine/style.py ``contempt_choice``)."""
@@ -722,7 +725,7 @@ class UciProtocol:
 
                 searcher.move_overhead_ms = int(self.values["Move Overhead"])
                 if isinstance(board, chess.Board):
-                    self._apply_style(searcher)
+                    self._apply_style(searcher, board)
                 result = searcher.search(board, limits, strength=self._strength(), on_info=on_info)
                 best, ponder = result.best, result.ponder
                 if isinstance(board, chess.Board) and self.values["Contempt"] and not infinite:

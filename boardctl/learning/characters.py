@@ -43,32 +43,35 @@ MAX_TEXT = 400
 MAX_OPENINGS = 12
 FILE_NAME = "characters.toml"
 
-#: The style options our engine offers (engine/uci.py), with their ranges.
+#: The style options our engine offers (engine/uci.py), with their ranges. `Style KingAttack`
+#: is the danger the character sees for the enemy king, `Style KingSafety` the danger (and pawn
+#: shield) it sees for its own: apart, as in Rodent IV, so an attacker need not fear for its king.
 STYLE_OPTIONS: Mapping[str, tuple[int, int]] = MappingProxyType({
     "Style Material": (25, 400),
     "Style KingAttack": (0, 400),
     "Style Mobility": (0, 400),
     "Style PawnStructure": (0, 400),
+    "Style KingSafety": (0, 400),
     "Contempt": (-200, 200),
 })
 BOOK_OPTION = "Book Lines"
 
 #: Each style as engine options (percent of the normal weight; contempt in centipawns).
 STYLES: Mapping[str, Mapping[str, int]] = MappingProxyType({
-    "attacker": {"Style Material": 90, "Style KingAttack": 300, "Style Mobility": 150,
+    "attacker": {"Style Material": 90, "Style KingAttack": 300, "Style KingSafety": 60, "Style Mobility": 150,
                  "Style PawnStructure": 60, "Contempt": 40},
-    "gambiteer": {"Style Material": 70, "Style KingAttack": 200, "Style Mobility": 200,
+    "gambiteer": {"Style Material": 70, "Style KingAttack": 220, "Style KingSafety": 80, "Style Mobility": 200,
                   "Style PawnStructure": 50, "Contempt": 50},
-    "solid defender": {"Style Material": 110, "Style KingAttack": 40, "Style Mobility": 60,
-                       "Style PawnStructure": 200, "Contempt": -40},
-    "positional player": {"Style Material": 100, "Style KingAttack": 70, "Style Mobility": 140,
-                          "Style PawnStructure": 170, "Contempt": 10},
-    "endgame grinder": {"Style Material": 115, "Style KingAttack": 50, "Style Mobility": 90,
-                        "Style PawnStructure": 140, "Contempt": 60},
-    "materialist": {"Style Material": 150, "Style KingAttack": 60, "Style Mobility": 80,
+    "solid defender": {"Style Material": 110, "Style KingAttack": 40, "Style KingSafety": 200, "Style Mobility": 60,
+                       "Style PawnStructure": 200, "Contempt": -80},
+    "positional player": {"Style Material": 100, "Style KingAttack": 80, "Style KingSafety": 110,
+                          "Style Mobility": 140, "Style PawnStructure": 170, "Contempt": 10},
+    "endgame grinder": {"Style Material": 115, "Style KingAttack": 40, "Style KingSafety": 130, "Style Mobility": 90,
+                        "Style PawnStructure": 160, "Contempt": 100},
+    "materialist": {"Style Material": 150, "Style KingAttack": 60, "Style KingSafety": 100, "Style Mobility": 80,
                     "Style PawnStructure": 100, "Contempt": 0},
-    "beginner who blunders": {"Style Material": 80, "Style KingAttack": 120, "Style Mobility": 40,
-                              "Style PawnStructure": 25, "Contempt": 0},
+    "beginner who blunders": {"Style Material": 80, "Style KingAttack": 120, "Style KingSafety": 30,
+                              "Style Mobility": 40, "Style PawnStructure": 25, "Contempt": 0},
 })
 
 _KEYS = frozenset({"id", "name", "rating", "style", "profile", "openings", "initials", "level", "options"})
@@ -341,7 +344,7 @@ def rate_finished_game(record: GameRecord, *, store: RatingStore,
 #: The options that play the plain engine again (no style, no repertoire): each option's default.
 NEUTRAL_OPTIONS: Mapping[str, str] = MappingProxyType({
     "Style Material": "100", "Style KingAttack": "100", "Style Mobility": "100", "Style PawnStructure": "100",
-    "Contempt": "0", BOOK_OPTION: "<empty>",
+    "Style KingSafety": "100", "Contempt": "0", BOOK_OPTION: "<empty>",
 })
 
 

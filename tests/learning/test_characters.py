@@ -106,6 +106,7 @@ def test_no_two_characters_differ_only_in_name() -> None:
 def test_attacker_and_defender_pull_opposite_ways() -> None:
     attack, defend = STYLES["attacker"], STYLES["solid defender"]
     assert attack["Style KingAttack"] >= 3 * defend["Style KingAttack"]
+    assert defend["Style KingSafety"] >= 3 * attack["Style KingSafety"]  # the attacker risks its own king
     assert defend["Style PawnStructure"] >= 2 * attack["Style PawnStructure"]
     assert attack["Contempt"] > 0 > defend["Contempt"]
 
@@ -229,7 +230,7 @@ def test_docs_style_table_matches_the_styles() -> None:
     import re
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "learning.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| ([a-z ]+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (−?\d+) \|$", text, re.M)
+    rows = re.findall(r"^\| ([a-z ]+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (−?\d+) \|$", text, re.M)
     table = {name: [int(v.replace("−", "-")) for v in values] for name, *values in rows}
     assert table == {name: list(values.values()) for name, values in STYLES.items()}
 

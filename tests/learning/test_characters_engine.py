@@ -69,6 +69,7 @@ def test_options_are_declared() -> None:
     proto, out = _protocol()
     proto.handle("uci")
     assert "option name Style KingAttack type spin default 100 min 0 max 400" in out
+    assert "option name Style KingSafety type spin default 100 min 0 max 400" in out
     assert "option name Contempt type spin default 0 min -200 max 200" in out
     assert "option name Book Lines type string default <empty>" in out
 
