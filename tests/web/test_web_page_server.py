@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import chess
@@ -17,6 +18,9 @@ from boardctl.web.server import ANNOTATIONS, FALLBACK_PORTS, Annotator, WebServe
 
 class QuietDaemon:
     """The daemon's contract, with nothing happening."""
+
+    #: A network game's settings, so that ``_start_web`` adds no Invite routes to this stand-in.
+    session = SimpleNamespace(settings=SimpleNamespace(mode="network"))
 
     def subscribe(self) -> asyncio.Queue[dict[str, Any]]:
         return asyncio.Queue()
