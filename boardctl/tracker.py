@@ -603,15 +603,35 @@ class Tracker:
                 return change
         return None
 
+    def _passed_home_lift(self, occ: int) -> _Change | None:
+        """While a takeback is being restored, a piece carried back may pass its home square within a
+        brush and go straight on to its next move (put back and played at blitz speed), so its home
+        square has no event. Its lift is then the one from where it stood off the game's position."""
+        if self._restore is not Code.TAKEBACK:
+            return None
+        board = self._board
+        seen = 0
+        for change in self._log:
+            bit = BIT[change.square]
+            if seen & bit:
+                continue
+            seen |= bit
+            if not change.occupied and not (board.occupied | occ) & bit:
+                return change  # occupied when the takeback was made, off the position, empty now
+        return None
+
     def _is_consistent(self, move: Move, occ: int, *, placed: _Change | None = None) -> bool:
         """The log tells the story of ``move``: its piece lifted, its target filled afterwards
         (``placed``: the target's filling, when it has been lifted again since)."""
         board = self._board
         lift = self._first_lift(move.from_square)
+        passed_home = lift is None and self._passed_home_lift(occ)
+        if passed_home:
+            lift = passed_home
         if lift is None:
             return False
         for square in _squares(occ ^ board.occupied):
-            if self._last_event(square) is None:
+            if self._last_event(square) is None and not (passed_home and square == move.from_square):
                 return False
         last = placed or self._last_event(board.landing_square(move))
         # A capture's square, like any target, must be filled after the mover was lifted: a square

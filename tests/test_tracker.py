@@ -526,3 +526,48 @@ def test_slow_slide_with_overlapping_contacts_is_one_move() -> None:
     s.place("h5", after=0.12).lift("g4", after=0.05).wait()
     assert s.moves[-1] == "d1h5"
     assert s.violations == []
+
+
+#: After a takeback by the button (the session's, or a lesson's wrong move), the pieces are carried
+#: back; a piece may pass its home square within a brush and go straight on to its next move.
+#: (moves before, plies taken back, what the hands do as (square, occupied, seconds after the last),
+#: the moves wanted after, the squares still lit for the takeback)
+PASSED_HOME = [
+    # the lesson's case: Nh3 taken back, the knight set on g1 for 10-100 ms and played to f3
+    *[(("e2e4", "e7e5", "g1h3"), 1, [("h3", False, 0.2), ("g1", True, 0.1), ("g1", False, gap), ("f3", True, 0.1)],
+       ["e2e4", "e7e5", "g1f3"], set()) for gap in (0.01, 0.05, 0.1, 0.2)],
+    # slid over its home square without stopping
+    (("d2d4", "d7d5", "c1g5"), 1, [("g5", False, 0.2), ("c1", True, 0.3), ("c1", False, 0.02), ("f4", True, 0.3)],
+     ["d2d4", "d7d5", "c1f4"], set()),
+    # a pawn put back and pushed two squares instead of one
+    (("e2e4", "e7e5", "d2d3"), 1, [("d3", False, 0.2), ("d2", True, 0.1), ("d2", False, 0.05), ("d4", True, 0.1)],
+     ["e2e4", "e7e5", "d2d4"], set()),
+    # two plies back (the engine's reply and the human's move): the reply first, then the move on
+    (("e2e4", "e7e5", "g1h3", "b8c6"), 2,
+     [("c6", False, 0.2), ("b8", True, 0.3), ("h3", False, 0.3), ("g1", True, 0.1), ("g1", False, 0.05), ("f3", True, 0.1)],
+     ["e2e4", "e7e5", "g1f3"], set()),
+    # Bxf7 taken back, the bishop passes c4 on to b5: no move while the pawn is not back on f7
+    (("e2e4", "e7e5", "f1c4", "d7d6", "c4f7"), 1,
+     [("f7", False, 0.2), ("c4", True, 0.1), ("c4", False, 0.05), ("b5", True, 0.1)],
+     ["e2e4", "e7e5", "f1c4", "d7d6"], {"c4", "b5", "f7"}),
+    # not a move: the knight goes on to a square it cannot reach, the takeback stays lit
+    (("e2e4", "e7e5", "g1h3"), 1, [("h3", False, 0.2), ("g1", True, 0.1), ("g1", False, 0.05), ("g4", True, 0.1)],
+     ["e2e4", "e7e5"], {"g1", "g4"}),
+    # the piece left on its way: nothing is played until it is set down
+    (("e2e4", "e7e5", "g1h3"), 1, [("h3", False, 0.2), ("g1", True, 0.1), ("g1", False, 0.05)],
+     ["e2e4", "e7e5"], {"g1"}),
+]
+
+
+@pytest.mark.parametrize(("before", "plies", "hands", "after", "lit"), PASSED_HOME)
+def test_a_piece_put_back_may_pass_its_home_square_and_play_on(
+    before: tuple[str, ...], plies: int, hands: list[tuple[str, bool, float]], after: list[str], lit: set[str]
+) -> None:
+    s = play(*before)
+    s.tracker.take_back(plies, s.t + 0.1)
+    s.t += 0.1
+    for square, occupied, gap in hands:
+        (s.place if occupied else s.lift)(square, after=gap)
+    s.wait(2.0)
+    assert [m.uci() for m in s.tracker.board.move_stack] == after
+    assert s.lit(Code.TAKEBACK) | s.lit(Code.MISMATCH) == lit
