@@ -13,90 +13,31 @@ ways, takebacks, phantom captures).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import chess
 import pytest
+from tracker_script import Run, run_script
 
-from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, Tick
+from boardctl.events import Code
 from boardctl.tracker import (
-    Forfeit,
     GameStarted,
-    MoveMade,
-    MoveTakenBack,
-    Output,
     Policy,
-    Tracker,
-    Violation,
 )
+from boardctl.variants import get_variant
 
 BOTH = (Policy.FIDE, Policy.CASUAL)
 W, B = chess.WHITE, chess.BLACK
 ITALIAN = ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6")
 PROMO = "8/1P5k/8/8/8/8/6K1/8 w - - 0 1"
-
-
-@dataclass
-class Run:
-    tracker: Tracker
-    outputs: list[Output] = field(default_factory=list)
-    leds: dict[str, Code] = field(default_factory=dict)
-
-    @property
-    def moves(self) -> list[str]:
-        made: list[str] = []
-        for out in self.outputs:
-            if isinstance(out, MoveMade):
-                made.append(out.move.uci())
-            elif isinstance(out, MoveTakenBack):
-                made.pop() if made else None
-        return made
-
-    @property
-    def taken_back(self) -> list[str]:
-        return [o.move.uci() for o in self.outputs if isinstance(o, MoveTakenBack)]
-
-    @property
-    def violations(self) -> list[tuple[Code, chess.Color]]:
-        return [(o.code, o.color) for o in self.outputs if isinstance(o, Violation)]
-
-    @property
-    def forfeits(self) -> list[Forfeit]:
-        return [o for o in self.outputs if isinstance(o, Forfeit)]
-
-
-def events(script: str, t: float = 10.0) -> list[Event]:
-    out: list[Event] = []
-    for token in script.split():
-        if token[-1] in "+-" and len(token) == 3:
-            out.append(SquareChanged(round(t, 6), chess.parse_square(token[:2]), token[-1] == "+"))
-        elif token.startswith("!"):
-            out.append(ButtonPressed(round(t, 6), Button(token[1:])))
-        elif token == ".":
-            out.append(Tick(round(t, 6)))
-        else:
-            t += float(token)
-    return out
+CHESS = get_variant("chess")
 
 
 def run(
     script: str, *, pre: tuple[str, ...] = (), fen: str | None = None, policy: Policy = Policy.FIDE,
     finish: bool = False, quiet: float = 5.0, **kwargs: object,
 ) -> Run:
-    board = chess.Board(fen) if fen else chess.Board()
-    for uci in pre:
-        board.push_uci(uci)
-    tracker = Tracker(board, policy=policy, **kwargs)  # type: ignore[arg-type]
-    if finish:
-        tracker.finish()
-    result = Run(tracker)
-    evs = events(script)
-    end = (evs[-1].t if evs else 10.0) + quiet
-    for event in [*evs, Tick(end)]:
-        step = tracker.feed(event)
-        result.outputs.extend(step.outputs)
-        result.leds = {chess.square_name(led.square): led.why for led in step.leds}
-    return result
+    return run_script(CHESS, script, pre=pre, fen=fen, policy=policy, finish=finish, quiet=quiet, **kwargs)
 
 
 @dataclass(frozen=True)

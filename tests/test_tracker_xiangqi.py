@@ -10,11 +10,12 @@ which violations (code, colour), in order, under ``strict`` (摸子走子: a tou
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tracker_script import Run, run_script
 
 from boardctl.core.geometry import XIANGQI_9X10
 from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, Tick
@@ -23,7 +24,6 @@ from boardctl.session import Session, Settings
 from boardctl.tracker import (
     MoveMade,
     MoveTakenBack,
-    Output,
     Policy,
     TakebackMode,
     Tracker,
@@ -45,55 +45,9 @@ SCREEN = "4k4/9/9/9/9/4N4/9/9/9/4K4 w - - 0 1"
 CENTRAL = ("h2e2", "h7e7")  # both cannons to the centre: e2 can take e6 over the soldier on e3
 
 
-@dataclass
-class Run:
-    tracker: Tracker
-    outputs: list[Output] = field(default_factory=list)
-    leds: dict[str, Code] = field(default_factory=dict)
-
-    @property
-    def moves(self) -> list[str]:
-        made: list[str] = []
-        for out in self.outputs:
-            if isinstance(out, MoveMade):
-                made.append(out.move.uci())
-            elif isinstance(out, MoveTakenBack) and made:
-                made.pop()
-        return made
-
-    @property
-    def violations(self) -> list[tuple[Code, bool]]:
-        return [(o.code, o.color) for o in self.outputs if isinstance(o, Violation)]
-
-
-def events(script: str, t: float = 10.0) -> list[Event]:
-    out: list[Event] = []
-    for token in script.split():
-        if token[-1] in "+-" and G.is_name(token[:-1]):
-            out.append(SquareChanged(round(t, 6), G.parse(token[:-1]), token[-1] == "+"))
-        elif token.startswith("!"):
-            out.append(ButtonPressed(round(t, 6), Button(token[1:])))
-        elif token == ".":
-            out.append(Tick(round(t, 6)))
-        else:
-            t += float(token)
-    return out
-
-
 def run(script: str, *, pre: tuple[str, ...] = (), fen: str | None = None, policy: Policy = Policy.STRICT,
         quiet: float = 5.0, **kwargs: object) -> Run:
-    board = XQ.board(fen)
-    for uci in pre:
-        board.push(board.parse_uci(uci))
-    tracker = Tracker(board, policy=policy, variant=XQ, **kwargs)  # type: ignore[arg-type]
-    result = Run(tracker)
-    evs = events(script)
-    end = (evs[-1].t if evs else 10.0) + quiet
-    for event in [*evs, Tick(end)]:
-        step = tracker.feed(event)
-        result.outputs.extend(step.outputs)
-        result.leds = {G.square_name(led.square): led.why for led in step.leds}
-    return result
+    return run_script(XQ, script, pre=pre, fen=fen, policy=policy, quiet=quiet, **kwargs)
 
 
 @dataclass(frozen=True)
