@@ -250,28 +250,33 @@ def test_a_language_the_game_lacks(tmp_path: Path) -> None:
 
 @needs_espeak
 def test_the_event_loop_keeps_ticking_while_a_game_is_spoken(tmp_path: Path) -> None:
-    """An asyncio loop that says every event of a game keeps its 10 ms ticks on time."""
+    """An asyncio loop that says every event of a game is not held up by the speaking: the time
+    spent inside ``say`` is a small part of the time the speech takes (a speaker that spoke in
+    the caller would spend all of it there). A ratio, so that a loaded machine cannot fail it."""
     import asyncio
+    import time
 
     events = _game_events()
 
-    async def run() -> tuple[float, int]:
+    async def run() -> tuple[float, float, int, int]:
         options = SpeechOptions(enabled=True, output="files", backlog=len(events))
-        lag = 0.0
+        in_say = 0.0
+        ticks = 0
         with Speaker(options, words=WORDS, folder=tmp_path) as speaker:
-            loop = asyncio.get_running_loop()
+            start = time.perf_counter()
             for event in events:  # one event per tick, as moves would come in
-                t0 = loop.time()
+                t0 = time.perf_counter()
                 speaker.say(event)
+                in_say += time.perf_counter() - t0
                 await asyncio.sleep(0.01)
-                lag = max(lag, loop.time() - t0 - 0.01)
+                ticks += 1
             while not speaker.wait_idle(0):
-                t0 = loop.time()
                 await asyncio.sleep(0.01)
-                lag = max(lag, loop.time() - t0 - 0.01)
-            return lag, speaker.stats.said
+                ticks += 1
+            return in_say, time.perf_counter() - start, ticks, speaker.stats.said
 
-    lag, said = asyncio.run(run())
+    in_say, speaking, ticks, said = asyncio.run(run())
     assert said == len(events)
     assert len(list(tmp_path.glob("*.wav"))) == len(events)
-    assert lag < 0.1, f"a 10 ms tick came {lag * 1000:.0f} ms late"
+    assert ticks > len(events), "the loop ticked only while handing the events over"
+    assert in_say < 0.2 * speaking, f"{in_say:.2f} s of {speaking:.2f} s spent inside say()"

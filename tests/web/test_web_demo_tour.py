@@ -9,10 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -22,7 +19,7 @@ from typing import Any
 import chess
 import pytest
 from page_helpers import WAIT_MS, carry_out, drag, new_game, open_page, state
-from web_helpers import REPO, RunningDaemon, free_port
+from web_helpers import REPO, RunningDaemon, free_port, serve
 
 AFTER_E4_E5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
 OPERA = """[Event "Paris"]
@@ -43,33 +40,10 @@ def run_demo(tmp: Path, *args: str) -> Iterator[RunningDaemon]:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
     env.update(XDG_CONFIG_HOME=str(tmp / "config"), XDG_DATA_HOME=str(tmp / "data"), PYTHONUNBUFFERED="1",
                NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(REPO / ".numba-cache")))
-    log_path = tmp / "demo.log"
     cmd = [sys.executable, "-m", "boardctl", "-v", "demo", "--port", str(port), "--new", *args]
-    with log_path.open("wb") as log_file:
-        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
-                                cwd=tmp)
-    daemon = RunningDaemon(proc, f"http://127.0.0.1:{port}/", tmp / "data" / "boardctl" / "demo-games", log_path)
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"boardctl demo exited with {proc.returncode}:\n{daemon.log()}")
-            try:
-                daemon.state()
-                break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                if time.monotonic() > deadline:
-                    pytest.fail(f"boardctl demo did not serve the page:\n{daemon.log()}")
-                time.sleep(0.1)
+    with serve(cmd, env=env, cwd=tmp, url=f"http://127.0.0.1:{port}/", games_dir=tmp / "data" / "boardctl" / "demo-games",
+               log_path=tmp / "demo.log", what="boardctl demo", timeout=180) as daemon:
         yield daemon
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 @pytest.fixture(scope="module")

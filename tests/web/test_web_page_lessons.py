@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import subprocess
 import sys
-import time
-import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +13,7 @@ from typing import Any
 import chess
 import pytest
 from page_helpers import WAIT_MS, carry_out, drag, open_page, shot, state
-from web_helpers import REPO, RunningDaemon, engine_command, free_port, run_daemon
+from web_helpers import REPO, RunningDaemon, engine_command, free_port, run_daemon, serve
 
 OPERA = """[Event "Paris"]
 [Date "1858.??.??"]
@@ -50,32 +46,11 @@ def run_step(tmp: Path, *args: str) -> Iterator[RunningDaemon]:
     port = free_port()
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp / "config"), "XDG_DATA_HOME": str(tmp / "data"),
            "PYTHONUNBUFFERED": "1"}
-    log_path = tmp / f"step-{port}.log"
-    with log_path.open("wb") as log_file:
-        proc = subprocess.Popen([sys.executable, "-m", "boardctl", "-v", "games", "step", *args, "--board", "sim",
-                                 "--port", str(port), "--settle", "0.15"], env=env, stdin=subprocess.DEVNULL,
-                                stdout=log_file, stderr=subprocess.STDOUT, cwd=REPO)
-    daemon = RunningDaemon(proc, f"http://127.0.0.1:{port}/", tmp, log_path)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"games step exited with {proc.returncode}:\n{daemon.log()}")
-            try:
-                daemon.state()
-                break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                if time.monotonic() > deadline:
-                    pytest.fail(f"games step did not serve the page:\n{daemon.log()}")
-                time.sleep(0.1)
+    cmd = [sys.executable, "-m", "boardctl", "-v", "games", "step", *args, "--board", "sim", "--port", str(port),
+           "--settle", "0.15"]
+    with serve(cmd, env=env, cwd=REPO, url=f"http://127.0.0.1:{port}/", games_dir=tmp, log_path=tmp / f"step-{port}.log",
+               what="games step") as daemon:
         yield daemon
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 def test_lesson_panel_follows_the_lesson_on_the_virtual_board(browser: Any, tmp_path: Path) -> None:

@@ -104,22 +104,31 @@ def run_daemon(
            "--games-dir", str(games), *(["--new"] if new else []), *args]
     if mode == "play" and "--engine" not in args:
         cmd += ["--engine", engine_command()]
-    log_path = tmp / f"daemon-{port}.log"
+    with serve(cmd, env=env, cwd=tmp, url=f"http://127.0.0.1:{port}/", games_dir=games,
+               log_path=tmp / f"daemon-{port}.log", what=f"boardctl {mode}", timeout=timeout) as daemon:
+        yield daemon
+
+
+@contextlib.contextmanager
+def serve(cmd: list[str], *, env: dict[str, str], cwd: Path, url: str, games_dir: Path, log_path: Path,
+          what: str, timeout: float = 60.0) -> Iterator[RunningDaemon]:
+    """Start any ``boardctl`` command that serves the page, wait until it answers ``api/state``,
+    and stop it with SIGTERM afterwards (killed if it has not exited within 15 s)."""
     with log_path.open("wb") as log_file:
         proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
-                                cwd=tmp)
-    daemon = RunningDaemon(proc, f"http://127.0.0.1:{port}/", games, log_path)
+                                cwd=cwd)
+    daemon = RunningDaemon(proc, url, games_dir, log_path)
     try:
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"boardctl {mode} exited with {proc.returncode}:\n{daemon.log()}")
+                pytest.fail(f"{what} exited with {proc.returncode}:\n{daemon.log()}")
             try:
                 daemon.state()
                 break
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 if time.monotonic() > deadline:
-                    pytest.fail(f"boardctl {mode} did not serve the page within {timeout} s:\n{daemon.log()}")
+                    pytest.fail(f"{what} did not serve the page within {timeout} s:\n{daemon.log()}")
                 time.sleep(0.1)
         yield daemon
     finally:
