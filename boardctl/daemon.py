@@ -200,6 +200,10 @@ class Daemon:
         """Start a new game with the checked settings of ``action`` (None keeps the current one)."""
         for hook in self.before_new_game:
             await hook()
+        if self.session.local_color() is not None:  # a network game: both boards must agree (a rematch)
+            self.session.ask_new_game(self.now())
+            self._after(Code.NEW_GAME)
+            return
         # Leaving a lesson or a replay started from the page: the settings from before it.
         settings = getattr(self.session.guide, "settings_before", None) or self.session.settings
         if action.color:

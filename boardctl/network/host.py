@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -117,6 +118,7 @@ class HostLink:
         self._sent: State | None = None
         self._offer_from_guest: str | None = None
         self._offer_to_guest: str | None = None
+        self._outbox: list[protocol.Message] = []
         #: What the state lines show under ``invite`` (address, code while unused, fingerprint).
         self.invite: dict[str, Any] | None = None
         self._update_extra()
@@ -146,6 +148,7 @@ class HostLink:
             if old is not None and not old.closed:
                 await old.close(code=4000, message=b"replaced by a newer connection")
             self._sent = None
+            self._outbox.clear()  # the welcome said it all
             self._update_extra()
             log.warning("network: the other board joined from %s", remote)
             self.daemon.refresh("network")
@@ -203,17 +206,20 @@ class HostLink:
             await asyncio.sleep(WRONG_SECRET_DELAY)
             log.warning("network: wrong game token from %s", remote)
             return await self._refuse(ws, "wrong game token (this board hosts another game now)")
+        await ws.send_str(protocol.dumps(self._welcome()))
+        return True
+
+    def _welcome(self) -> Welcome:
+        """The game the guest plays now (its id, the guest's colour, the players)."""
         session = self.session
         local = session.local_color()
         names = session.variant.color_names
-        assert ticket.token is not None and local is not None
-        welcome = Welcome(
-            token=ticket.token, game=session.record.id, color=names[1 if local else 0], variant=variant,
-            fen=session.record.fen, white=session.record.white, black=session.record.black,
-            time_control=session.record.time_control,
+        assert self.ticket.token is not None and local is not None
+        return Welcome(
+            token=self.ticket.token, game=session.record.id, color=names[1 if local else 0],
+            variant=session.variant.name, fen=session.record.fen, white=session.record.white,
+            black=session.record.black, time_control=session.record.time_control,
         )
-        await ws.send_str(protocol.dumps(welcome))
-        return True
 
     async def _serve(self, ws: web.WebSocketResponse) -> None:
         bad = 0
@@ -259,6 +265,14 @@ class HostLink:
                 session.remote_end("1/2-1/2", f"draw claimed: {claim}", now)
             else:
                 self._send_soon(Request("decline"))
+        elif kind == "rematch":
+            if not session.is_over():
+                self._send_soon(Request("decline"))  # only after the result
+            elif self._offer_to_guest == "rematch":
+                self._start_rematch(now)  # both asked
+            else:
+                self._offer_from_guest = kind
+                session.remote_request(kind, now)
         elif kind in ("draw", "takeback"):
             self._offer_from_guest = kind
             session.remote_request(kind, now)
@@ -268,10 +282,33 @@ class HostLink:
                 session.remote_end("1/2-1/2", "draw agreed", now)
             elif offered == "takeback":
                 self._take_back(local, now)
+            elif offered == "rematch" and session.is_over():
+                self._start_rematch(now)
         elif kind == "decline":
             self._offer_to_guest = None
             session.remote_request("decline", now)
         self.daemon.refresh("network")
+
+    def _start_rematch(self, now: float) -> None:
+        """Both boards agreed on a rematch: a new game with the colours swapped and a new id,
+        saved and made this ticket's game before the guest is told (a restart resumes it); the
+        token stays."""
+        session = self.session
+        names = session.variant.color_names
+        local = session.local_color()
+        assert local is not None
+        self._offer_from_guest = self._offer_to_guest = None
+        start = session.record.fen
+        white, black = session.record.black, session.record.white
+        session.start_rematch(now, color=names[1 if local else 0], white=white, black=black,
+                              fen=None if start == session.variant.starting_fen else start)
+        self.daemon.store.save(session.record)
+        self.ticket = replace(self.ticket, game=session.record.id, color=session.record.human)
+        self.store.save(self.ticket)
+        log.warning("network: rematch agreed; new game %s, this board plays %s", session.record.id, session.record.human)
+        self._sent = None
+        self._send_soon(self._welcome())
+        self.daemon.refresh(Code.NEW_GAME)
 
     def _take_back(self, requester: bool, now: float) -> None:
         target = takeback_target(self.session, requester)
@@ -279,13 +316,10 @@ class HostLink:
         self._send_soon(Takeback(target))
 
     def _send_soon(self, message: protocol.Message) -> None:
-        ws = self._ws
-        if ws is not None and not ws.closed:
-            asyncio.get_running_loop().create_task(self._send(ws, message))
-
-    async def _send(self, ws: web.WebSocketResponse, message: protocol.Message) -> None:
-        with contextlib.suppress(Exception):
-            await ws.send_str(protocol.dumps(message))
+        """Queue ``message`` for the guest: sent before the next state, in order (a rematch's
+        welcome before the new game's state, a takeback before the shorter game)."""
+        if self.is_connected:
+            self._outbox.append(message)
 
     # -- following the game -----------------------------------------------------------------------
 
@@ -293,7 +327,11 @@ class HostLink:
         """Send the game if it changed since last sent (moves, clocks per move, result)."""
         ws = self._ws
         if ws is None or ws.closed:
+            self._outbox.clear()
             return
+        while self._outbox:
+            with contextlib.suppress(Exception):
+                await ws.send_str(protocol.dumps(self._outbox.pop(0)))
         state = state_of(self.session, self.daemon.now())
         sent = self._sent
         if sent is not None and (sent.moves, sent.clocks, sent.result, sent.termination, sent.running) == (
@@ -307,11 +345,17 @@ class HostLink:
         session = self.session
         local = session.local_color()
         for kind in session.take_requests():
-            if kind in ("draw", "takeback"):
+            if kind in ("draw", "takeback", "rematch"):
+                if kind == "rematch" and self._offer_from_guest == "rematch":
+                    self._start_rematch(now)  # both asked
+                    continue
                 self._offer_to_guest = kind
                 self._send_soon(Request(kind))
             elif kind == "accept":
                 offered, self._offer_from_guest = self._offer_from_guest, None
+                if offered == "rematch":
+                    self._start_rematch(now)  # the welcome tells the guest
+                    continue
                 if offered == "takeback" and local is not None:
                     self._take_back(not local, now)
                     self.daemon.refresh("network")

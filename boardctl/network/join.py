@@ -12,7 +12,7 @@ import contextlib
 import logging
 import ssl
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -34,6 +34,7 @@ from boardctl.network.protocol import (
     Takeback,
     Welcome,
 )
+from boardctl.network.tokens import Ticket, TicketStore
 from boardctl.session import RemoteMoveError, Session
 
 log = logging.getLogger(__name__)
@@ -128,12 +129,17 @@ class JoinLink:
     the host's state."""
 
     def __init__(self, daemon: Daemon, address: Address, token: str, *, tls: Any,
-                 on_refused: Callable[[str], None] | None = None) -> None:
+                 on_refused: Callable[[str], None] | None = None, tickets: TicketStore | None = None,
+                 ticket: Ticket | None = None) -> None:
         self.daemon = daemon
         self.address = address
         self.token = token
         self.tls = tls
         self.on_refused = on_refused
+        self.tickets = tickets
+        self.ticket = ticket
+        #: The host's id of the game played now; a welcome with another one begins a rematch.
+        self.host_game = None if ticket is None else ticket.host_game
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._host_moves = -1  # moves in the host's last state (-1: none seen on this link)
         self._sent_plies: set[int] = set()
@@ -200,6 +206,7 @@ class JoinLink:
             if not isinstance(answer, Welcome):
                 raise ProtocolError(f"expected welcome, got {answer.type}")
             self._ws, self._host_moves, self._sent_plies = ws, -1, set()
+            self._on_welcome(answer, self.daemon.now())
             self.connects += 1
             self._update_extra()
             if self.connects > 1:
@@ -229,15 +236,36 @@ class JoinLink:
             session.remote_takeback(message.moves, now)
             self.daemon.refresh(Code.TAKEBACK)
         elif isinstance(message, Request):
-            if message.kind in ("draw", "takeback", "decline"):
+            if message.kind in ("draw", "takeback", "decline", "rematch"):
                 session.remote_request(message.kind, now)
                 self.daemon.refresh("network")
+        elif isinstance(message, Welcome):
+            self._on_welcome(message, now)
         elif isinstance(message, Error):
             log.warning("network: the host says: %s", message.message)
             if message.fatal:
                 raise JoinRefused(f"the host refused: {message.message}")
         else:
             raise ProtocolError(f"a {message.type} message is not for the guest")
+
+    def _on_welcome(self, welcome: Welcome, now: float) -> None:
+        """The host's game: the one this board plays, or a new one (an agreed rematch) begun on
+        the host, which begins here too (colours swapped, saved, the ticket pointing at it)."""
+        session = self.session
+        if self.host_game is not None and welcome.game != self.host_game:
+            variant = session.variant
+            session.start_rematch(now, color=welcome.color, white=welcome.white, black=welcome.black,
+                                  fen=None if welcome.fen == variant.starting_fen else welcome.fen)
+            self.daemon.store.save(session.record)
+            self._host_moves, self._sent_plies, self._final = -1, set(), None
+            log.warning("network: rematch; new game %s, this board plays %s", session.record.id, welcome.color)
+            self.daemon.refresh(Code.NEW_GAME)
+        if welcome.game != self.host_game:
+            self.host_game = welcome.game
+            if self.tickets is not None and self.ticket is not None:
+                self.ticket = replace(self.ticket, game=session.record.id, host_game=welcome.game,
+                                      color=session.record.human)
+                self.tickets.save(self.ticket)
 
     def _apply_state(self, state: State, now: float) -> None:
         session = self.session

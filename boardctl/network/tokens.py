@@ -47,6 +47,7 @@ class Ticket:
     code: str | None = None  # host: the invitation code while unused
     address: str | None = None  # join: the host's address; host: the address printed
     color: str | None = None  # this board's colour
+    host_game: str | None = None  # join: the host's id of the game (a new one means a rematch began)
 
     def with_token(self, token: str) -> Ticket:
         return replace(self, token=token, code=None)
