@@ -205,8 +205,8 @@ class RemoteTakeback:
     moves: int
 
 
-#: Results of a :class:`GameDecided` line.
-RESULTS = ("1-0", "0-1", "1/2-1/2")
+#: Results of a :class:`GameDecided` line (``*``: the server aborted the game, no result).
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
 #: ``GameHeader``, ``EngineReplied``, ``GameDecided`` and ``RemoteTakeback`` are not sensed: they
 #: appear only in the daemon's game logs.

@@ -447,8 +447,15 @@ class Session:
             self._dirty = True
 
     def remote_end(self, result: str, termination: str, t: float) -> None:
-        """The authoritative side ended the game (resignation, agreement, flag, claim)."""
+        """The authoritative side ended the game (resignation, agreement, flag, claim), or with
+        ``*`` aborted it (no result; ``termination`` says why, ``abandoned`` is not resumed)."""
         self._advance(t)
+        if result == "*":
+            if (self.record.result, self.record.termination) != (result, termination):
+                self.record.result, self.record.termination = result, termination
+                self._log_entry(GameDecided(t, result, termination))
+                self._dirty = True
+            return
         if result not in ("1-0", "0-1", "1/2-1/2"):
             return
         if not self.is_over():
