@@ -70,7 +70,8 @@ def _settings(cfg: Config, *, color: str, variant: str, time_control: str) -> Se
     )
 
 
-def _unfinished(store: GameStore, ticket: Ticket | None) -> GameRecord | None:
+def unfinished_game(store: GameStore, ticket: Ticket | None) -> GameRecord | None:
+    """The unfinished network game ``ticket`` points at, or None (finished, gone, unreadable)."""
     if ticket is None:
         return None
     try:
@@ -147,7 +148,7 @@ async def serve(role: str, args: argparse.Namespace) -> int:
         store.repair()
         tickets = TicketStore(store.root)
         ticket = None if args.new else tickets.load(role)
-        record = _unfinished(store, ticket)
+        record = unfinished_game(store, ticket)
         if args.new:
             from boardctl.games import abandon_unfinished
 
