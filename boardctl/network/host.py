@@ -19,6 +19,7 @@ from aiohttp import WSMsgType, web
 from boardctl.daemon import Daemon
 from boardctl.events import Code
 from boardctl.network import protocol
+from boardctl.network.link import Link
 from boardctl.network.protocol import (
     Error,
     Hello,
@@ -75,61 +76,21 @@ def takeback_target(session: Session, requester: bool) -> int:
     return max(0, moves - 1 if last_mover == requester else moves - 2)
 
 
-class SettleTimer:
-    """Completes a move the moment its settle time is over, not at the daemon's next 50 ms tick:
-    a piece placed (the occupancy changed) schedules one tick just after the settle time, so the
-    other board lights the move with no tick's delay (bench/network.py)."""
+class HostLink(Link):
+    """Serves the guest (``handle`` is the aiohttp handler of ``/net``), with the authority: the
+    guest's moves applied, results, takebacks and rematches decided, the game sent as ``state``."""
 
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
-        self._occupancy: Any = None
-        self._handle: asyncio.TimerHandle | None = None
-
-    def saw(self, line: dict[str, Any]) -> None:
-        occupancy = line.get("occupancy")
-        if occupancy == self._occupancy:
-            return
-        self._occupancy = occupancy
-        if self._handle is not None:
-            self._handle.cancel()
-        session = self.daemon.session
-        since = max(0.0, self.daemon.now() - session.t)  # the change was stamped when it was read
-        delay = max(0.0, session.settings.settle + 0.002 - since)
-        self._handle = asyncio.get_running_loop().call_later(delay, self._tick)
-
-    def _tick(self) -> None:
-        self._handle = None
-        with contextlib.suppress(Exception):  # the daemon's own ticker logs failures
-            self.daemon.tick()
-
-    def cancel(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-
-
-class HostLink:
-    """Serves the guest; ``handle`` is the aiohttp handler of ``/net``."""
+    role = "host"
 
     def __init__(self, daemon: Daemon, store: TicketStore, ticket: Ticket) -> None:
-        self.daemon = daemon
+        super().__init__(daemon)
         self.store = store
         self.ticket = ticket
-        self._ws: web.WebSocketResponse | None = None
         self._sent: State | None = None
-        self._offer_from_guest: str | None = None
-        self._offer_to_guest: str | None = None
         self._outbox: list[protocol.Message] = []
         #: What the state lines show under ``invite`` (address, code while unused, fingerprint).
         self.invite: dict[str, Any] | None = None
         self._update_extra()
-
-    @property
-    def session(self) -> Session:
-        return self.daemon.session
-
-    @property
-    def is_connected(self) -> bool:
-        return self._ws is not None and not self._ws.closed
 
     def _update_extra(self) -> None:
         self.daemon.extra_state["network"] = {"role": "host", "connected": self.is_connected,
@@ -227,8 +188,7 @@ class HostLink:
             if msg.type != WSMsgType.TEXT:
                 continue
             try:
-                message = protocol.parse(msg.data, where="message from the other board")
-                await self._on_message(message)
+                self.receive(msg.data, where="message from the other board")
             except (ProtocolError, RemoteMoveError) as exc:
                 bad += 1
                 log.warning("network: refused: %s", exc)
@@ -238,56 +198,44 @@ class HostLink:
                 if bad >= MAX_BAD_MESSAGES:
                     await ws.close(code=4002, message=b"too many bad messages")
 
-    async def _on_message(self, message: protocol.Message) -> None:
-        session, now = self.session, self.daemon.now()
-        if isinstance(message, MoveMsg):
-            if session.remote_move(message.ply, message.uci, now):
-                self._offer_to_guest = None
-                self.daemon.refresh(Code.REMOTE_MOVE)
-            else:
-                await self._push()
-        elif isinstance(message, Request):
-            self._on_request(message.kind, now)
-        else:
-            raise ProtocolError(f"a {message.type} message is not for the host")
+    def on_move(self, message: MoveMsg, now: float) -> None:
+        if self.session.remote_move(message.ply, message.uci, now):
+            self.offer_out = None  # a move declines this board's offer
+            self.daemon.refresh(Code.REMOTE_MOVE)
+        else:  # sent twice: answered with the game as it stands
+            self._sent = None
+            self.daemon.refresh("network")
 
-    def _on_request(self, kind: str, now: float) -> None:
+    def decide(self, kind: str, now: float) -> None:
+        """The guest resigned, claimed, or accepted this board's offer: the host decides."""
         session = self.session
         local = session.local_color()
         assert local is not None
         guest = not local
-        guest_name = session.variant.color_name(guest)
         if kind == "resign":
-            session.remote_end("0-1" if guest else "1-0", f"{guest_name} resigned", now)
+            session.remote_end("0-1" if guest else "1-0", f"{session.variant.color_name(guest)} resigned", now)
         elif kind == "claim":
             claim = session.board.claimable_draw()
             if claim is not None:
                 session.remote_end("1/2-1/2", f"draw claimed: {claim}", now)
             else:
                 self._send_soon(Request("decline"))
-        elif kind == "rematch":
-            if not session.is_over():
-                self._send_soon(Request("decline"))  # only after the result
-            elif self._offer_to_guest == "rematch":
-                self._start_rematch(now)  # both asked
-            else:
-                self._offer_from_guest = kind
-                session.remote_request(kind, now)
-        elif kind in ("draw", "takeback"):
-            self._offer_from_guest = kind
-            session.remote_request(kind, now)
         elif kind == "accept":
-            offered, self._offer_to_guest = self._offer_to_guest, None
+            offered, self.offer_out = self.offer_out, None
             if offered == "draw":
                 session.remote_end("1/2-1/2", "draw agreed", now)
             elif offered == "takeback":
                 self._take_back(local, now)
             elif offered == "rematch" and session.is_over():
                 self._start_rematch(now)
-        elif kind == "decline":
-            self._offer_to_guest = None
-            session.remote_request("decline", now)
-        self.daemon.refresh("network")
+
+    def on_rematch(self, now: float) -> None:
+        if not self.session.is_over():
+            self._send_soon(Request("decline"))  # only after the result
+        elif self.offer_out == "rematch":
+            self._start_rematch(now)  # both asked
+        else:
+            super().on_rematch(now)
 
     def _start_rematch(self, now: float) -> None:
         """Both boards agreed on a rematch: a new game with the colours swapped and a new id,
@@ -297,7 +245,7 @@ class HostLink:
         names = session.variant.color_names
         local = session.local_color()
         assert local is not None
-        self._offer_from_guest = self._offer_to_guest = None
+        self.offer_in = self.offer_out = None
         start = session.record.fen
         white, black = session.record.black, session.record.white
         session.start_rematch(now, color=names[1 if local else 0], white=white, black=black,
@@ -341,44 +289,30 @@ class HostLink:
         with contextlib.suppress(Exception):
             await ws.send_str(protocol.dumps(state))
 
-    def _local_requests(self, now: float) -> None:
-        session = self.session
-        local = session.local_color()
-        for kind in session.take_requests():
-            if kind in ("draw", "takeback", "rematch"):
-                if kind == "rematch" and self._offer_from_guest == "rematch":
-                    self._start_rematch(now)  # both asked
-                    continue
-                self._offer_to_guest = kind
-                self._send_soon(Request(kind))
-            elif kind == "accept":
-                offered, self._offer_from_guest = self._offer_from_guest, None
-                if offered == "rematch":
-                    self._start_rematch(now)  # the welcome tells the guest
-                    continue
-                if offered == "takeback" and local is not None:
-                    self._take_back(not local, now)
-                    self.daemon.refresh("network")
-                self._send_soon(Request("accept"))
-            elif kind == "decline":
-                self._send_soon(Request("decline"))
-            # resign and claim: the host's session has decided; the state says it
+    def request_out(self, kind: str, answered: str | None, now: float) -> bool:
+        """The host's own requests: an agreed takeback or rematch is carried out here first."""
+        if kind == "rematch" and self.offer_in == "rematch":
+            self._start_rematch(now)  # both asked: the welcome tells the guest
+            return False
+        if kind == "accept" and answered == "rematch":
+            self._start_rematch(now)
+            return False
+        if kind == "accept" and answered == "takeback":
+            local = self.session.local_color()
+            if local is not None:
+                self._take_back(not local, now)
+                self.daemon.refresh("network")
+        # resign and claim: the host's session has decided; the state says it
+        return kind not in ("resign", "claim")
+
+    async def after_line(self) -> None:
+        for kind in self.requests_out(self.daemon.now()):
+            self._send_soon(Request(kind))
+        await self._push()
 
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the daemon's state lines until ``stop``: requests out, the game to the guest."""
-        queue = self.daemon.subscribe()
-        timer = SettleTimer(self.daemon)
-        try:
-            while not stop.is_set():
-                line = await queue.get()
-                while not queue.empty():
-                    line = queue.get_nowait()
-                timer.saw(line)
-                self._local_requests(self.daemon.now())
-                await self._push()
-        finally:
-            timer.cancel()
-            self.daemon.unsubscribe(queue)
+        await self.follow(stop)
 
     async def close(self) -> None:
         ws, self._ws = self._ws, None
