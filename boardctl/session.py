@@ -809,6 +809,9 @@ class Session:
         elif not old.is_finished():
             old.termination = "abandoned"
             self._to_save.append(old)
+            if self._agreed_start and self._started:
+                # Abandoned from outside the board's events (the page's New game): its log says so.
+                self._log.append((old.id, GameDecided(t, "*", "abandoned")))
         if self.flipped is not None and self.settings.orientation == "auto":
             self.record.orientation = "flipped" if self.flipped else "normal"  # the board stays where it is
         self.flipped = {"normal": False, "flipped": True}.get(self.record.orientation)

@@ -79,8 +79,19 @@ def test_page_hosting_resumes_after_a_restart(tmp_path: Path, color: str, before
         host.wait_for(_connected, 30)
         guest.wait_for(_connected, 30)
         play(after, guest)
+        if color == "white":
+            # The page's New game leaves hosting: the other board is told, and stops with that message.
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/api/action",
+                                             data=json.dumps({"new-game": {}}).encode(),
+                                             headers={"Content-Type": "application/json"}, method="POST")
+            with urllib.request.urlopen(request, timeout=10):
+                pass
+            host.wait_for(lambda s: s["mode"] == "record", 30)
+            assert guest.proc.wait(timeout=30) != 0
+            assert guest.proc.stderr is not None and "stopped hosting" in guest.proc.stderr.read()
+            assert not (tmp_path / "host" / "network-host.json").exists()  # not resumed any more
         for each in boards:
-            assert each.close() == 0
+            assert each.close() == (0 if each is host or color != "white" else guest.proc.returncode)
     finally:
         for each in boards:
             if each.proc.poll() is None:

@@ -5,7 +5,8 @@ running daemon into hosting: a new ``network`` game (the current settings, ``mod
 colour asked for), a one-time invitation code kept as ``boardctl host`` keeps it, and the same
 :class:`boardctl.network.host.HostLink` serving ``/net`` on this web server. The invitation
 (address, code) is in the state lines under ``invite`` like the host's. A new game, a lesson or a
-replay from the page stops hosting and goes back to the settings from before. The ticket is marked
+replay from the page stops hosting (the other board is told, and the ticket forgotten) and goes back
+to the settings from before. The ticket is marked
 as the page's: a restarted daemon resumes the unfinished game and hosts it again (:meth:`resume`).
 """
 
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from boardctl.network.host import HostLink
+from boardctl.network.protocol import Error
 from boardctl.network.tokens import Ticket, TicketStore, new_code
 
 if TYPE_CHECKING:
@@ -182,6 +184,10 @@ class PageInvite:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        # The other board is told, not left to reconnect for ever; this hosting is not resumed.
+        await link.send(Error(f"the host stopped hosting game {link.ticket.game} (a new game, lesson or replay on "
+                              "its page); the game stays saved, unfinished", fatal=True))
+        TicketStore(self.daemon.store.root).forget("host")
         await link.close()
         for key in ("invite", "network"):
             self.daemon.extra_state.pop(key, None)
