@@ -200,6 +200,10 @@ class Daemon:
         """Start a new game with the checked settings of ``action`` (None keeps the current one)."""
         for hook in self.before_new_game:
             await hook()
+        if self.session.local_color() is not None:  # a network game: both boards must agree (a rematch)
+            self.session.ask_new_game(self.now())
+            self._after(Code.NEW_GAME)
+            return
         # Leaving a lesson or a replay started from the page: the settings from before it.
         settings = getattr(self.session.guide, "settings_before", None) or self.session.settings
         if action.color:
@@ -546,10 +550,13 @@ async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False) 
         pin = load_or_create_pin(config_mod.user_file())
     fallback = not port_chosen and cfg.web_port == config_mod.KEY_BY_NAME["web.port"].default
     server = WebServer(daemon, host=cfg.web_host, port=cfg.web_port, pin=pin, port_fallback=fallback)
+    invite = None
     if daemon.session.settings.mode != "network":  # the page's Invite: host a network game from here
         from boardctl.network.page_invite import enable
 
-        enable(server, daemon, cfg)
+        invite = enable(server, daemon, cfg)
     await server.start()
     daemon.web_url = server.url
+    if invite is not None:
+        invite.resume()  # a network game the page hosted before a restart
     return server

@@ -185,8 +185,34 @@ class EngineReplied:
     score: int | None
 
 
-#: ``GameHeader`` and ``EngineReplied`` are not sensed: they appear only in the daemon's game logs.
-Event = SquareChanged | ButtonPressed | Tick | Snapshot | GameHeader | EngineReplied
+@dataclass(frozen=True, slots=True)
+class GameDecided:
+    """A game log's result line: a network or online game's result decided by the other side or
+    the server (a resignation, an agreed draw, a flag, a claim), which the board's own events
+    cannot tell a replay."""
+
+    t: float
+    result: str
+    termination: str
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteTakeback:
+    """A game log's takeback line: a network or online game cut back to ``moves`` plies by the
+    authoritative side (an agreed takeback, a move the server refused)."""
+
+    t: float
+    moves: int
+
+
+#: Results of a :class:`GameDecided` line (``*``: the server aborted the game, no result).
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+#: ``GameHeader``, ``EngineReplied``, ``GameDecided`` and ``RemoteTakeback`` are not sensed: they
+#: appear only in the daemon's game logs.
+Event = SquareChanged | ButtonPressed | Tick | Snapshot | GameHeader | EngineReplied | GameDecided | RemoteTakeback
+#: The game-log lines that sense nothing (replay reads them; everything else ignores them).
+LOG_ONLY = (GameHeader, EngineReplied, GameDecided, RemoteTakeback)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +243,8 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "", geomet
     names and snapshots are read on ``geometry`` (chess by default)."""
     if not isinstance(obj, dict):
         raise EventFormatError(f"{_where(where)}expected a JSON object, got {type(obj).__name__}")
-    unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot", "header", "engine", "score"}
+    unknown = set(obj) - {"t", "square", "occupied", "button", "snapshot", "header", "engine", "score", "result",
+                          "termination", "takeback"}
     if unknown:
         raise EventFormatError(f"{_where(where)}unknown key(s) {short_repr(sorted(unknown))}")
     if "t" in obj:
@@ -229,7 +256,7 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "", geomet
         t = float(raw_t)
     elif t is None:
         raise EventFormatError(f"{_where(where)}missing 't'")
-    kinds = [k for k in ("square", "button", "snapshot", "header", "engine") if k in obj]
+    kinds = [k for k in ("square", "button", "snapshot", "header", "engine", "result", "takeback") if k in obj]
     if len(kinds) > 1:
         raise EventFormatError(f"{_where(where)}one event per line, got {' and '.join(kinds)}")
     if "square" in obj:
@@ -252,6 +279,20 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "", geomet
             raise EventFormatError(f"{_where(where)}unknown button {short_repr(name)} (one of {names})") from None
     if "score" in obj and "engine" not in obj:
         raise EventFormatError(f"{_where(where)}'score' without 'engine'")
+    if "termination" in obj and "result" not in obj:
+        raise EventFormatError(f"{_where(where)}'termination' without 'result'")
+    if "result" in obj:
+        result, termination = obj["result"], obj.get("termination", "")
+        if result not in RESULTS:
+            raise EventFormatError(f"{_where(where)}'result' must be one of {', '.join(RESULTS)}, got {short_repr(result)}")
+        if not isinstance(termination, str) or len(termination) > 200:
+            raise EventFormatError(f"{_where(where)}'termination' must be a text of at most 200 characters")
+        return GameDecided(t, result, termination)
+    if "takeback" in obj:
+        moves = obj["takeback"]
+        if isinstance(moves, bool) or not isinstance(moves, int) or not 0 <= moves <= 100000:
+            raise EventFormatError(f"{_where(where)}'takeback' must be the game's length in plies, got {short_repr(moves)}")
+        return RemoteTakeback(t, moves)
     if "header" in obj:
         if not isinstance(obj["header"], dict):
             raise EventFormatError(f"{_where(where)}'header' must be an object, got {short_repr(obj['header'])}")
@@ -305,6 +346,10 @@ def event_to_json(event: Event, geometry: Geometry = CHESS_8X8) -> dict[str, Any
             return {"t": round(t, 6), "header": game}
         case EngineReplied(t, move, score):
             return {"t": round(t, 6), "engine": move.uci(), "score": score}
+        case GameDecided(t, result, termination):
+            return {"t": round(t, 6), "result": result, "termination": termination}
+        case RemoteTakeback(t, moves):
+            return {"t": round(t, 6), "takeback": moves}
         case SquareChanged(t, square, occupied):
             return {"t": round(t, 6), "square": geometry.square_name(square), "occupied": occupied}
         case ButtonPressed(t, button):

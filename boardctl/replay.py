@@ -23,7 +23,16 @@ from boardctl.core.geometry import Geometry
 from boardctl.core.rules import GameBoard, GameText, Variant
 from boardctl.engine_client import Reply
 from boardctl.errors import EventFormatError, GameFileError
-from boardctl.events import Code, EngineReplied, Event, GameHeader, parse_event, whole_lines
+from boardctl.events import (
+    Code,
+    EngineReplied,
+    Event,
+    GameDecided,
+    GameHeader,
+    RemoteTakeback,
+    parse_event,
+    whole_lines,
+)
 from boardctl.lines import Overlong, is_blank, iter_lines
 from boardctl.positions import board_from_fen
 from boardctl.session import HEADER_VERSION, Session, Settings
@@ -193,6 +202,12 @@ class _Replay:
             self.header(entry)
         elif isinstance(entry, EngineReplied):
             self.engine(entry)
+        elif isinstance(entry, GameDecided):  # a network game's result, decided by the other side
+            self.session.tick(entry.t)
+            self.session.remote_end(entry.result, entry.termination, entry.t)
+        elif isinstance(entry, RemoteTakeback):
+            self.session.tick(entry.t)
+            self.session.remote_takeback(entry.moves, entry.t)
         else:
             self.session.feed(entry)
             self._game()

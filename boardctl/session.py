@@ -31,8 +31,10 @@ from boardctl.events import (
     Code,
     EngineReplied,
     Event,
+    GameDecided,
     GameHeader,
     LedIntent,
+    RemoteTakeback,
     Snapshot,
     SquareChanged,
     Tick,
@@ -223,6 +225,13 @@ class Session:
         #: side's offer waiting for an answer here ("draw" or "takeback").
         self._requests: list[str] = []
         self.remote_offer: str | None = None
+        #: Network games: this board offered a rematch and awaits the other side's answer.
+        self.rematch_offered = False
+        #: Network games whose other side cannot start a rematch (Lichess): what to tell a player
+        #: who asks for a new game after the result, instead of offering one.
+        self.rematch_advice: str | None = None
+        self._agreed_start = False  # in new_game(): the tracker's GameStarted is wanted
+        self._restoring = False  # putting the tracker back on the running game after an unwanted start
         #: Guided mode (boardctl learn, boardctl games step): judges the moves made, lights the
         #: expected one, may play the other side; None in play and record (boardctl.guide).
         self.guide: Guide | None = None
@@ -438,22 +447,33 @@ class Session:
             self._dirty = True
 
     def remote_end(self, result: str, termination: str, t: float) -> None:
-        """The authoritative side ended the game (resignation, agreement, flag, claim)."""
+        """The authoritative side ended the game (resignation, agreement, flag, claim), or with
+        ``*`` aborted it (no result; ``termination`` says why, ``abandoned`` is not resumed)."""
         self._advance(t)
+        if result == "*":
+            if (self.record.result, self.record.termination) != (result, termination):
+                self.record.result, self.record.termination = result, termination
+                self._log_entry(GameDecided(t, result, termination))
+                self._dirty = True
+            return
         if result not in ("1-0", "0-1", "1/2-1/2"):
             return
         if not self.is_over():
             self._end(result, termination, t)
         elif (self.record.result, self.record.termination) != (result, termination):
             self.record.result, self.record.termination = result, termination  # the host's word is final
+            self._log_entry(GameDecided(t, result, termination))
             self._dirty = True
 
     def remote_takeback(self, moves: int, t: float) -> None:
         """The authoritative game is ``moves`` long now: take back what this board has beyond it."""
         self._advance(t)
-        if self.pending is not None and self.is_remote_turn() and len(self.record.moves) >= moves:
-            self._apply(self.tracker.expect(None, t))
+        lit = self.pending is not None and self.is_remote_turn() and len(self.record.moves) >= moves
         plies = len(self.record.moves) - moves
+        if lit or plies > 0:
+            self._log_entry(RemoteTakeback(t, moves))  # replay cannot tell it from this board's events
+        if lit:
+            self._apply(self.tracker.expect(None, t))
         if plies > 0:
             self.remote_offer = None
             self._apply(self.tracker.take_back(plies, t))
@@ -472,10 +492,47 @@ class Session:
             if kind == "draw":
                 self._extra_leds = [LedIntent(sq, Code.DRAW_OFFER) for sq in self._king_squares()]
                 self._sounds.append(Code.DRAW_OFFER)
+        elif kind == "rematch" and self.is_over():
+            if self.rematch_offered:  # both asked: the host starts it
+                self.warning = "rematch agreed: it starts on both boards"
+            else:
+                self.remote_offer = kind
+                self.warning = "your opponent offers a rematch (colours swapped): press new-game to accept"
         elif kind == "decline":
+            self.rematch_offered = False
             self.warning = "your opponent declined"
             self.draw_offer = False
             self._extra_leds = []
+
+    def ask_new_game(self, t: float) -> None:
+        """A new game asked for in a network game (the new-game button, the page's New game, the
+        start position set up after the result): refused while the game runs; after the result
+        a rematch is offered to the other side (or its offer accepted). Neither board starts it
+        alone: the host starts it on both once agreed (docs/network-protocol.md, "Rematch")."""
+        self._advance(t)
+        if not self.is_over():
+            self.warning = ("a new game cannot start during a network game: resign, offer a draw or claim first; "
+                            "after the result, new-game offers your opponent a rematch")
+        elif self.rematch_advice is not None:
+            self.warning = self.rematch_advice
+        elif self.remote_offer == "rematch":
+            self.remote_offer = None
+            self._requests.append("accept")
+            self.warning = "rematch accepted: it starts on both boards (colours swapped)"
+        elif self.rematch_offered:
+            self.warning = "rematch offered: waiting for your opponent to press new-game"
+        else:
+            self.rematch_offered = True
+            self._requests.append("rematch")
+            self.warning = "rematch offered (colours swapped): waiting for your opponent to press new-game"
+
+    def start_rematch(self, t: float, *, color: str, white: str, black: str, fen: str | None = None) -> None:
+        """Begin the agreed rematch on this board: ``color`` is this board's colour in it."""
+        self.rematch_offered = False
+        self.remote_offer = None
+        self.new_game(t, fen=fen, settings=replace(self.settings, color=color))
+        self.set_players(white, black)
+        self.warning = f"rematch: you play {color}; set the pieces up"
 
     def take_requests(self) -> list[str]:
         """This board's requests for the other side since the last call (:data:`NETWORK_REQUESTS`)."""
@@ -553,7 +610,7 @@ class Session:
 
     def feed(self, event: Event) -> None:
         """One sensed event (physical squares). Game-log lines (header, engine) sense nothing: ignored."""
-        if isinstance(event, GameHeader | EngineReplied):
+        if isinstance(event, GameHeader | EngineReplied | GameDecided | RemoteTakeback):
             return
         if event.t < self.t:
             # Stamped before a timer tick that ran first (events queue up between threads).
@@ -580,7 +637,11 @@ class Session:
         if self._need_snapshot_log:
             self._log.insert(len(self._log) - 1, (self.record.id, Snapshot(event.t, self.tracker.occupancy)))
             self._need_snapshot_log = False
-        self._apply(self.tracker.feed(logical))
+        if isinstance(logical, ButtonPressed) and logical.button == Button.NEW_GAME and self.local_color() is not None:
+            self._apply(self.tracker.tick(logical.t))  # not the tracker's own new game: both boards must agree
+            self.ask_new_game(logical.t)
+        else:
+            self._apply(self.tracker.feed(logical))
         self._after(event.t)
 
     def tick(self, t: float) -> None:
@@ -736,6 +797,11 @@ class Session:
         self.clock.start(self.board.turn, t)
 
     def _on_game_started(self, fen: str, t: float) -> None:
+        if self._restoring:
+            return
+        if self.local_color() is not None and not self._agreed_start:
+            self._keep_network_game(t)
+            return
         old = self.record
         self.record = self._new_record(fen)
         if not old.moves and not old.is_finished():
@@ -743,6 +809,9 @@ class Session:
         elif not old.is_finished():
             old.termination = "abandoned"
             self._to_save.append(old)
+            if self._agreed_start and self._started:
+                # Abandoned from outside the board's events (the page's New game): its log says so.
+                self._log.append((old.id, GameDecided(t, "*", "abandoned")))
         if self.flipped is not None and self.settings.orientation == "auto":
             self.record.orientation = "flipped" if self.flipped else "normal"  # the board stays where it is
         self.flipped = {"normal": False, "flipped": True}.get(self.record.orientation)
@@ -750,6 +819,8 @@ class Session:
         self._clock_waits = self.clock is not None  # starts once the pieces are set up
         self.notice = None
         self.draw_offer = False
+        self.remote_offer = None
+        self.rematch_offered = False
         self.warning = None
         self._shown_left = None
         self._extra_leds = []
@@ -764,6 +835,23 @@ class Session:
         self._header = self._header_now()
         self._log_header(t)  # at once: later entries go to the new game's own log
         self._schedule_engine(t)
+
+    def _keep_network_game(self, t: float) -> None:
+        """The tracker began a game by itself in a network game (the start position set up after
+        the result, or a cleared board set up): that asks for a rematch; the game stays."""
+        if self.is_over():
+            self.tracker.finish()  # the pieces now stand for the next game; no move counts until agreed
+        else:
+            lit = self._legal(self.record.board(), self.record.pending) if self.record.pending else None
+            self._restoring = True
+            try:
+                self._apply(self.tracker.new_game(t, self.record.board()))
+                if lit is not None and self.is_remote_turn():
+                    self._apply(self.tracker.expect(lit, t))
+            finally:
+                self._restoring = False
+        self._tracker_leds = self.tracker.leds()
+        self.ask_new_game(t)
 
     def _on_violation(self, out: TrackerViolation) -> None:
         counted = self.tracker.illegal_counts[out.color]
@@ -847,9 +935,13 @@ class Session:
             self.settings = settings
         board = self.variant.board(fen) if fen else None
         self._game_started = False
-        self._apply(self.tracker.new_game(t, board))
-        if not self._game_started:
-            self._on_game_started(board.fen() if board else self.variant.starting_fen, t)
+        self._agreed_start = True  # asked for: not a start the tracker saw on the board by itself
+        try:
+            self._apply(self.tracker.new_game(t, board))
+            if not self._game_started:
+                self._on_game_started(board.fen() if board else self.variant.starting_fen, t)
+        finally:
+            self._agreed_start = False
         self._after(t)
 
     def take_back(self, t: float) -> None:
@@ -876,6 +968,10 @@ class Session:
     def _end(self, result: str, termination: str, t: float) -> None:
         self.record.result = result
         self.record.termination = termination
+        if self.local_color() is not None:
+            # A network game's result may rest on the other side's word (its resignation, its
+            # acceptance of this board's offer, the host's flag): logged so replay ends it here too.
+            self._log_entry(GameDecided(t, result, termination))
         self._request = None
         self.tracker.finish()  # from now on pieces moved are cleared up (the pending move goes too)
         self._tracker_leds = self.tracker.leds()

@@ -27,7 +27,8 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(autouse=True)
 def _replay_saved_daemon_games(request: pytest.FixtureRequest) -> Iterator[None]:
     """After each daemon test, every game it saved must replay to the saved PGN (docs/events.md)."""
-    if not request.module.__name__.startswith("test_daemon_") or "tmp_path" not in request.fixturenames:
+    module = request.module.__name__.rsplit(".", 1)[-1]  # tests/online/test_daemon_*.py too
+    if not module.startswith("test_daemon_") or "tmp_path" not in request.fixturenames:
         yield
         return
     tmp_path = request.getfixturevalue("tmp_path")  # now, while it is still there at teardown

@@ -268,3 +268,55 @@ def test_accept_an_incoming_challenge(tmp_path: Path, standin: StandIn) -> None:
     assert standin.challenges[challenge_id]["status"] == "accepted"
     assert standin.games[challenge_id].moves == ["d2d4"]
     assert f"accepting the challenge {challenge_id}" in daemon.stderr
+
+
+@pytest.mark.parametrize(("ending", "result", "termination"), [
+    ("the opponent resigns", "1-0", "Black resigned (Lichess)"),
+    ("the opponent left: claim victory", "1-0", "Black left the game (Lichess)"),
+    ("my draw offer accepted", "1/2-1/2", "draw agreed (Lichess)"),
+])
+def test_the_server_decides_and_no_local_game_follows(tmp_path: Path, standin: StandIn, ending: str, result: str,
+                                                       termination: str) -> None:
+    """A result the server decides is in the game log (the replay hook checks it); after it, the
+    new-game button starts no local game but says how to play another on Lichess."""
+    standin.script = ["e7e5"]
+    standin.accept_draw = ending.startswith("my draw")
+    daemon = Online(tmp_path, standin, "--seek", "3+2")
+    board = chess.Board()
+    try:
+        daemon.send({})
+        daemon.hand(board, "e2e4")
+        daemon.wait_for(remote_shown("e7e5"))
+        daemon.hand(board, "e7e5")
+        daemon.wait_for(made(2))
+        game = next(iter(standin.games.values()))
+        if ending == "the opponent resigns":
+            standin.call(standin.opponent_resigns)
+        elif ending.startswith("the opponent left"):
+            daemon.button("claim")  # nothing to claim yet: nothing is sent
+            standin.call(lambda: standin.opponent_leaves(claim_after=1))
+            daemon.wait_for(lambda line: "opponent left the game" in str(line.get("warning")))
+            daemon.button("claim")  # too early: the board says when
+            daemon.wait_for(lambda line: "can be claimed in" in str(line.get("warning")))
+            time.sleep(1.1)
+            daemon.button("claim")
+        else:
+            daemon.button("draw")
+        end = daemon.wait_for(lambda line: line["result"] != "*")
+        assert (end["result"], end["termination"]) == (result, termination)
+        # A new game after a Lichess game: none starts here; the board says what to do.
+        after = daemon.button("new-game")
+        assert "run boardctl online again" in after["warning"]
+        assert after["game"] == end["game"] and after["result"] == result and after["mode"] == "network"
+    finally:
+        assert daemon.close() == 0, daemon.stderr
+    claims = [p for _, p, _ in standin.requests if "claim" in p]
+    if ending.startswith("the opponent left"):
+        assert claims == [f"/api/board/game/{game.id}/claim-victory/"]  # once, when allowed: the early one is not sent
+        assert game.status == "timeout" and game.winner == "white"
+    else:
+        assert claims == []
+    record = saved_game(daemon.games)
+    assert record["result"] == result and record["termination"] == termination
+    log = (daemon.games / f"{record['id']}.jsonl").read_text()
+    assert f'"result": "{result}"' in log  # the server's verdict, for replay

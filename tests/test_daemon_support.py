@@ -52,6 +52,45 @@ def touched_squares(board: chess.Board, move: chess.Move, *, flipped: bool = Fal
     return {square for square, _ in move_events(board, move, flipped=flipped)}
 
 
+class StateLines:
+    """The stdio line driver: a daemon's JSON state lines, read on a thread into a queue as they
+    come; ``next`` waits for one, and says why none came (time-out, or the daemon exited: its
+    stderr). Every test driver of a ``--stdio`` daemon reads through this (tests/network/harness.py,
+    tests/online/driver.py)."""
+
+    def __init__(self, proc: subprocess.Popen[str], *, name: str = "daemon") -> None:
+        self.proc = proc
+        self.name = name
+        self.queue: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.queue.put(json.loads(line))
+        self.queue.put(None)
+
+    def next(self, timeout: float, *, last: object = None) -> dict[str, Any]:
+        """The next line within ``timeout`` seconds (``last``: shown when none comes)."""
+        try:
+            line = self.queue.get(timeout=timeout)
+        except queue.Empty:
+            shown = "" if last is None else f" (last: {last})"
+            raise AssertionError(f"{self.name}: no state line within {timeout} s{shown}") from None
+        if line is None:
+            self.queue.put(None)  # asked again, it says the same
+            assert self.proc.stderr is not None
+            raise AssertionError(f"{self.name} exited ({self.proc.wait()}): {self.proc.stderr.read()[-3000:]}")
+        return line
+
+    def rest(self, timeout: float = 5.0) -> list[dict[str, Any]]:
+        """Every line still to come until the daemon's output ends."""
+        out = []
+        while (line := self.queue.get(timeout=timeout)) is not None:
+            out.append(line)
+        return out
+
+
 class Daemon:
     """One ``boardctl`` process in stdio mode with virtual time."""
 
@@ -66,28 +105,14 @@ class Daemon:
             [*args, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, env=full_env,
         )
-        self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.lines = StateLines(self.proc)
         self.unprompted: list[dict[str, Any]] = []
         self.sent = 0
         self.t = 0.0
         self.state: dict[str, Any] = {}
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(json.loads(line))
-        self.lines.put(None)
 
     def _next(self, timeout: float) -> dict[str, Any]:
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no state line within {timeout} s") from None
-        if line is None:
-            assert self.proc.stderr is not None
-            raise AssertionError(f"daemon exited ({self.proc.wait()}): {self.proc.stderr.read()[-2000:]}")
-        return line
+        return self.lines.next(timeout)
 
     def send(self, obj: dict[str, Any], *, timeout: float = 20.0) -> dict[str, Any]:
         """One input line; returns the state line that answers it (unprompted ones are kept)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -18,6 +19,7 @@ from aiohttp import WSMsgType, web
 from boardctl.daemon import Daemon
 from boardctl.events import Code
 from boardctl.network import protocol
+from boardctl.network.link import Link
 from boardctl.network.protocol import (
     Error,
     Hello,
@@ -74,60 +76,21 @@ def takeback_target(session: Session, requester: bool) -> int:
     return max(0, moves - 1 if last_mover == requester else moves - 2)
 
 
-class SettleTimer:
-    """Completes a move the moment its settle time is over, not at the daemon's next 50 ms tick:
-    a piece placed (the occupancy changed) schedules one tick just after the settle time, so the
-    other board lights the move with no tick's delay (bench/network.py)."""
+class HostLink(Link):
+    """Serves the guest (``handle`` is the aiohttp handler of ``/net``), with the authority: the
+    guest's moves applied, results, takebacks and rematches decided, the game sent as ``state``."""
 
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
-        self._occupancy: Any = None
-        self._handle: asyncio.TimerHandle | None = None
-
-    def saw(self, line: dict[str, Any]) -> None:
-        occupancy = line.get("occupancy")
-        if occupancy == self._occupancy:
-            return
-        self._occupancy = occupancy
-        if self._handle is not None:
-            self._handle.cancel()
-        session = self.daemon.session
-        since = max(0.0, self.daemon.now() - session.t)  # the change was stamped when it was read
-        delay = max(0.0, session.settings.settle + 0.002 - since)
-        self._handle = asyncio.get_running_loop().call_later(delay, self._tick)
-
-    def _tick(self) -> None:
-        self._handle = None
-        with contextlib.suppress(Exception):  # the daemon's own ticker logs failures
-            self.daemon.tick()
-
-    def cancel(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-
-
-class HostLink:
-    """Serves the guest; ``handle`` is the aiohttp handler of ``/net``."""
+    role = "host"
 
     def __init__(self, daemon: Daemon, store: TicketStore, ticket: Ticket) -> None:
-        self.daemon = daemon
+        super().__init__(daemon)
         self.store = store
         self.ticket = ticket
-        self._ws: web.WebSocketResponse | None = None
         self._sent: State | None = None
-        self._offer_from_guest: str | None = None
-        self._offer_to_guest: str | None = None
+        self._outbox: list[protocol.Message] = []
         #: What the state lines show under ``invite`` (address, code while unused, fingerprint).
         self.invite: dict[str, Any] | None = None
         self._update_extra()
-
-    @property
-    def session(self) -> Session:
-        return self.daemon.session
-
-    @property
-    def is_connected(self) -> bool:
-        return self._ws is not None and not self._ws.closed
 
     def _update_extra(self) -> None:
         self.daemon.extra_state["network"] = {"role": "host", "connected": self.is_connected,
@@ -146,6 +109,7 @@ class HostLink:
             if old is not None and not old.closed:
                 await old.close(code=4000, message=b"replaced by a newer connection")
             self._sent = None
+            self._outbox.clear()  # the welcome said it all
             self._update_extra()
             log.warning("network: the other board joined from %s", remote)
             self.daemon.refresh("network")
@@ -203,17 +167,20 @@ class HostLink:
             await asyncio.sleep(WRONG_SECRET_DELAY)
             log.warning("network: wrong game token from %s", remote)
             return await self._refuse(ws, "wrong game token (this board hosts another game now)")
+        await ws.send_str(protocol.dumps(self._welcome()))
+        return True
+
+    def _welcome(self) -> Welcome:
+        """The game the guest plays now (its id, the guest's colour, the players)."""
         session = self.session
         local = session.local_color()
         names = session.variant.color_names
-        assert ticket.token is not None and local is not None
-        welcome = Welcome(
-            token=ticket.token, game=session.record.id, color=names[1 if local else 0], variant=variant,
-            fen=session.record.fen, white=session.record.white, black=session.record.black,
-            time_control=session.record.time_control,
+        assert self.ticket.token is not None and local is not None
+        return Welcome(
+            token=self.ticket.token, game=session.record.id, color=names[1 if local else 0],
+            variant=session.variant.name, fen=session.record.fen, white=session.record.white,
+            black=session.record.black, time_control=session.record.time_control,
         )
-        await ws.send_str(protocol.dumps(welcome))
-        return True
 
     async def _serve(self, ws: web.WebSocketResponse) -> None:
         bad = 0
@@ -221,8 +188,7 @@ class HostLink:
             if msg.type != WSMsgType.TEXT:
                 continue
             try:
-                message = protocol.parse(msg.data, where="message from the other board")
-                await self._on_message(message)
+                self.receive(msg.data, where="message from the other board")
             except (ProtocolError, RemoteMoveError) as exc:
                 bad += 1
                 log.warning("network: refused: %s", exc)
@@ -232,46 +198,65 @@ class HostLink:
                 if bad >= MAX_BAD_MESSAGES:
                     await ws.close(code=4002, message=b"too many bad messages")
 
-    async def _on_message(self, message: protocol.Message) -> None:
-        session, now = self.session, self.daemon.now()
-        if isinstance(message, MoveMsg):
-            if session.remote_move(message.ply, message.uci, now):
-                self._offer_to_guest = None
-                self.daemon.refresh(Code.REMOTE_MOVE)
-            else:
-                await self._push()
-        elif isinstance(message, Request):
-            self._on_request(message.kind, now)
-        else:
-            raise ProtocolError(f"a {message.type} message is not for the host")
+    def on_move(self, message: MoveMsg, now: float) -> None:
+        if self.session.remote_move(message.ply, message.uci, now):
+            self.offer_out = None  # a move declines this board's offer
+            self.daemon.refresh(Code.REMOTE_MOVE)
+        else:  # sent twice: answered with the game as it stands
+            self._sent = None
+            self.daemon.refresh("network")
 
-    def _on_request(self, kind: str, now: float) -> None:
+    def decide(self, kind: str, now: float) -> None:
+        """The guest resigned, claimed, or accepted this board's offer: the host decides."""
         session = self.session
         local = session.local_color()
         assert local is not None
         guest = not local
-        guest_name = session.variant.color_name(guest)
         if kind == "resign":
-            session.remote_end("0-1" if guest else "1-0", f"{guest_name} resigned", now)
+            session.remote_end("0-1" if guest else "1-0", f"{session.variant.color_name(guest)} resigned", now)
         elif kind == "claim":
             claim = session.board.claimable_draw()
             if claim is not None:
                 session.remote_end("1/2-1/2", f"draw claimed: {claim}", now)
             else:
                 self._send_soon(Request("decline"))
-        elif kind in ("draw", "takeback"):
-            self._offer_from_guest = kind
-            session.remote_request(kind, now)
         elif kind == "accept":
-            offered, self._offer_to_guest = self._offer_to_guest, None
+            offered, self.offer_out = self.offer_out, None
             if offered == "draw":
                 session.remote_end("1/2-1/2", "draw agreed", now)
             elif offered == "takeback":
                 self._take_back(local, now)
-        elif kind == "decline":
-            self._offer_to_guest = None
-            session.remote_request("decline", now)
-        self.daemon.refresh("network")
+            elif offered == "rematch" and session.is_over():
+                self._start_rematch(now)
+
+    def on_rematch(self, now: float) -> None:
+        if not self.session.is_over():
+            self._send_soon(Request("decline"))  # only after the result
+        elif self.offer_out == "rematch":
+            self._start_rematch(now)  # both asked
+        else:
+            super().on_rematch(now)
+
+    def _start_rematch(self, now: float) -> None:
+        """Both boards agreed on a rematch: a new game with the colours swapped and a new id,
+        saved and made this ticket's game before the guest is told (a restart resumes it); the
+        token stays."""
+        session = self.session
+        names = session.variant.color_names
+        local = session.local_color()
+        assert local is not None
+        self.offer_in = self.offer_out = None
+        start = session.record.fen
+        white, black = session.record.black, session.record.white
+        session.start_rematch(now, color=names[1 if local else 0], white=white, black=black,
+                              fen=None if start == session.variant.starting_fen else start)
+        self.daemon.store.save(session.record)
+        self.ticket = replace(self.ticket, game=session.record.id, color=session.record.human)
+        self.store.save(self.ticket)
+        log.warning("network: rematch agreed; new game %s, this board plays %s", session.record.id, session.record.human)
+        self._sent = None
+        self._send_soon(self._welcome())
+        self.daemon.refresh(Code.NEW_GAME)
 
     def _take_back(self, requester: bool, now: float) -> None:
         target = takeback_target(self.session, requester)
@@ -279,13 +264,10 @@ class HostLink:
         self._send_soon(Takeback(target))
 
     def _send_soon(self, message: protocol.Message) -> None:
-        ws = self._ws
-        if ws is not None and not ws.closed:
-            asyncio.get_running_loop().create_task(self._send(ws, message))
-
-    async def _send(self, ws: web.WebSocketResponse, message: protocol.Message) -> None:
-        with contextlib.suppress(Exception):
-            await ws.send_str(protocol.dumps(message))
+        """Queue ``message`` for the guest: sent before the next state, in order (a rematch's
+        welcome before the new game's state, a takeback before the shorter game)."""
+        if self.is_connected:
+            self._outbox.append(message)
 
     # -- following the game -----------------------------------------------------------------------
 
@@ -293,7 +275,11 @@ class HostLink:
         """Send the game if it changed since last sent (moves, clocks per move, result)."""
         ws = self._ws
         if ws is None or ws.closed:
+            self._outbox.clear()
             return
+        while self._outbox:
+            with contextlib.suppress(Exception):
+                await ws.send_str(protocol.dumps(self._outbox.pop(0)))
         state = state_of(self.session, self.daemon.now())
         sent = self._sent
         if sent is not None and (sent.moves, sent.clocks, sent.result, sent.termination, sent.running) == (
@@ -303,38 +289,30 @@ class HostLink:
         with contextlib.suppress(Exception):
             await ws.send_str(protocol.dumps(state))
 
-    def _local_requests(self, now: float) -> None:
-        session = self.session
-        local = session.local_color()
-        for kind in session.take_requests():
-            if kind in ("draw", "takeback"):
-                self._offer_to_guest = kind
-                self._send_soon(Request(kind))
-            elif kind == "accept":
-                offered, self._offer_from_guest = self._offer_from_guest, None
-                if offered == "takeback" and local is not None:
-                    self._take_back(not local, now)
-                    self.daemon.refresh("network")
-                self._send_soon(Request("accept"))
-            elif kind == "decline":
-                self._send_soon(Request("decline"))
-            # resign and claim: the host's session has decided; the state says it
+    def request_out(self, kind: str, answered: str | None, now: float) -> bool:
+        """The host's own requests: an agreed takeback or rematch is carried out here first."""
+        if kind == "rematch" and self.offer_in == "rematch":
+            self._start_rematch(now)  # both asked: the welcome tells the guest
+            return False
+        if kind == "accept" and answered == "rematch":
+            self._start_rematch(now)
+            return False
+        if kind == "accept" and answered == "takeback":
+            local = self.session.local_color()
+            if local is not None:
+                self._take_back(not local, now)
+                self.daemon.refresh("network")
+        # resign and claim: the host's session has decided; the state says it
+        return kind not in ("resign", "claim")
+
+    async def after_line(self) -> None:
+        for kind in self.requests_out(self.daemon.now()):
+            self._send_soon(Request(kind))
+        await self._push()
 
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the daemon's state lines until ``stop``: requests out, the game to the guest."""
-        queue = self.daemon.subscribe()
-        timer = SettleTimer(self.daemon)
-        try:
-            while not stop.is_set():
-                line = await queue.get()
-                while not queue.empty():
-                    line = queue.get_nowait()
-                timer.saw(line)
-                self._local_requests(self.daemon.now())
-                await self._push()
-        finally:
-            timer.cancel()
-            self.daemon.unsubscribe(queue)
+        await self.follow(stop)
 
     async def close(self) -> None:
         ws, self._ws = self._ws, None

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import ssl
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -23,7 +23,7 @@ from boardctl.daemon import Daemon
 from boardctl.errors import BoardctlError, ConfigError
 from boardctl.events import Code
 from boardctl.network import protocol
-from boardctl.network.host import SettleTimer
+from boardctl.network.link import Link
 from boardctl.network.protocol import (
     Error,
     Hello,
@@ -34,7 +34,8 @@ from boardctl.network.protocol import (
     Takeback,
     Welcome,
 )
-from boardctl.session import RemoteMoveError, Session
+from boardctl.network.tokens import Ticket, TicketStore
+from boardctl.session import RemoteMoveError
 
 log = logging.getLogger(__name__)
 
@@ -123,18 +124,24 @@ async def handshake(address: Address, hello: Hello, *, tls: Any, attempts: int =
             delay = min(BACKOFF[1], delay * 2)
 
 
-class JoinLink:
+class JoinLink(Link):
     """Keeps this board in the host's game: reconnects, sends local moves and requests, applies
-    the host's state."""
+    the host's ``state``, ``takeback`` and ``welcome`` (the host has the authority)."""
+
+    role = "guest"
 
     def __init__(self, daemon: Daemon, address: Address, token: str, *, tls: Any,
-                 on_refused: Callable[[str], None] | None = None) -> None:
-        self.daemon = daemon
+                 on_refused: Callable[[str], None] | None = None, tickets: TicketStore | None = None,
+                 ticket: Ticket | None = None) -> None:
+        super().__init__(daemon)
         self.address = address
         self.token = token
         self.tls = tls
         self.on_refused = on_refused
-        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        self.tickets = tickets
+        self.ticket = ticket
+        #: The host's id of the game played now; a welcome with another one begins a rematch.
+        self.host_game = None if ticket is None else ticket.host_game
         self._host_moves = -1  # moves in the host's last state (-1: none seen on this link)
         self._sent_plies: set[int] = set()
         self._requests: list[str] = []
@@ -142,21 +149,13 @@ class JoinLink:
         self.connects = 0
         self._update_extra()
 
-    @property
-    def session(self) -> Session:
-        return self.daemon.session
-
-    @property
-    def is_connected(self) -> bool:
-        return self._ws is not None and not self._ws.closed
-
     def _update_extra(self) -> None:
         self.daemon.extra_state["network"] = {"role": "join", "connected": self.is_connected, "address": self.address.url}
 
     async def run(self, stop: asyncio.Event) -> None:
         """Until ``stop``: stay connected (back-off between attempts) and follow the daemon."""
         loop = asyncio.get_running_loop()
-        follower = loop.create_task(self._follow(stop))
+        follower = loop.create_task(self.follow(stop))
         closer = loop.create_task(self._close_on(stop))
         delay = BACKOFF[0]
         try:
@@ -200,6 +199,7 @@ class JoinLink:
             if not isinstance(answer, Welcome):
                 raise ProtocolError(f"expected welcome, got {answer.type}")
             self._ws, self._host_moves, self._sent_plies = ws, -1, set()
+            self._on_welcome(answer, self.daemon.now())
             self.connects += 1
             self._update_extra()
             if self.connects > 1:
@@ -210,7 +210,7 @@ class JoinLink:
                     if msg.type != aiohttp.WSMsgType.TEXT:
                         continue
                     try:
-                        await self._on_message(protocol.parse(msg.data, where="message from the host"))
+                        self.receive(msg.data, where="message from the host")
                     except (ProtocolError, RemoteMoveError) as exc:
                         log.warning("network: refused from the host: %s", exc)
             finally:
@@ -221,23 +221,39 @@ class JoinLink:
                     with contextlib.suppress(Exception):
                         self.daemon.refresh("network")
 
-    async def _on_message(self, message: protocol.Message) -> None:
-        session, now = self.session, self.daemon.now()
-        if isinstance(message, State):
-            self._apply_state(message, now)
-        elif isinstance(message, Takeback):
-            session.remote_takeback(message.moves, now)
-            self.daemon.refresh(Code.TAKEBACK)
-        elif isinstance(message, Request):
-            if message.kind in ("draw", "takeback", "decline"):
-                session.remote_request(message.kind, now)
-                self.daemon.refresh("network")
-        elif isinstance(message, Error):
-            log.warning("network: the host says: %s", message.message)
-            if message.fatal:
-                raise JoinRefused(f"the host refused: {message.message}")
-        else:
-            raise ProtocolError(f"a {message.type} message is not for the guest")
+    def on_state(self, message: State, now: float) -> None:
+        self._apply_state(message, now)
+
+    def on_takeback(self, message: Takeback, now: float) -> None:
+        self.session.remote_takeback(message.moves, now)
+        self.daemon.refresh(Code.TAKEBACK)
+
+    def on_welcome(self, message: Welcome, now: float) -> None:
+        self._on_welcome(message, now)
+
+    def on_error(self, message: Error) -> None:
+        log.warning("network: the host says: %s", message.message)
+        if message.fatal:
+            raise JoinRefused(f"the host refused: {message.message}")
+
+    def _on_welcome(self, welcome: Welcome, now: float) -> None:
+        """The host's game: the one this board plays, or a new one (an agreed rematch) begun on
+        the host, which begins here too (colours swapped, saved, the ticket pointing at it)."""
+        session = self.session
+        if self.host_game is not None and welcome.game != self.host_game:
+            variant = session.variant
+            session.start_rematch(now, color=welcome.color, white=welcome.white, black=welcome.black,
+                                  fen=None if welcome.fen == variant.starting_fen else welcome.fen)
+            self.daemon.store.save(session.record)
+            self._host_moves, self._sent_plies, self._final = -1, set(), None
+            log.warning("network: rematch; new game %s, this board plays %s", session.record.id, welcome.color)
+            self.daemon.refresh(Code.NEW_GAME)
+        if welcome.game != self.host_game:
+            self.host_game = welcome.game
+            if self.tickets is not None and self.ticket is not None:
+                self.ticket = replace(self.ticket, game=session.record.id, host_game=welcome.game,
+                                      color=session.record.human)
+                self.tickets.save(self.ticket)
 
     def _apply_state(self, state: State, now: float) -> None:
         session = self.session
@@ -272,7 +288,7 @@ class JoinLink:
         ws = self._ws
         if ws is None or ws.closed or self._host_moves < 0:
             return
-        self._requests.extend(self.session.take_requests())
+        self._requests.extend(self.requests_out(self.daemon.now()))
         for move in self.session.local_moves(self._host_moves):
             if move.ply not in self._sent_plies:
                 self._sent_plies.add(move.ply)
@@ -280,30 +296,13 @@ class JoinLink:
         while self._requests:
             await ws.send_str(protocol.dumps(Request(self._requests.pop(0))))
 
-    async def _follow(self, stop: asyncio.Event) -> None:
-        queue = self.daemon.subscribe()
-        timer = SettleTimer(self.daemon)
-        try:
-            while not stop.is_set():
-                line = await queue.get()
-                while not queue.empty():
-                    line = queue.get_nowait()
-                timer.saw(line)
-                if self._final is not None and not self.session.is_over():
-                    self._check_final(self.daemon.now())
-                    if self.session.is_over():
-                        self.daemon.refresh("network")
-                if not self.is_connected:
-                    self._requests.extend(self.session.take_requests())  # kept for the link's return
-                    continue
-                with contextlib.suppress(Exception):
-                    await self._send_pending()
-        finally:
-            timer.cancel()
-            self.daemon.unsubscribe(queue)
-
-    async def close(self) -> None:
-        ws, self._ws = self._ws, None
-        if ws is not None and not ws.closed:
-            with contextlib.suppress(Exception):
-                await ws.close()
+    async def after_line(self) -> None:
+        if self._final is not None and not self.session.is_over():
+            self._check_final(self.daemon.now())
+            if self.session.is_over():
+                self.daemon.refresh("network")
+        if not self.is_connected:
+            self._requests.extend(self.requests_out(self.daemon.now()))  # kept for the link's return
+            return
+        with contextlib.suppress(Exception):
+            await self._send_pending()

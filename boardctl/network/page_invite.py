@@ -5,7 +5,9 @@ running daemon into hosting: a new ``network`` game (the current settings, ``mod
 colour asked for), a one-time invitation code kept as ``boardctl host`` keeps it, and the same
 :class:`boardctl.network.host.HostLink` serving ``/net`` on this web server. The invitation
 (address, code) is in the state lines under ``invite`` like the host's. A new game, a lesson or a
-replay from the page stops hosting and goes back to the settings from before.
+replay from the page stops hosting (the other board is told, and the ticket forgotten) and goes back
+to the settings from before. The ticket is marked
+as the page's: a restarted daemon resumes the unfinished game and hosts it again (:meth:`resume`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from boardctl.network.host import HostLink
+from boardctl.network.protocol import Error
 from boardctl.network.tokens import Ticket, TicketStore, new_code
 
 if TYPE_CHECKING:
@@ -129,16 +132,47 @@ class PageInvite:
         session.set_players(name if local else guest_name, guest_name if local else name)
         daemon.store.save(session.record)  # on disk before the code is shown, as boardctl host does
         tickets = TicketStore(daemon.store.root)
-        ticket = Ticket("host", session.record.id, code=new_code(), color=colour)
+        ticket = Ticket("host", session.record.id, code=new_code(), color=colour, page=True)
         tickets.save(ticket)
+        self._host(tickets, ticket, before)
+        log.warning("Invite the other board: boardctl join %s --code %s", self.address(), ticket.code)
+        self.daemon.refresh("network")
+
+    def _host(self, tickets: TicketStore, ticket: Ticket, before: Settings) -> None:
+        """Serve ``ticket``'s game on ``/net`` from now on (a new one, or one resumed)."""
+        daemon = self.daemon
         link = HostLink(daemon, tickets, ticket)
         link.invite = {"address": self.address(), "code": ticket.code}
         daemon.extra_state["invite"] = link.invite
         daemon.save_after_publish = True  # the other board first, then this disk
         self._before, self.link, self._stop = before, link, asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(link.run(self._stop))
-        log.warning("Invite the other board: boardctl join %s --code %s", link.invite["address"], ticket.code)
+
+    def resume(self) -> bool:
+        """After a restart: take up the unfinished network game the page's Invite hosted, as
+        ``boardctl host`` does with its stored ticket (the code if still unused, else the token
+        the guest reconnects with). True if hosting again."""
+        from boardctl.network.serve import unfinished_game
+        from boardctl.session import Session
+
+        daemon = self.daemon
+        tickets = TicketStore(daemon.store.root)
+        ticket = tickets.load("host")
+        if ticket is None or not ticket.page:
+            return False
+        record = unfinished_game(daemon.store, ticket)
+        if record is None:
+            return False
+        old = daemon.session
+        before = getattr(old.guide, "settings_before", None) or old.settings
+        settings = replace(before, mode="network", color=record.human or "white", takeback="off", opponent="",
+                           coach=False, variant=record.variant, time_control=record.time_control)
+        daemon.session = Session(settings, record=record)  # the board's first snapshot says where the pieces are
+        self._host(tickets, ticket, before)
+        log.warning("Resuming the network game %s hosted from the page at %s; the other board rejoins by itself",
+                    record.id, self.address())
         daemon.refresh("network")
+        return True
 
     async def end(self) -> None:
         """Stop hosting (before a new game, a lesson or a replay from the page); safe to call twice."""
@@ -150,6 +184,10 @@ class PageInvite:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        # The other board is told, not left to reconnect for ever; this hosting is not resumed.
+        await link.send(Error(f"the host stopped hosting game {link.ticket.game} (a new game, lesson or replay on "
+                              "its page); the game stays saved, unfinished", fatal=True))
+        TicketStore(self.daemon.store.root).forget("host")
         await link.close()
         for key in ("invite", "network"):
             self.daemon.extra_state.pop(key, None)

@@ -26,7 +26,7 @@ _CODE = re.compile(r"[A-Z2-9]{4,16}")
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 _RESULTS = ("*", "1-0", "0-1", "1/2-1/2")
 _COLORS = ("white", "black", "red")
-REQUESTS = ("draw", "takeback", "resign", "claim", "accept", "decline")
+REQUESTS = ("draw", "takeback", "resign", "claim", "rematch", "accept", "decline")
 
 
 class ProtocolError(BoardctlError, ValueError):
@@ -46,7 +46,8 @@ class Hello:
 
 @dataclass(frozen=True)
 class Welcome:
-    """Host -> guest: the game the guest joined, and the token for reconnects and restarts."""
+    """Host -> guest: the game the guest joined, and the token for reconnects and restarts; sent
+    again with a new ``game`` (colours swapped, the same token) when a rematch begins."""
 
     token: str
     game: str
@@ -86,7 +87,8 @@ class State:
 
 @dataclass(frozen=True)
 class Request:
-    """Either way: a draw offer, a takeback request, resignation, a claim, or the answer to one."""
+    """Either way: a draw offer, a takeback request, resignation, a claim, a rematch offer (after
+    the result), or the answer to an offer."""
 
     kind: str
     type: Literal["request"] = "request"

@@ -70,7 +70,8 @@ def _settings(cfg: Config, *, color: str, variant: str, time_control: str) -> Se
     )
 
 
-def _unfinished(store: GameStore, ticket: Ticket | None) -> GameRecord | None:
+def unfinished_game(store: GameStore, ticket: Ticket | None) -> GameRecord | None:
+    """The unfinished network game ``ticket`` points at, or None (finished, gone, unreadable)."""
     if ticket is None:
         return None
     try:
@@ -147,7 +148,7 @@ async def serve(role: str, args: argparse.Namespace) -> int:
         store.repair()
         tickets = TicketStore(store.root)
         ticket = None if args.new else tickets.load(role)
-        record = _unfinished(store, ticket)
+        record = unfinished_game(store, ticket)
         if args.new:
             from boardctl.games import abandon_unfinished
 
@@ -193,7 +194,8 @@ async def serve(role: str, args: argparse.Namespace) -> int:
                 session.set_players(welcome.white, welcome.black)
                 token = welcome.token
                 store.save(session.record)
-                ticket = Ticket("join", session.record.id, token=token, address=address.url, color=welcome.color)
+                ticket = Ticket("join", session.record.id, token=token, address=address.url, color=welcome.color,
+                                host_game=welcome.game)
                 tickets.save(ticket)
         input_clock = InputClock() if args.stdio else None
         clock = input_clock.now if input_clock is not None else time.monotonic
@@ -234,7 +236,7 @@ async def serve(role: str, args: argparse.Namespace) -> int:
                 refused.append(message)
                 stop.set()
 
-            link = JoinLink(daemon, address, token, tls=tls, on_refused=_refused)
+            link = JoinLink(daemon, address, token, tls=tls, on_refused=_refused, tickets=tickets, ticket=ticket)
             web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
             if web is not None:
                 stack.push_async_callback(web.close)

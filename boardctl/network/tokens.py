@@ -47,6 +47,8 @@ class Ticket:
     code: str | None = None  # host: the invitation code while unused
     address: str | None = None  # join: the host's address; host: the address printed
     color: str | None = None  # this board's colour
+    host_game: str | None = None  # join: the host's id of the game (a new one means a rematch began)
+    page: bool = False  # host: hosting began on the page's Invite (a restarted play/record daemon resumes it)
 
     def with_token(self, token: str) -> Ticket:
         return replace(self, token=token, code=None)

@@ -141,6 +141,15 @@ class LichessClient:
     async def resign(self, game_id: str) -> None:
         await self._call("resigning", self.api.board.resign_game, game_id)
 
+    async def claim_victory(self, game_id: str) -> None:
+        """The opponent has left the game (``opponentGone``) for its ``claimWinInSeconds``: the win."""
+        await self._call("claiming victory", self.api.board.claim_victory, game_id)
+
+    async def claim_draw(self, game_id: str) -> None:
+        """A threefold repetition on the board: Lichess takes a draw "yes" in such a position as
+        the claim (berserk 0.14.0 ``handle_draw_offer``), not as an offer the opponent may decline."""
+        await self._call("claiming the draw", self.api.board.handle_draw_offer, game_id, True)
+
     async def abort(self, game_id: str) -> None:
         await self._call("aborting", self.api.board.abort_game, game_id)
 

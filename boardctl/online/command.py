@@ -275,6 +275,9 @@ async def serve(args: argparse.Namespace) -> int:
         session = Session(settings, record=record, fen=fen, variant=variant)
         session.set_players(names["white"], names["black"])
         session.warning = f"Lichess game {full.id}: you play {color} against {opponent.name}"
+        # After the result the new-game button starts nothing here: a new Lichess game is sought anew.
+        session.rematch_advice = (f"the Lichess game {full.id} is over: for another game stop this one and run "
+                                  "boardctl online again (--seek 5+3, --challenge NAME or --accept)")
         if session.resumed:
             session.notice = f"Taking up Lichess game {full.id} at move {len(full.state.moves) // 2 + 1}"
         game = OnlineGame(client, full, color=color)

@@ -73,6 +73,8 @@ class OnlineGame:
         self._lock = asyncio.Lock()
         self._final: GameState | None = None
         self.connected = True
+        #: The opponent left the game: (when we heard, seconds before the win may be claimed).
+        self._gone_since: tuple[float, float] | None = None
         #: What happened, for the log and the tests: reconnections, refused lines.
         self.reconnects = 0
         self.refused: list[str] = []
@@ -153,8 +155,10 @@ class OnlineGame:
                 await client.abort(game)
             else:
                 await client.resign(game)
-        elif kind in ("draw", "claim"):
-            await client.offer_draw(game)  # a draw offer is also how a claim is made on Lichess
+        elif kind == "claim":
+            await self._claim()
+        elif kind == "draw":
+            await client.offer_draw(game)
         elif kind == "takeback":
             await client.takeback(game)
         elif kind in ("accept", "decline"):
@@ -163,6 +167,21 @@ class OnlineGame:
                 await client.takeback(game, yes)
             else:
                 await client.offer_draw(game, yes)
+
+    async def _claim(self) -> None:
+        """The claim button: the win once the opponent has been gone its ``claimWinInSeconds``
+        (``claim-victory``), a draw by threefold repetition on the board (a draw "yes", which
+        Lichess takes as the claim); otherwise nothing is sent and the board says why."""
+        gone = self._gone_since
+        if gone is not None and self._now() - gone[0] >= gone[1]:
+            await self.client.claim_victory(self.game_id)
+            self._refresh(Code.ONLINE, "claimed victory: your opponent left the game")
+        elif gone is not None:
+            left = max(0.0, gone[1] - (self._now() - gone[0]))
+            self._refresh(Code.ONLINE, f"your opponent left; the win can be claimed in {left:.0f} s")
+        elif self.session.board.claimable_draw() == "threefold repetition":
+            await self.client.claim_draw(self.game_id)
+        # otherwise the session has said there is nothing to claim (the fifty-move rule ends it by itself)
 
     def _spawn(self, action: Callable[[], Awaitable[None]]) -> None:
         async def run() -> None:
@@ -202,8 +221,10 @@ class OnlineGame:
                     elif isinstance(line, GameState):
                         self._on_state(line)
                     elif isinstance(line, OpponentGone):
-                        self._refresh(Code.ONLINE, "your opponent left the game" if line.gone
-                                      else "your opponent is back")
+                        self._gone_since = (self._now(), float(line.claim_win_in_seconds or 0)) if line.gone else None
+                        self._refresh(Code.ONLINE, "your opponent left the game: press claim to claim the win"
+                                      + (f" in {line.claim_win_in_seconds} s" if line.claim_win_in_seconds else "")
+                                      if line.gone else "your opponent is back")
                     elif isinstance(line, ChatLine):
                         log.info("chat (%s) %s: %s", line.room, line.username, line.text)
                     wait = RECONNECT_FIRST
@@ -261,8 +282,7 @@ class OnlineGame:
         if state.is_over():
             result, termination = verdict(state)
             if result == "*":
-                session.record.termination = "abandoned"  # an aborted game is not resumed
-                session.record.result = "*"
+                session.remote_end("*", "abandoned", t)  # an aborted game is not resumed
                 session.warning = f"game {self.game_id} {termination}"
             else:
                 self._final = state

@@ -59,6 +59,8 @@ class Game:
     wtakeback: bool = False
     btakeback: bool = False
     since: float = 0.0  # when the side to move's clock started
+    gone_at: float | None = None  # when the opponent left (opponent_leaves), None while present
+    claim_after: int = 0  # seconds after leaving before a claim of victory is allowed
     streams: list[asyncio.Queue[bytes | None]] = field(default_factory=list)
     transports: list[Any] = field(default_factory=list)
 
@@ -164,6 +166,9 @@ class StandIn:
         r.add_post("/api/board/game/{id}/takeback/{answer}", self._takeback)
         r.add_post("/api/board/game/{id}/resign", self._resign)
         r.add_post("/api/board/game/{id}/abort", self._abort)
+        r.add_post("/api/board/game/{id}/claim-victory", self._claim_victory)
+        r.add_post("/api/board/game/{id}/claim-victory/", self._claim_victory)  # berserk 0.14.0's path
+        r.add_post("/api/board/game/{id}/claim-draw", self._claim_draw)
         return app
 
     async def start(self, port: int = 0) -> None:
@@ -247,6 +252,23 @@ class StandIn:
         side = "b" if game.white == self.me else "w"
         setattr(game, f"{side}{what}", True)
         self._broadcast(game)
+
+    def opponent_resigns(self) -> None:
+        """The scripted opponent resigns: we win."""
+        game = self._current()
+        self._finish(game, "resign", "white" if game.white == self.me else "black")
+
+    def opponent_leaves(self, claim_after: int = 0) -> None:
+        """The scripted opponent leaves the game: ``opponentGone`` with ``claimWinInSeconds`` on the
+        game stream; after those seconds a claim of victory (or of a draw) is allowed."""
+        game = self._current()
+        game.gone_at = time.monotonic()
+        game.claim_after = claim_after
+        self._send_line(game, {"type": "opponentGone", "gone": True, "claimWinInSeconds": claim_after})
+
+    def _send_line(self, game: Game, obj: dict[str, Any]) -> None:
+        for q in game.streams:
+            q.put_nowait(_line(obj))
 
     def opponent_plays(self, uci: str) -> None:
         game = self._current()
@@ -532,8 +554,8 @@ class StandIn:
             return web.json_response({"error": "The game is over"}, status=400)
         me, opp = ("w", "b") if game.white == self.me else ("b", "w")
         yes = request.match_info["answer"] in ("yes", "true")
-        if yes and getattr(game, f"{opp}draw"):
-            self._finish(game, "draw", None)
+        if yes and (getattr(game, f"{opp}draw") or self._board(game).can_claim_threefold_repetition()):
+            self._finish(game, "draw", None)  # Lichess: "yes" with a threefold repetition on the board claims it
         elif yes:
             setattr(game, f"{me}draw", True)
             self._broadcast(game)
@@ -581,6 +603,31 @@ class StandIn:
         if game.is_over():
             return web.json_response({"error": "The game is over"}, status=400)
         self._finish(game, "resign", "black" if game.white == self.me else "white")
+        return web.json_response({"ok": True})
+
+    def _may_claim(self, game: Game) -> bool:
+        """Lichess: a claim is allowed once the opponent has been gone ``claimWinInSeconds``."""
+        return game.gone_at is not None and time.monotonic() - game.gone_at >= game.claim_after
+
+    async def _claim_victory(self, request: web.Request) -> web.Response:
+        """``POST /api/board/game/{id}/claim-victory``: the opponent left long enough ago: we win
+        (status ``timeout``); otherwise 400, as on Lichess."""
+        game = self._game_or_404(request)
+        if isinstance(game, web.Response):
+            return game
+        if game.is_over() or not self._may_claim(game):
+            return web.json_response({"error": "You cannot claim the win on this game"}, status=400)
+        self._finish(game, "timeout", "white" if game.white == self.me else "black")
+        return web.json_response({"ok": True})
+
+    async def _claim_draw(self, request: web.Request) -> web.Response:
+        """``POST /api/board/game/{id}/claim-draw``: the opponent left long enough ago: a draw."""
+        game = self._game_or_404(request)
+        if isinstance(game, web.Response):
+            return game
+        if game.is_over() or not self._may_claim(game):
+            return web.json_response({"error": "You cannot claim a draw on this game"}, status=400)
+        self._finish(game, "draw", None)
         return web.json_response({"ok": True})
 
     async def _abort(self, request: web.Request) -> web.Response:

@@ -7,7 +7,6 @@ import contextlib
 import io
 import json
 import os
-import queue
 import re
 import socket
 import subprocess
@@ -20,7 +19,7 @@ from typing import Any
 
 import chess
 import chess.pgn
-from test_daemon_support import move_events
+from test_daemon_support import StateLines, move_events
 
 #: Seconds between a hand's lifts and placements (a real hand takes a tenth of a second and more).
 HAND_GAP = 0.15
@@ -38,7 +37,6 @@ class Board:
     def __init__(self, argv: list[str], home: Path) -> None:
         self.argv = argv
         self.home = home
-        self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
         self.state: dict[str, Any] = {}
         self.start()
@@ -53,24 +51,10 @@ class Board:
             [*self.command(), *self.argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, env=env,
         )
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, args=(self.proc, self.lines), daemon=True).start()
-
-    @staticmethod
-    def _read(proc: subprocess.Popen[str], lines: queue.Queue[dict[str, Any] | None]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.put(json.loads(line))
-        lines.put(None)
+        self.lines = StateLines(self.proc, name=self.argv[0])  # a restart reads its own process's lines
 
     def next_line(self, timeout: float) -> dict[str, Any]:
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"{self.argv[0]}: no state line within {timeout} s (last: {self.state})") from None
-        if line is None:
-            assert self.proc.stderr is not None
-            raise AssertionError(f"{self.argv[0]} exited ({self.proc.wait()}): {self.proc.stderr.read()[-3000:]}")
+        line = self.lines.next(timeout, last=self.state)
         self.seen.append(line)
         self.state = line
         return line

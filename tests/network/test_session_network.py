@@ -174,3 +174,86 @@ def test_a_claim_is_checked_on_this_board() -> None:
     hands.press(Button.CLAIM)
     assert session.take_requests() == ["claim"]
     assert session.record.result == "*" and "no draw to claim" in (session.warning or "")
+
+
+def _replayed(session: Session) -> tuple[str, str, list[str]]:
+    """The game as boardctl replay makes it of the log the session wrote (docs/events.md)."""
+    from boardctl.events import format_event
+    from boardctl.replay import read_events, replay
+
+    lines = [format_event(entry) for game, entry in session.take_log() if game == session.record.id]
+    games, _ = replay(read_events(lines, name="log"))
+    record = games[-1].record
+    return record.result, record.termination, record.moves
+
+
+@pytest.mark.parametrize(("ending", "result", "termination"), [
+    ("the host resigned", "0-1", "white resigned"),
+    ("the host's flag: this board lost on time", "1-0", "black lost on time"),
+    ("the host found the guest's claim good", "1/2-1/2", "draw claimed: threefold repetition"),
+    ("this board accepted the other's draw offer", "1/2-1/2", "draw agreed"),
+    ("the host accepted this board's draw offer", "1/2-1/2", "draw agreed"),
+    ("a takeback agreed, then the host resigned", "0-1", "white resigned"),
+    ("the server aborted it", "*", "abandoned"),
+])
+def test_results_from_the_other_side_are_in_the_log_and_replay(ending: str, result: str, termination: str) -> None:
+    session, hands = network("black", tc="5+0")
+    for ply, uci in enumerate(["e2e4", "e7e5", "g1f3", "b8c6"]):
+        if ply % 2 == 0:
+            session.remote_move(ply, uci, hands.later(1.0))
+        hands.move(uci)
+    t = hands.later(1.0)
+    if ending == "the host resigned":
+        session.remote_end("0-1", "white resigned", t)
+    elif ending.startswith("the host's flag"):
+        session.remote_end("1-0", "black lost on time", t)
+    elif ending.startswith("the host found"):
+        session.remote_end("1/2-1/2", "draw claimed: threefold repetition", t)
+    elif ending.startswith("this board accepted"):
+        session.remote_request("draw", t)
+        hands.press(Button.DRAW)
+        assert session.take_requests() == ["accept"]
+    elif ending.startswith("the host accepted"):
+        hands.press(Button.DRAW)
+        assert session.take_requests() == ["draw"] and not session.is_over()
+        session.remote_end("1/2-1/2", "draw agreed", hands.later(2.0))
+    elif ending.startswith("a takeback"):
+        session.remote_takeback(2, t)  # g1f3 and b8c6 are gone (their pieces not yet put back)
+        assert session.record.moves == ["e2e4", "e7e5"]
+    else:
+        session.remote_end("*", "abandoned", t)
+    if ending.startswith("a takeback"):
+        session.remote_end("0-1", "white resigned", hands.later(1.0))
+    assert (session.record.result, session.record.termination) == (result, termination)
+    assert _replayed(session) == (result, termination, session.record.moves)
+
+
+def test_a_new_game_is_refused_during_the_game_and_a_rematch_offer_after_it() -> None:
+    session, hands = network("black")
+    session.remote_move(0, "e2e4", hands.later(1.0))
+    hands.move("e2e4")
+    game = session.record.id
+    hands.press(Button.NEW_GAME)  # mid-game: refused, the game goes on
+    assert "cannot start during a network game" in str(session.warning)
+    assert session.record.id == game and session.record.moves == ["e2e4"] and session.take_requests() == []
+    hands.move("e7e5")
+    assert session.record.moves == ["e2e4", "e7e5"]
+    session.remote_end("0-1", "white resigned", hands.later(1.0))
+    hands.press(Button.NEW_GAME)  # after the result: a rematch offered, nothing started here
+    assert session.take_requests() == ["rematch"] and session.record.id == game
+    assert "rematch offered" in str(session.warning)
+    hands.press(Button.NEW_GAME)  # asked again: not sent twice
+    assert session.take_requests() == []
+    # The pieces set up for the start: the same offer, no local game.
+    for uci in ("e5e7", "e4e2"):
+        hands.move(uci)
+    assert session.record.id == game and session.record.result == "0-1" and session.take_requests() == []
+    # The other side's offer is accepted by this board's new-game; the host then starts it.
+    session.rematch_offered = False
+    session.remote_request("rematch", hands.later(1.0))
+    assert "offers a rematch" in str(session.warning)
+    hands.press(Button.NEW_GAME)
+    assert session.take_requests() == ["accept"] and session.record.id == game
+    session.start_rematch(hands.later(1.0), color="white", white="Guest", black="Host")
+    assert session.record.id != game and session.record.human == "white" and session.record.moves == []
+    assert (session.record.white, session.record.black) == ("Guest", "Host") and not session.is_over()

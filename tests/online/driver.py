@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import chess
+from test_daemon_support import StateLines, move_events
 
 from boardctl.online.standin import StandIn
 from boardctl.online.token import store_token
@@ -23,23 +22,6 @@ TOKEN = "lip_daemontesttoken7x"
 SETTLE = 0.6
 #: Between two changes of one move (a victim lifted and its square filled quicker is a brush).
 BETWEEN = 0.12
-
-
-def move_events(board: chess.Board, move: chess.Move) -> list[tuple[str, bool]]:
-    """The changes a hand makes to play ``move``: the captured piece off first."""
-    events: list[tuple[str, bool]] = []
-    if board.is_en_passant(move):
-        victim = chess.square(chess.square_file(move.to_square), chess.square_rank(move.from_square))
-        events.append((chess.square_name(victim), False))
-    elif board.is_capture(move):
-        events.append((chess.square_name(move.to_square), False))
-    events += [(chess.square_name(move.from_square), False), (chess.square_name(move.to_square), True)]
-    if board.is_castling(move):
-        rank = chess.square_rank(move.from_square)
-        kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
-        events += [(chess.square_name(chess.square(7 if kingside else 0, rank)), False),
-                   (chess.square_name(chess.square(5 if kingside else 3, rank)), True)]
-    return events
 
 
 class Online:
@@ -57,27 +39,14 @@ class Online:
                 "--games-dir", str(self.games), "--lichess-url", standin.url, "--rate-limit-wait", "0.5", *extra]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env=env)
-        self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.lines = StateLines(self.proc, name="boardctl online")
         self.seen: list[dict[str, Any]] = []
         self.state: dict[str, Any] = {}
         self.sent = 0
         self.stderr = ""
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(json.loads(line))
-        self.lines.put(None)
 
     def _next(self, timeout: float) -> dict[str, Any]:
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no state line within {timeout} s; last: {self.state}") from None
-        if line is None:
-            assert self.proc.stderr is not None
-            raise AssertionError(f"daemon exited ({self.proc.wait()}): {self.proc.stderr.read()[-3000:]}")
+        line = self.lines.next(timeout, last=self.state)
         self.seen.append(line)
         self.state = line
         return line
@@ -127,8 +96,7 @@ class Online:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         code = self.proc.wait(timeout=timeout)
-        while (line := self.lines.get(timeout=5)) is not None:
-            self.seen.append(line)
+        self.seen.extend(self.lines.rest())
         assert self.proc.stderr is not None
         self.stderr = self.proc.stderr.read()
         return code

@@ -208,3 +208,37 @@ def test_an_error_text_that_echoes_the_token_is_redacted() -> None:
         assert TOKEN not in str(info.value) and "[token hidden]" in str(info.value)
 
     run(scenario)
+
+
+@pytest.mark.parametrize(("moves", "leaves", "call", "status", "winner"), [
+    # a threefold repetition on the board: a draw "yes" is the claim (no offer to decline)
+    (["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"], None, "claim_draw", "draw", None),
+    # no repetition: the same call is only an offer, the game goes on
+    (["g1f3", "g8f6"], None, "claim_draw", "started", None),
+    # the opponent left, and its claimWinInSeconds are over: the win
+    (["e2e4", "e7e5"], 0, "claim_victory", "timeout", "white"),
+    # the opponent left a moment ago: too early, refused (400)
+    (["e2e4", "e7e5"], 60, "claim_victory", "started", None),
+    # the opponent is there: refused
+    (["e2e4", "e7e5"], None, "claim_victory", "started", None),
+])
+def test_claims_as_lichess_answers_them(moves: list[str], leaves: int | None, call: str, status: str,
+                                        winner: str | None) -> None:
+    async def scenario(standin: StandIn, client: LichessClient) -> None:
+        waiter = asyncio.create_task(next_event(client, GameStart))
+        await asyncio.sleep(0.05)
+        await client.seek(rated=False, minutes=5, increment=3)
+        start = await waiter
+        game = standin.games[start.game_id]
+        game.moves.extend(moves)
+        if leaves is not None:
+            standin.opponent_leaves(claim_after=leaves)
+        refused = ""
+        try:
+            await getattr(client, call)(start.game_id)
+        except OnlineError as exc:
+            refused = str(exc)
+        assert bool(refused) == (call == "claim_victory" and status == "started"), refused
+        assert (game.status, game.winner) == (status, winner)
+
+    run(scenario, script=[])

@@ -116,17 +116,29 @@
   function playPage() {
     const code = (params.get("play") || "").trim().toUpperCase();
     const key = "boardctl-net-token:" + location.host;
+    // The local page's promotion buttons (index.html), kept before the page is rebuilt and reused:
+    // a pawn reaching the last rank waits for the phone player's choice of piece.
+    const promo = document.getElementById("promotion");
     const page = buildPage("Play the board");
     const buttons = el("div", { class: "buttons", id: "net-controls" });
     for (const [kind, label] of [["draw", "Offer draw"], ["takeback", "Ask takeback"], ["resign", "Resign"],
-      ["claim", "Claim draw"], ["accept", "Accept"], ["decline", "Decline"]]) {
+      ["claim", "Claim draw"], ["rematch", "Rematch"], ["accept", "Accept"], ["decline", "Decline"]]) {
       const b = el("button", { type: "button", "data-request": kind }, label);
       b.addEventListener("click", () => send({ type: "request", kind }));
       buttons.append(b);
     }
     page.append(buttons);
+    if (promo) {
+      promo.hidden = true;
+      promo.open = true;
+      page.append(promo);
+      for (const b of promo.querySelectorAll("[data-piece]")) {
+        b.addEventListener("click", () => choosePiece(b.dataset.piece));
+      }
+    }
     const status = document.getElementById("net-status");
-    const net = { ws: null, state: null, color: null, variant: "chess", selected: null, since: 0, delay: 500 };
+    const net = { ws: null, state: null, color: null, variant: "chess", selected: null, since: 0, delay: 500,
+      promoting: null };
 
     function send(msg) {
       if (net.ws && net.ws.readyState === WebSocket.OPEN) net.ws.send(JSON.stringify(msg));
@@ -160,8 +172,27 @@
       if (!net.selected) return;
       let uci = net.selected + name;
       const moving = placement(net.state.fen, geo())[net.selected];
-      if (net.variant === "chess" && (moving === "P" && name.endsWith("8") || moving === "p" && name.endsWith("1"))) uci += "q";
       net.selected = null;
+      if (net.variant === "chess" && (moving === "P" && name.endsWith("8") || moving === "p" && name.endsWith("1"))) {
+        if (promo) {  // the player chooses the new piece
+          net.promoting = uci;
+          promo.hidden = false;
+          promo.open = true;
+          render();
+          status.textContent = "Choose the new piece";
+          return;
+        }
+        uci += "q";
+      }
+      send({ type: "move", ply: net.state.moves.length, uci });
+      render();
+    }
+
+    function choosePiece(piece) {
+      if (!net.promoting || !/^[qrbn]$/.test(piece || "")) return;
+      const uci = net.promoting + piece;
+      net.promoting = null;
+      promo.hidden = true;
       send({ type: "move", ply: net.state.moves.length, uci });
       render();
     }
@@ -185,6 +216,7 @@
           net.delay = 500;
           page.dataset.connected = "true";
         } else if (msg.type === "state") {
+          if (net.state && msg.moves.length !== net.state.moves.length && promo) { net.promoting = null; promo.hidden = true; }
           net.state = msg;
           net.since = performance.now();
           document.getElementById("net-offer").hidden = true;
@@ -193,7 +225,8 @@
           const offer = document.getElementById("net-offer");
           offer.hidden = false;
           offer.textContent = msg.kind === "decline" ? "Your opponent declined."
-            : `Your opponent ${msg.kind === "draw" ? "offers a draw" : msg.kind === "takeback" ? "asks for a takeback" : msg.kind}.`;
+            : `Your opponent ${msg.kind === "draw" ? "offers a draw" : msg.kind === "takeback" ? "asks for a takeback"
+              : msg.kind === "rematch" ? "offers a rematch (colours swapped)" : msg.kind}.`;
         } else if (msg.type === "error") {
           status.textContent = msg.message;
           if (msg.fatal && token && /token/.test(msg.message)) localStorage.removeItem(key);

@@ -90,3 +90,40 @@ def test_a_phone_plays_the_board_and_a_spectator_watches(browser: Any, tmp_path:
         if host.proc.poll() is None:
             host.kill()
     assert errors == [], errors
+
+
+@pytest.mark.parametrize("piece", ["n", "r"])
+def test_the_phone_player_chooses_the_promotion_piece(browser: Any, tmp_path: Path, piece: str) -> None:
+    """A pawn of the phone's reaches the last rank: the page's promotion buttons ask which piece,
+    and the host's board lights the move with that piece (not always a queen)."""
+    port = free_port()
+    host = Board(["host", "--board", "sim", "--stdio", "--port", str(port), "--games-dir", str(tmp_path / "games"),
+                  "--fen", "4k3/8/8/8/8/8/p7/4K2R w - - 0 1"], tmp_path / "home")
+    errors: list[str] = []
+    context = browser.new_context(viewport={"width": 480, "height": 900})
+    try:
+        code = host.next_line(30)["invite"]["code"]
+        host.send({})
+        phone = context.new_page()
+        phone.on("pageerror", lambda exc: errors.append(str(exc)))
+        phone.goto(f"http://127.0.0.1:{port}/?play={code}")
+        phone.wait_for_selector('#net-page[data-connected="true"]', timeout=WAIT_MS)
+        host.wait_for(lambda s: (s.get("network") or {}).get("connected"), 30)
+        host.make("h1h2")
+        phone.wait_for_selector('#net-page[data-turn="mine"]', timeout=WAIT_MS)
+        assert phone.locator("#promotion").is_hidden()
+        phone.click('#net-board [data-square="a2"]')
+        phone.click('#net-board [data-square="a1"]')
+        phone.wait_for_selector("#promotion", state="visible", timeout=WAIT_MS)
+        phone.wait_for_timeout(300)
+        assert host.state["pending"] is None  # nothing is sent before the choice
+        phone.click(f'#promotion [data-piece="{piece}"]')
+        lit = host.wait_for(lambda s: s["pending"] is not None, 30)
+        assert lit["pending"] == "a2a1" + piece
+        phone.wait_for_selector("#promotion", state="hidden", timeout=WAIT_MS)
+        assert host.close() == 0
+    finally:
+        context.close()
+        if host.proc.poll() is None:
+            host.kill()
+    assert errors == [], errors

@@ -1,8 +1,7 @@
 """Draw, takeback, resign and abort in ``boardctl online`` (a daemon subprocess, the stand-in).
 
-Not named ``test_daemon_*``: the replay check of tests/conftest.py cannot hold for these games,
-whose result or takebacks come from the server, not from events the board sensed; the game log
-does not record the server's verdicts yet (docs/online.md, "Limits").
+Every saved game must replay to its PGN (tests/conftest.py): the server's verdicts and takebacks
+are result and takeback lines in the game log (docs/events.md, "Game logs").
 """
 
 from __future__ import annotations
