@@ -971,7 +971,7 @@ class Session:
         if self.local_color() is not None:
             # A network game's result may rest on the other side's word (its resignation, its
             # acceptance of this board's offer, the host's flag): logged so replay ends it here too.
-            self._log_entry(GameDecided(t, result, termination))
+            self._log_entry(GameDecided(max(t, self.t), result, termination))
         self._request = None
         self.tracker.finish()  # from now on pieces moved are cleared up (the pending move goes too)
         self._tracker_leds = self.tracker.leds()

@@ -19,7 +19,7 @@ from boardctl.online.token import store_token
 
 TOKEN = "lip_daemontesttoken7x"
 #: Past the settle time (0.3 s) of a placed piece.
-SETTLE = 0.6
+SETTLE = 0.45
 #: Between two changes of one move (a victim lifted and its square filled quicker is a brush).
 BETWEEN = 0.12
 
