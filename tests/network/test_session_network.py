@@ -257,3 +257,20 @@ def test_a_new_game_is_refused_during_the_game_and_a_rematch_offer_after_it() ->
     session.start_rematch(hands.later(1.0), color="white", white="Guest", black="Host")
     assert session.record.id != game and session.record.human == "white" and session.record.moves == []
     assert (session.record.white, session.record.black) == ("Guest", "Host") and not session.is_over()
+
+
+@pytest.mark.parametrize("placed", [12.3456786, 12.3456784, 20.0000006])
+def test_a_mate_made_by_hand_replays_whatever_the_rounding_of_times(placed: float) -> None:
+    """The other side's mating move, made here by hand: the log's result line must not come
+    before the move settles in a replay (times are logged to the microsecond)."""
+    session, hands = network("white")
+    for ply, uci in enumerate(["f2f3", "e7e5", "g2g4"]):
+        if ply % 2:
+            session.remote_move(ply, uci, hands.later(1.0))
+        hands.move(uci)
+    session.remote_move(3, "d8h4", placed - 1.0)
+    session.feed(SquareChanged(placed - 0.2, chess.D8, False))
+    session.feed(SquareChanged(placed, chess.H4, True))
+    session.tick(placed + session.settings.settle + 0.002)  # the settle timer's tick
+    assert (session.record.result, session.record.termination) == ("0-1", "checkmate")
+    assert _replayed(session) == ("0-1", "checkmate", ["f2f3", "e7e5", "g2g4", "d8h4"])
