@@ -271,9 +271,9 @@ def character_verdicts(records: Sequence[Record], characters: Sequence[Character
         mine = metrics(records, c.id)
         for claim in CLAIMS:
             if c.style == claim.left and claim.right in pooled:
-                ok, detail = claim.compare(mine, pooled[claim.right], left_name=c.id, right_name=f"{claim.right}s")
+                ok, detail = claim.compare(mine, pooled[claim.right], left_name=c.id, right_name=f"[{claim.right}]")
             elif c.style == claim.right and claim.left in pooled:
-                ok, detail = claim.compare(pooled[claim.left], mine, left_name=f"{claim.left}s", right_name=c.id)
+                ok, detail = claim.compare(pooled[claim.left], mine, left_name=f"[{claim.left}]", right_name=c.id)
             else:
                 continue
             out.append(Verdict(c.id, claim, ok, detail))
