@@ -15,6 +15,11 @@ LEDs, buttons); the guide only adds to it, through five calls the session makes:
 - ``state(session)``: keys added to the state line (``lesson``, ``step``, ``message``);
 - ``take_sounds()``: the codes to sound since the last call (``lesson-wrong``).
 
+A guide may name a ``record_mode`` (``lesson``, ``replay``): the games it leads are saved with that
+mode instead of ``play``/``record``, so that ``play`` and ``record`` never resume one, and the
+session marks its game abandoned when it is left midway (:meth:`Session.leave_guided`, when the
+daemon stops), so that ``games list`` shows none as unfinished.
+
 Guides are pure like the session: no I/O and no clock; anything to save or say goes through a
 callback their creator gives them.
 """

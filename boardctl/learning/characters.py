@@ -66,7 +66,7 @@ STYLES: Mapping[str, Mapping[str, int]] = MappingProxyType({
                        "Style PawnStructure": 200, "Contempt": -150},
     "positional player": {"Style Material": 100, "Style KingAttack": 80, "Style KingSafety": 110,
                           "Style Mobility": 140, "Style PawnStructure": 170, "Contempt": 10},
-    "endgame grinder": {"Style Material": 115, "Style KingAttack": 40, "Style KingSafety": 130, "Style Mobility": 90,
+    "endgame grinder": {"Style Material": 115, "Style KingAttack": 40, "Style KingSafety": 180, "Style Mobility": 90,
                         "Style PawnStructure": 160, "Contempt": 150},
     "materialist": {"Style Material": 150, "Style KingAttack": 60, "Style KingSafety": 100, "Style Mobility": 80,
                     "Style PawnStructure": 100, "Contempt": 0},
