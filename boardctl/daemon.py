@@ -507,7 +507,6 @@ class Daemon:
             await self.coach.close()
         if self.speaker is not None:
             self.speaker.close()
-        self.session.leave_guided()  # a lesson or replay left midway is no unfinished game
         self._save()
         if self._is_worth_saving(self.session.record):
             self._unsaved_records[self.session.record.id] = self.session.record

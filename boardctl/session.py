@@ -38,7 +38,7 @@ from boardctl.events import (
     Tick,
 )
 from boardctl.learning.coach import CoachNotes, Verdict
-from boardctl.storage import ABANDONED, GameRecord, Violation
+from boardctl.storage import GameRecord, Violation
 from boardctl.tracker import (
     Forfeit,
     GameStarted,
@@ -854,15 +854,6 @@ class Session:
         if not self._game_started:
             self._on_game_started(board.fen() if board else self.variant.starting_fen, t)
         self._after(t)
-
-    def leave_guided(self) -> bool:
-        """A lesson or a replay left midway (the daemon stops): its game is marked abandoned, so
-        that nothing resumes it or lists it as unfinished. True when the record changed."""
-        if self.guide is None or self.record.is_finished():
-            return False
-        self.record.termination = ABANDONED
-        self._dirty = True
-        return True
 
     def take_back(self, t: float) -> None:
         """One takeback: against the engine the engine's reply and the human's move together."""

@@ -132,8 +132,8 @@ def test_a_lesson_or_replay_left_midway_is_no_unfinished_game(tmp_path: Path, mo
                                                                capsys: pytest.CaptureFixture[str], mode: str,
                                                                action: dict[str, Any], moves: list[str],
                                                                saved_as: str) -> None:
-    """Neither while it runs (a power cut: nothing resumes it) nor once the daemon stops (it is
-    marked abandoned): ``play``/``record`` never take it up, ``games list`` never says unfinished."""
+    """Neither while it runs (a power cut) nor once the daemon stops: it is saved as a lesson's or a
+    replay's game, so ``play``/``record`` never take it up and ``games list`` says "left midway"."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     folder = tmp_path / "games"
 
@@ -153,10 +153,10 @@ def test_a_lesson_or_replay_left_midway_is_no_unfinished_game(tmp_path: Path, mo
     asyncio.run(main())
     store = GameStore(folder)
     (left,) = [r for r in store.records() if r.moves]
-    assert left.mode == saved_as and left.is_finished() and left.termination == "abandoned"
+    assert left.mode == saved_as and left.result == "*"
     assert store.unfinished("play") is None and store.unfinished("record") is None
     listed = _listed(folder, capsys)
-    assert left.id in listed and "unfinished" not in listed, listed
+    assert left.id in listed and "left midway" in listed and "unfinished" not in listed, listed
 
 
 def test_a_real_game_still_resumes_after_a_daemon_stops(tmp_path: Path) -> None:
@@ -168,3 +168,4 @@ def test_a_real_game_still_resumes_after_a_daemon_stops(tmp_path: Path) -> None:
     asyncio.run(main())
     record = GameStore(tmp_path).unfinished("record")
     assert record is not None and record.moves == ["e2e4"] and record.termination == ""
+    assert record.mode == "record"
