@@ -438,7 +438,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="bench.characters", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=40, help="style games per character (default 40)")
-    parser.add_argument("--nodes", type=int, default=600, help="nodes per move in the style games (default 600)")
+    parser.add_argument("--nodes", type=int, default=300, help="nodes per move in the style games (default 300)")
     parser.add_argument("--rr-nodes", type=int, default=1500, help="nodes per move in the round robin (default 1500)")
     parser.add_argument("--opponent-level", default=OWN,
                         help="the fixed opponent's level: 'own' (default: the plain engine at the character's own "
