@@ -154,3 +154,15 @@ def test_jobs_alternate_colours_and_resume_from_the_saved_games() -> None:
     assert len(left) == 7 and left[0].white == "def"
     rr = round_robin_jobs(chars)
     assert [(j.white, j.black) for j in rr] == [("att", "def"), ("def", "att")]
+
+
+def test_a_game_of_the_loop_becomes_a_saved_record() -> None:
+    from boardctl.learning.npc_games import NpcGame
+
+    game = NpcGame("Vera Vortex", "level-own", "1-0", "checkmate",
+                   ("e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"), 1.0)
+    record = Record.from_game("style", "vera", "level-own", game)
+    assert record.plies == 7 and record.result == "1-0" and record.ending == "checkmate"
+    assert record.sides["white"] == side_counts(_game("e4 e5 Bc4 Nc6 Qh5 Nf6 Qxf7#"), chess.WHITE)
+    assert record.moves.split() == list(game.moves)
+    assert Record.from_json(record.to_json()) == record
