@@ -409,6 +409,33 @@ def report(records: list[Record], style_ids: Sequence[str], rr_ids: Sequence[str
     return failures
 
 
+def markdown(records: Sequence[Record], characters: Sequence[Character]) -> list[str]:
+    """The style figures as a Markdown table for docs/learning.md: each character with its verdicts
+    against its style's thresholds, then each style pooled."""
+    games = [r for r in records if r.kind == "style"]
+    verdicts = character_verdicts(games, characters)
+    out = ["| character | rating | style | games | near king | behind (pawns) | plies | draws | score | "
+           "its style's thresholds |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for c in characters:
+        m = metrics(games, c.id)
+        if not m.games:
+            continue
+        mine = [v for v in verdicts if v.character == c.id]
+        failed = [v.claim.metric for v in mine if not v.ok]
+        judged = f"{len(mine) - len(failed)}/{len(mine)}" + (f" (fails {', '.join(failed)})" if failed else "")
+        out.append(f"| {c.name} | {c.rating} | {c.style} | {m.games} | {m.near_king:.3f} | {m.deficit:.2f} | "
+                   f"{m.length:.0f} | {m.draw_rate:.2f} | {m.score:.2f} | {judged} |")
+    by_style: dict[str, list[str]] = {}
+    for c in characters:
+        if metrics(games, c.id).games:
+            by_style.setdefault(c.style, []).append(c.id)
+    for style, ids in by_style.items():
+        m = metrics(games, ids)
+        out.append(f"| **{style} (all)** | | | {m.games} | {m.near_king:.3f} | {m.deficit:.2f} | {m.length:.0f} | "
+                   f"{m.draw_rate:.2f} | {m.score:.2f} | |")
+    return out
+
+
 def style_jobs(chosen: Sequence[Character], games: int, opponent_level: str) -> list[Job]:
     """``games`` games per character against its fixed opponent, colours alternating."""
     jobs = []
@@ -451,6 +478,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tables", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--minutes", type=float, default=60.0, help="stop starting games after this long")
     parser.add_argument("--report", action="store_true", help="only print the figures of the saved games")
+    parser.add_argument("--markdown", action="store_true", help="with --report: the style table in Markdown too")
     args = parser.parse_args(argv)
     characters = load_characters()
     style_ids = _ids(args.style, characters, STYLE_SET)
@@ -463,7 +491,10 @@ def main(argv: list[str]) -> int:
         deadline = time.monotonic() + args.minutes * 60
         asyncio.run(_play(args.state, done, jobs, nodes=args.nodes, tables=args.tables, deadline=deadline))
         asyncio.run(_play(args.state, done, rr_jobs, nodes=args.rr_nodes, tables=args.tables, deadline=deadline))
-    return 1 if report(done, style_ids, rr_ids, args.opponent_level, characters) else 0
+    failures = report(done, style_ids, rr_ids, args.opponent_level, characters)
+    if args.markdown:
+        print("\n".join(markdown(done, [find_character(cid, characters=characters) for cid in style_ids])))
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
