@@ -32,6 +32,7 @@ import threading
 import time
 from pathlib import Path
 
+from bench.characters import spearman
 from boardctl.events import SquareChanged, event_to_json
 from boardctl.gestures import Hand, events_for_game, random_game
 from boardctl.learning import npc_games
@@ -65,29 +66,6 @@ def bench_games(pairs: int, nodes: int) -> float:
               f"{game.seconds / max(1, len(game.moves)) * 1e3:.0f} ms a ply; {_load()}", flush=True)
     print(f"npc game time: worst {worst:.1f} s at {nodes} nodes a move (target <= {GAME_LIMIT_S:.0f} s)")
     return worst
-
-
-def spearman(xs: list[float], ys: list[float]) -> float:
-    """Spearman's rank correlation (average ranks for ties)."""
-
-    def ranks(values: list[float]) -> list[float]:
-        order = sorted(range(len(values)), key=lambda i: values[i])
-        out = [0.0] * len(values)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                out[order[k]] = (i + j) / 2 + 1
-            i = j + 1
-        return out
-
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = statistics.fmean(rx), statistics.fmean(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    var = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
-    return cov / var if var else 0.0
 
 
 def bench_round_robin(players: int, nodes: int, folder: Path) -> float:

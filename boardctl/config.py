@@ -315,7 +315,8 @@ KEYS: tuple[Key, ...] = (
     Key("lichess.url", _url, "https://lichess.org", None, "the Lichess server boardctl online plays on",
         commands=frozenset()),
     Key("coach.enabled", _boolean, False, "--coach",
-        "a full-strength coach judges your moves and lights a better one (always on at practice1-practice5)",
+        "a full-strength coach judges your moves and lights a better one (on at practice1-practice5 "
+        "unless --no-coach)",
         group="engine", commands=ENGINE_COMMANDS),
     Key("coach.movetime", _coach_seconds, 0.4, "--coach-movetime",
         "seconds of the coach's search per position (its verdict follows your move within about this)",

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from boardctl import config
 from boardctl.errors import GameFileError
+from boardctl.guide import GUIDED_MODES
 from boardctl.storage import ABANDONED, GameRecord, GameStore
 
 log = logging.getLogger(__name__)
@@ -265,7 +266,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"no games saved in {store.root}{_demo_hint(store)}\n")
         for record in records:
             opening = record.to_pgn().headers.get("Opening", "")
-            status = record.result if record.result != "*" else (record.termination or "unfinished")
+            unfinished = "left midway" if record.mode in GUIDED_MODES else "unfinished"  # a lesson, a replay
+            status = record.result if record.result != "*" else (record.termination or unfinished)
             out.write(
                 f"{record.id}  {record.mode:6}  {record.white} - {record.black}  {status}  "
                 f"{len(record.moves)} plies  {opening}\n"

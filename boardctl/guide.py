@@ -15,6 +15,10 @@ LEDs, buttons); the guide only adds to it, through five calls the session makes:
 - ``state(session)``: keys added to the state line (``lesson``, ``step``, ``message``);
 - ``take_sounds()``: the codes to sound since the last call (``lesson-wrong``).
 
+A guide may name a ``record_mode`` (one of :data:`GUIDED_MODES`): the games it leads are saved
+with that mode instead of ``play``/``record``, so that ``play`` and ``record`` never resume one
+left midway, and ``games list`` says "left midway", not "unfinished".
+
 Guides are pure like the session: no I/O and no clock; anything to save or say goes through a
 callback their creator gives them.
 """
@@ -30,6 +34,10 @@ from boardctl.events import Button, Code, LedIntent
 
 if TYPE_CHECKING:
     from boardctl.session import Session
+
+
+#: The modes of the games a guide leads (a lesson's, a replay's): no game to resume.
+GUIDED_MODES = ("lesson", "replay")
 
 
 class Guide(Protocol):

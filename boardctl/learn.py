@@ -15,7 +15,6 @@ import argparse
 import logging
 import random
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +56,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     lesson.add_argument("--progress", type=Path, metavar="FILE", default=None,
                         help=f"Keep progress in this file. Default: {progress_path()}.")
     lesson.add_argument("--speak", action="store_true",
-                        help="Say each move's explanation aloud (espeak-ng). Default: off.")
+                        help="Say each move's explanation aloud: the same as --speech (espeak-ng, with the "
+                        "speech.* settings: language, voice, events, output). Default: speech.enabled.")
     launch.add_arguments(parser, mode="play")
 
 
@@ -81,15 +81,30 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _speaker(args: argparse.Namespace) -> Any:
-    """A Speaker for the notes (--speak), or None."""
-    if not args.speak:
-        return None
-    from boardctl.learning.speech import Speaker, SpeechOptions
-    from boardctl.variants.chess.spoken import ChessWords
+class NoteVoice:
+    """Says the lesson's notes through the daemon's own speaker, the one ``speech.*`` (or
+    ``--speech``) configures for the moves: the same language, voice, events (``lesson``) and
+    output. Notes that come before the daemon runs wait for it."""
 
-    folder = Path(tempfile.mkdtemp(prefix="boardctl-speech-"))
-    return Speaker(SpeechOptions(enabled=True), words=ChessWords(), folder=folder)
+    def __init__(self) -> None:
+        self.speaker: Any = None
+        self._attached = False
+        self._waiting: list[str] = []
+
+    def attach(self, speaker: Any) -> None:
+        """The daemon's speaker (None when speech is off: the notes are then only shown)."""
+        self.speaker, self._attached = speaker, True
+        waiting, self._waiting = self._waiting, []
+        for text in waiting:
+            self.say(text)
+
+    def say(self, text: str) -> None:
+        from boardctl.learning.speech import SpeechEvent
+
+        if self.speaker is not None:
+            self.speaker.say(SpeechEvent.from_lesson(text))
+        elif not self._attached:
+            self._waiting.append(text)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--fen: a lesson starts from the start position")
     store = ProgressStore(args.progress or progress_path())
     store.load()  # a broken progress file is said before the board starts
-    speaker = _speaker(args)
+    voice = NoteVoice()
 
     def finished(state: LessonState) -> None:
         try:
@@ -120,11 +135,8 @@ def run(args: argparse.Namespace) -> int:
             return
         log.info("%s: run counted (%d runs, %d quizzes)", lesson.key, done.runs, done.quiz_runs)
 
-    def say(text: str) -> None:
-        if speaker is not None:
-            from boardctl.learning.speech import SpeechEvent
-
-            speaker.say(SpeechEvent.from_lesson(text))
+    def on_daemon(daemon: Any, stop: Any) -> None:
+        voice.attach(daemon.speaker)
 
     def prepare(session: Session) -> Session:
         session.guide = LessonGuide(
@@ -133,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             rng=random.Random(args.seed),
             practised=lambda: store.get(lesson.key).lines,
             on_finished=finished,
-            say=say,
+            say=voice.say,
             play_on=args.play_on,
         )
         return session
@@ -144,8 +156,7 @@ def run(args: argparse.Namespace) -> int:
     if args.games_dir is None:
         args.games_dir = str(lesson_games_dir())
     args.prepare_session = prepare
-    try:
-        return launch.run_command("play", args)
-    finally:
-        if speaker is not None:
-            speaker.close()
+    args.on_daemon = on_daemon
+    if args.speak:
+        args.speech = True  # --speak is --speech: the notes are one of the events speech says
+    return launch.run_command("play", args)

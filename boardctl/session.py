@@ -95,7 +95,9 @@ class Settings:
     engine_name: str = "boardctl engine"
     variant: str = "chess"  # boardctl.variants.NAMES
     opponent: str = ""  # the character played (play --opponent), as named in the PGN: "Ilya Inferno (2000)"
-    coach: bool = False  # a full-strength coach judges the human's moves (always at practice levels)
+    #: A full-strength coach judges the human's moves: True (``--coach``) or False (``--no-coach``)
+    #: whatever the level; None, the default, at the practice levels only.
+    coach: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -275,7 +277,8 @@ class Session:
             orientation = "normal"  # only White's first move from the start tells the sides apart
         return GameRecord(
             id=GameRecord.new_id(),
-            mode=s.mode,
+            # a lesson's or a replay's own mode (boardctl.guide); the first record comes before any guide
+            mode=getattr(getattr(self, "guide", None), "record_mode", None) or s.mode,
             white=white,
             black=black,
             fen=fen,
@@ -1069,8 +1072,13 @@ class Session:
     # -- the coach (boardctl.learning.coach) -----------------------------------------------------
 
     def is_coached(self) -> bool:
-        """A coach judges the human's moves: asked for (``--coach``) or a practice level."""
-        return self.settings.mode == "play" and (self.settings.coach or self.settings.level in PRACTICE_LEVELS)
+        """A coach judges the human's moves: asked for (``--coach``), or at a practice level
+        unless turned off (``--no-coach``)."""
+        if self.settings.mode != "play":
+            return False
+        if self.settings.coach is not None:
+            return self.settings.coach
+        return self.settings.level in PRACTICE_LEVELS
 
     def human_color(self) -> Color | None:
         """The human's side in play, None in record mode."""

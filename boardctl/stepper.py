@@ -129,6 +129,9 @@ def load_game(name: str, *, store: GameStore, variant_name: str | None = None) -
 class StepGuide:
     """Keeps a session to ``game``: see the module docstring."""
 
+    #: The mode its games are saved with (boardctl.guide): never an unfinished game to resume.
+    record_mode = "replay"
+
     def __init__(self, game: ReplayGame, variant: Variant, *, watch: bool = False) -> None:
         self.game = game
         self.variant = variant

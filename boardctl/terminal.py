@@ -650,6 +650,7 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
     if position.result != "*":
         why = f" ({position.termination})" if position.termination else ""
         out.append(f"Game over: {position.result}{why}. Type !new-game for another game.")
+        out.extend(_coach_lines(state))
         return out
     if position.human is not None and position.human != position.turn:
         if position.pending is not None:
@@ -677,6 +678,26 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
     warning = state.get("warning")
     if warning and not str(warning).startswith("game over"):
         out.append(f"Note: {warning}")
+    out.extend(_coach_lines(state))
+    return out
+
+
+def _coach_lines(state: Mapping[str, Any]) -> list[str]:
+    """The practice coach's verdict on your last move, and at the end the review of your worst
+    moves: the page's words (coach.js), from the state line's ``coach`` and ``review``."""
+    out: list[str] = []
+    verdict = state.get("coach")
+    if isinstance(verdict, Mapping) and verdict.get("text"):
+        loss = verdict.get("loss")
+        pawns = f" ({int(loss) / 100:.1f} pawns)" if isinstance(loss, int) and not isinstance(loss, bool) else ""
+        out.append(f"Coach: {verdict['text']}. Better: {verdict.get('best_san') or verdict.get('best')}{pawns}")
+    review = state.get("review")
+    if isinstance(review, list):
+        out.append("Review: your three worst moves" if review else "Review: no move lost a pawn or more. Well played.")
+        for v in review:
+            if isinstance(v, Mapping):
+                out.append(f"  {v.get('number', '')} {v.get('san', '')}{v.get('nag', '')} {v.get('text', '')}; "
+                           f"better was {v.get('best_san', '')}")
     return out
 
 

@@ -90,8 +90,9 @@ def supported_options() -> frozenset[str]:
 def tropism(attack: int) -> int:
     """The middlegame bonus (centipawns) for each own knight, bishop, rook or queen within two
     squares of the enemy king, at ``Style KingAttack`` = ``attack``: an attacker brings its pieces
-    close, not only its long-range attacks (Rodent's king tropism). 0 up to 100%, then 1 cp per 10%."""
-    return max(0, attack - 100) // 10
+    close, not only its long-range attacks (Rodent's king tropism), and a style that cares little
+    for the attack keeps them home. 1 cp per 3% away from 100% (0 at 100%, +66 at 300%, -20 at 40%)."""
+    return (attack - 100) // 3 if attack >= 100 else -((100 - attack) // 3)
 
 
 @functools.lru_cache(maxsize=16)

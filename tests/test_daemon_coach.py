@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import chess
+import pytest
 from test_daemon_support import move_events
 
 from boardctl.daemon import Daemon
@@ -55,6 +57,9 @@ def test_a_hanging_bishop_is_coached_taken_back_and_reviewed(tmp_path: Path) -> 
         verdict = state["coach"]
         assert verdict is not None and verdict["category"] == "hangs", verdict
         assert verdict["text"] == "Ba6 hangs the bishop on a6"
+        from boardctl.terminal import render  # the terminal view says it as the page does
+
+        assert f"Coach: Ba6 hangs the bishop on a6. Better: {verdict['best_san']}" in render(state, style="letters")
         lit = {(chess.square_name(i.square), str(i.why)) for i in board.intents}
         assert {sq for sq, why in lit if why == "coach"} == {verdict["best"][:2], verdict["best"][2:4]}
         assert not any(why == "blunder" for _, why in lit)  # the coach replaces the blunder warning
@@ -101,3 +106,42 @@ def test_no_coach_outside_practice_without_the_flag(tmp_path: Path) -> None:
         assert not Session(Settings(mode="record", level="practice1")).is_coached()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("flags", "level", "coached"), [
+    ([], "practice1", True),
+    ([], "practice5", True),
+    (["--no-coach"], "practice1", False),
+    (["--no-coach"], "practice3", False),
+    (["--no-coach"], "practice5", False),
+    (["--coach"], "beginner", True),
+    ([], "beginner", False),
+    (["--no-coach"], "beginner", False),
+])
+def test_the_coach_flag_over_the_practice_levels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 flags: list[str], level: str, coached: bool) -> None:
+    """``--no-coach`` turns the coach off at the practice levels too, from the command line to the
+    session (and ``coach.enabled = true`` in the config file, like ``--coach``, turns it on)."""
+    from boardctl import launch
+    from boardctl.cli import build_parser
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    args = build_parser("play").parse_args(["play", "--board", "sim", "--level", level, *flags])
+    cfg = launch.config_from_args(args)
+    session = launch.open_session("play", cfg, args, GameStore(tmp_path / "games"), engine_name="engine")
+    assert session.is_coached() is coached
+    assert not Session(replace(session.settings, mode="record")).is_coached()
+
+
+def test_the_config_file_turns_the_coach_on_everywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from boardctl import launch
+    from boardctl.cli import build_parser
+
+    (tmp_path / "config" / "boardctl").mkdir(parents=True)
+    (tmp_path / "config" / "boardctl" / "config.toml").write_text("[coach]\nenabled = true\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for flags, coached in (([], True), (["--no-coach"], False)):
+        args = build_parser("play").parse_args(["play", "--board", "sim", "--level", "beginner", *flags])
+        session = launch.open_session("play", launch.config_from_args(args), args, GameStore(tmp_path / "games"),
+                                      engine_name="engine")
+        assert session.is_coached() is coached

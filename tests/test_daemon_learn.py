@@ -7,12 +7,14 @@ progress file, and the engine playing on after the line.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import chess
+import pytest
 from test_daemon_support import Daemon, move_events, touched_squares
 
 from boardctl.variants.chess.lessons import load_lesson
@@ -144,3 +146,56 @@ def test_learn_list_and_a_bad_lesson_name(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "boardctl", "learn", "sicilian", "--board", "sim", "--stdio"],
                          capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL)
     assert bad.returncode == 2 and "no lesson called 'sicilian'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def _first_moves(daemon: Learn, plies: int) -> dict[str, Any]:
+    """Make the lesson's first ``plies`` plies as White (the lit move, then the engine's reply)."""
+    board = chess.Board()
+    state = daemon.tick()
+    while len(board.move_stack) < plies:
+        uci = state["pending"] if state["pending"] is not None else state["lesson"]["next"]["uci"]
+        move = chess.Move.from_uci(uci)
+        state = daemon.play(move, board)
+        board.push(move)
+    return state
+
+
+def _spoken(folder: Path, kind: str, count: int, timeout: float = 60.0) -> list[Path]:
+    """The WAV files of ``kind`` said so far, waiting until there are ``count`` of them."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        found = sorted(folder.glob(f"*-{kind}.wav")) if folder.exists() else []
+        if len(found) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed (make test)")
+@pytest.mark.parametrize(("how", "lesson_said", "moves_said"), [
+    ("config", True, False),  # speech.enabled and speech.events = ["lesson"] in the config file
+    ("speak", True, True),  # --speak is --speech: every event speech.events names, the notes among them
+    ("config-no-lesson", False, True),  # speech on, but the events leave the notes out
+    ("off", False, False),
+])
+def test_lesson_notes_are_spoken_through_the_speech_settings(tmp_path: Path, how: str, lesson_said: bool,
+                                                              moves_said: bool) -> None:
+    config = tmp_path / "config" / "boardctl"
+    config.mkdir(parents=True)
+    events = {"config": '["lesson"]', "config-no-lesson": '["move"]'}.get(how)
+    text = '[speech]\noutput = "files"\n'
+    if events is not None:
+        text += f"enabled = true\nevents = {events}\n"
+    (config / "config.toml").write_text(text)
+    extra = {"speak": ["--speak"]}.get(how, [])
+    daemon = Learn(tmp_path, "italian", "--color", "white", "--seed", "4", *extra)
+    state = _first_moves(daemon, 3)
+    assert state["lesson"]["note"]
+    folder = tmp_path / "data" / "boardctl" / "speech"
+    notes = _spoken(folder, "lesson", 2, timeout=60 if lesson_said else 3)
+    moves = _spoken(folder, "move", 1, timeout=30 if moves_said else 1)
+    assert daemon.close() == 0, daemon.stderr
+    assert bool(notes) is lesson_said and bool(moves) is moves_said, (notes, moves)
+    for wav in notes:
+        assert wav.stat().st_size > 1000  # espeak-ng's audio, not an empty file

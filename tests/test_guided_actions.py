@@ -99,3 +99,73 @@ def test_started_on_a_record_daemon_and_left_by_a_new_game(tmp_path: Path, monke
         await daemon.close()
 
     asyncio.run(main())
+
+
+def _make(daemon: Daemon, uci: str) -> None:
+    """A move by hand on the board (lift, place), then past the settle time."""
+    import chess
+
+    from boardctl.events import SquareChanged, Tick
+
+    move = chess.Move.from_uci(uci)
+    t = daemon.session.t
+    daemon.handle(SquareChanged(t + 0.1, move.from_square, False))
+    daemon.handle(SquareChanged(t + 0.2, move.to_square, True))
+    daemon.handle(Tick(t + 1.5))
+
+
+def _listed(folder: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    from boardctl.cli import main as cli_main
+
+    capsys.readouterr()
+    assert cli_main(["games", "list", "--games-dir", str(folder)]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("mode", "action", "moves", "saved_as"), [
+    ("play", {"lesson": {"name": "italian", "color": "white"}}, ["e2e4"], "lesson"),
+    ("record", {"lesson": {"name": "petrov", "color": "white", "quiz": True}}, ["e2e4"], "lesson"),
+    ("record", {"step": {"record": OPERA_START, "watch": False}}, ["e2e4", "e7e5"], "replay"),
+    ("play", {"step": {"record": OPERA_START, "watch": False}}, ["e2e4"], "replay"),
+])
+def test_a_lesson_or_replay_left_midway_is_no_unfinished_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str], mode: str,
+                                                               action: dict[str, Any], moves: list[str],
+                                                               saved_as: str) -> None:
+    """Neither while it runs (a power cut) nor once the daemon stops: it is saved as a lesson's or a
+    replay's game, so ``play``/``record`` never take it up and ``games list`` says "left midway"."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    folder = tmp_path / "games"
+
+    async def main() -> None:
+        settings = Settings(mode="play") if mode == "play" else Settings(mode="record")
+        daemon = Daemon(Session(settings), store=GameStore(folder), virtual_time=True)
+        await daemon.submit(action)
+        for uci in moves:
+            _make(daemon, uci)
+        assert daemon.session.record.moves == moves
+        store = GameStore(folder)
+        (saved,) = [r for r in store.records() if r.moves]  # saved as it goes, as any game
+        assert saved.mode == saved_as and not saved.is_finished()
+        assert store.unfinished("play") is None and store.unfinished("record") is None  # a power cut now
+        await daemon.close()
+
+    asyncio.run(main())
+    store = GameStore(folder)
+    (left,) = [r for r in store.records() if r.moves]
+    assert left.mode == saved_as and left.result == "*"
+    assert store.unfinished("play") is None and store.unfinished("record") is None
+    listed = _listed(folder, capsys)
+    assert left.id in listed and "left midway" in listed and "unfinished" not in listed, listed
+
+
+def test_a_real_game_still_resumes_after_a_daemon_stops(tmp_path: Path) -> None:
+    async def main() -> None:
+        daemon = Daemon(Session(Settings(mode="record")), store=GameStore(tmp_path), virtual_time=True)
+        _make(daemon, "e2e4")
+        await daemon.close()
+
+    asyncio.run(main())
+    record = GameStore(tmp_path).unfinished("record")
+    assert record is not None and record.moves == ["e2e4"] and record.termination == ""
+    assert record.mode == "record"

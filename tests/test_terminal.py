@@ -325,3 +325,29 @@ def test_render_flipped_board_maps_physical_squares() -> None:
     assert "lifted d7" in text
     row7 = next(r for r in board_rows(text) if r.startswith(" 7"))
     assert "[p]" in row7
+
+
+AFTER_BA6 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/B7/PPPP1PPP/RNBQK1NR b KQkq - 1 2"
+VERDICT = {"ply": 3, "move": "f1a6", "san": "Ba6", "best": "g1f3", "best_san": "Nf3", "loss": 310,
+           "category": "hangs", "text": "Ba6 hangs the bishop on a6", "mate": None, "pieces": ["bishop"],
+           "nag": "??", "number": "2."}
+
+
+@pytest.mark.parametrize(("extra", "shown", "absent"), [
+    ({"coach": VERDICT}, ["Coach: Ba6 hangs the bishop on a6. Better: Nf3 (3.1 pawns)"], ["Review"]),
+    ({"coach": {**VERDICT, "text": "Qh5 allows a mate in 2", "best_san": "Nc3", "loss": 9000}},
+     ["Coach: Qh5 allows a mate in 2. Better: Nc3 (90.0 pawns)"], []),
+    ({"coach": None}, [], ["Coach:"]),
+    ({}, [], ["Coach:", "Review"]),
+    ({"result": "0-1", "termination": "checkmate", "review": [VERDICT]},
+     ["Review: your three worst moves", "2. Ba6?? Ba6 hangs the bishop on a6; better was Nf3"], ["Coach:"]),
+    ({"result": "1-0", "termination": "checkmate", "review": []},
+     ["Review: no move lost a pawn or more. Well played."], []),
+])
+def test_the_coachs_verdict_and_review_are_in_the_terminal_view(extra: dict[str, Any], shown: list[str],
+                                                                 absent: list[str]) -> None:
+    text = render(state(AFTER_BA6, mode="play", human="white", **extra), style="letters")
+    for line in shown:
+        assert line in text, text
+    for word in absent:
+        assert word not in text, text

@@ -59,18 +59,18 @@ BOOK_OPTION = "Book Lines"
 #: Each style as engine options (percent of the normal weight; contempt in centipawns).
 STYLES: Mapping[str, Mapping[str, int]] = MappingProxyType({
     "attacker": {"Style Material": 90, "Style KingAttack": 300, "Style KingSafety": 60, "Style Mobility": 150,
-                 "Style PawnStructure": 60, "Contempt": 40},
+                 "Style PawnStructure": 60, "Contempt": 80},
     "gambiteer": {"Style Material": 70, "Style KingAttack": 220, "Style KingSafety": 80, "Style Mobility": 200,
                   "Style PawnStructure": 50, "Contempt": 50},
     "solid defender": {"Style Material": 110, "Style KingAttack": 40, "Style KingSafety": 200, "Style Mobility": 60,
-                       "Style PawnStructure": 200, "Contempt": -80},
+                       "Style PawnStructure": 200, "Contempt": -150},
     "positional player": {"Style Material": 100, "Style KingAttack": 80, "Style KingSafety": 110,
                           "Style Mobility": 140, "Style PawnStructure": 170, "Contempt": 10},
-    "endgame grinder": {"Style Material": 115, "Style KingAttack": 40, "Style KingSafety": 130, "Style Mobility": 90,
-                        "Style PawnStructure": 160, "Contempt": 100},
+    "endgame grinder": {"Style Material": 115, "Style KingAttack": 40, "Style KingSafety": 180, "Style Mobility": 90,
+                        "Style PawnStructure": 160, "Contempt": 150},
     "materialist": {"Style Material": 150, "Style KingAttack": 60, "Style KingSafety": 100, "Style Mobility": 80,
                     "Style PawnStructure": 100, "Contempt": 0},
-    "beginner who blunders": {"Style Material": 80, "Style KingAttack": 120, "Style KingSafety": 30,
+    "beginner who blunders": {"Style Material": 40, "Style KingAttack": 120, "Style KingSafety": 30,
                               "Style Mobility": 40, "Style PawnStructure": 25, "Contempt": 0},
 })
 

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 class LessonGuide:
     """One lesson, run again with every new game (``new-game``); see the module docstring."""
 
+    #: The mode its games are saved with (boardctl.guide): never an unfinished game to resume.
+    record_mode = "lesson"
+
     def __init__(
         self,
         lesson: Lesson,

@@ -7,7 +7,14 @@ keeps the results the same whatever else the machine is doing: strength comes fr
 own depth and node caps and near-best randomness, which sit under the tournament's budget for
 all but the strongest characters (docs/learning.md). The game ends by the rules (mate, stalemate,
 insufficient material, the 75-move rule and fivefold repetition, and threefold repetition or
-the 50-move rule claimed at once) or is adjudicated a draw after :data:`MAX_PLIES`.
+the 50-move rule claimed at once) or is adjudicated a draw after :data:`MAX_PLIES` (a caller may
+add its own adjudication, as the characters' benchmark resigns a side far behind).
+
+:func:`play_game` is the one loop that plays engine against engine at a fixed node budget: the
+tournament's games, and the benchmarks' (bench/characters.py, bench/tournament.py). A tournament
+game starts its two engines and closes them after; a benchmark playing hundreds of games keeps
+two :class:`Seats` open and re-seats each game's players there (level and style sent anew, the
+options a player does not set put back to their defaults).
 
 :func:`run_round` plays the current round's games between characters one after another, saves
 each game's PGN atomically, then enters its result in the tournament under the store's lock.
@@ -27,13 +34,13 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardctl.core.rules import GameText
-from boardctl.engine_client import EngineClient, OptionValue, resolve_command
+from boardctl.core.rules import GameBoard, GameText
+from boardctl.engine_client import EngineClient, OptionValue, resolve_command, uci_options
 from boardctl.learning import atomic
 from boardctl.learning.tournament import Game, Tournament, TournamentError, TournamentStore
 from boardctl.variants import get_variant
@@ -94,14 +101,69 @@ class NodeEngine(EngineClient):
 
     async def start(self) -> None:
         await super().start()  # also after a crash: the style options are sent again
-        wanted = {k: v for k, v in self.extra.items() if k in self.options}
-        unknown = sorted(set(self.extra) - set(wanted))
+        wanted = self._offered(self.extra)
+        if wanted and self._process is not None:
+            await self._configure(self._process, wanted)
+
+    def _offered(self, options: Mapping[str, OptionValue]) -> dict[str, OptionValue]:
+        """The options this engine has; the others are named in the log once a process."""
+        wanted = {k: v for k, v in options.items() if k in self.options}
+        unknown = sorted(set(options) - set(wanted))
         said = (self.name, tuple(unknown))
         if unknown and said not in _WARNED:  # once a process, not at every game
             _WARNED.add(said)
             log.warning("engine %s has no option %s; ignored", self.name, ", ".join(unknown))
-        if wanted and self._process is not None:
-            await self._configure(self._process, wanted)
+        return wanted
+
+    async def seat(self, npc: Npc, *, nodes: int) -> None:
+        """Play ``npc`` from the next game on: its level and style, every other style option at
+        its default (a player before may have set it), a new game for the engine (``ucinewgame``)."""
+        # not at import time: the characters module reads the level table and the data files
+        from boardctl.learning.characters import NEUTRAL_OPTIONS
+
+        self.nodes = nodes
+        self.level = npc.engine_level
+        self.extra = dict(npc.uci_options)
+        if not self.is_alive():
+            await self.start()  # sends the level and the options
+        else:
+            options: dict[str, OptionValue] = dict(uci_options(self.level, self.options))
+            if "UCI_LimitStrength" in self.options and "UCI_LimitStrength" not in options:
+                options["UCI_LimitStrength"] = False  # full strength after a limited player
+            options.update({k: v for k, v in NEUTRAL_OPTIONS.items() if k in self.options})
+            options.update(self._offered(self.extra))
+            async with self._lock:
+                process = self._process
+                assert process is not None
+                await self._exclusive(self._configure(process, options))
+        self._last_root = None  # the next search starts with ucinewgame
+
+
+class Seats:
+    """Two engine processes kept open over many games (white's and black's seat): a benchmark
+    plays hundreds of games, and starting two engines for each would cost more than the game."""
+
+    def __init__(self, command: Sequence[str] | None = None, *, nodes: int = NODES) -> None:
+        cmd = list(command) if command else resolve_command("")
+        self.engines = (NodeEngine(cmd, level="beginner", nodes=nodes), NodeEngine(cmd, level="beginner", nodes=nodes))
+
+    async def seat(self, white: Npc, black: Npc, *, nodes: int) -> tuple[NodeEngine, NodeEngine]:
+        await asyncio.gather(self.engines[0].seat(white, nodes=nodes), self.engines[1].seat(black, nodes=nodes))
+        return self.engines
+
+    async def close(self) -> None:
+        for engine in self.engines:
+            await engine.close()
+
+    async def __aenter__(self) -> Seats:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+#: A caller's adjudication, asked after every move: None to play on, or (result, why) to stop.
+Adjudicate = Callable[[GameBoard], tuple[str, str] | None]
 
 
 @dataclass(frozen=True)
@@ -140,20 +202,18 @@ async def play_game(
     nodes: int = NODES,
     command: Sequence[str] | None = None,
     max_plies: int = MAX_PLIES,
+    seats: Seats | None = None,
+    adjudicate: Adjudicate | None = None,
 ) -> NpcGame:
-    """Play one game, each side its own engine process; returns the moves and the result."""
-    cmd = list(command) if command else resolve_command("")
+    """Play one game at ``nodes`` a move and return its moves and result: each side its own
+    engine process, started for this game, or the two of ``seats`` (kept open for the next)."""
     variant = get_variant("chess")
     board = variant.board()
     started = time.monotonic()
-    engines = (
-        NodeEngine(cmd, level=white.engine_level, nodes=nodes, options=white.uci_options),
-        NodeEngine(cmd, level=black.engine_level, nodes=nodes, options=black.uci_options),
-    )
     async with contextlib.AsyncExitStack() as stack:
-        for engine in engines:
-            stack.push_async_callback(engine.close)
-        await asyncio.gather(*(engine.start() for engine in engines))
+        if seats is None:
+            seats = await stack.enter_async_context(Seats(command, nodes=nodes))
+        engines = await seats.seat(white, black, nodes=nodes)
         result, termination = "1/2-1/2", f"adjudicated a draw after {max_plies} plies"
         while len(board.move_stack) < max_plies:
             outcome = board.outcome(claim_draw=True)
@@ -163,6 +223,10 @@ async def play_game(
             engine = engines[0] if board.turn else engines[1]
             reply = await engine.play(board)
             board.push(reply.move)
+            verdict = adjudicate(board) if adjudicate is not None else None
+            if verdict is not None:
+                result, termination = verdict
+                break
         else:
             outcome = board.outcome(claim_draw=True)
             if outcome is not None:

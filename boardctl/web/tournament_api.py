@@ -109,12 +109,15 @@ class TournamentApi:
             from boardctl.tournament_cmd import active_id
 
             t = store.load(active_id(store, request.query.get("id")))
+            # the background runner is playing the characters' games now (the page waits for it)
+            playing = npc_games.is_running(store, t.tournament_id)
         except BoardctlError:
-            t = None
+            t, playing = None, False
         rating = default_store().load()
         return web.json_response({
             "tournament": None if t is None else tournament_json(t),
             "rating": {"value": rating.rounded, "games": rating.games},
+            "playing": playing,
         })
 
     async def new(self, request: web.Request) -> web.Response:

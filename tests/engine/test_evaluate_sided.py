@@ -9,7 +9,7 @@ import pytest
 
 import engine.evaluate as E
 from engine.position import Position, tables
-from engine.style import Style, style_tables
+from engine.style import Style, style_tables, tropism
 
 # Positions with king attacks of either side (two attackers or more near a king), shelters of
 # 0..3 pawns, and quiet ones, so every branch of the king terms is met.
@@ -148,5 +148,24 @@ def test_style_tables_depend_on_the_side_played_only_when_sided(scales: tuple[tu
     at = E.SIDE_PCT_AT
     values = dict(scales)
     attack, safety = values.get("Style KingAttack", 100), values.get("Style KingSafety", 100)
-    assert list(white[at:at + 6]) == [safety, attack, safety, 100, max(0, attack - 100) // 10, 0]
-    assert list(black[at:at + 6]) == [attack, safety, 100, safety, 0, max(0, attack - 100) // 10]
+    assert list(white[at:at + 6]) == [safety, attack, safety, 100, tropism(attack), 0]
+    assert list(black[at:at + 6]) == [attack, safety, 100, safety, 0, tropism(attack)]
+
+
+@pytest.mark.parametrize(("attack", "bonus"), [
+    (100, 0), (101, 0), (103, 1), (130, 10), (220, 40), (300, 66), (400, 100),
+    (99, 0), (97, -1), (80, -6), (60, -13), (40, -20), (0, -33),
+])
+def test_tropism_follows_king_attack_both_ways(attack: int, bonus: int) -> None:
+    """An attacker is drawn to the enemy king, a style that cares little for the attack keeps its
+    pieces away (the defender's ``Style KingAttack`` 40): symmetric around 100%, 1 cp per 3%."""
+    assert tropism(attack) == bonus
+    assert tropism(attack) == -tropism(200 - attack) if attack <= 200 else True
+
+
+def test_a_low_king_attack_scores_pieces_near_the_enemy_king_lower() -> None:
+    fen = "q5k1/5pBp/5N2/8/8/8/5PPP/Q5K1 w - - 0 1"  # Bg7 and Nf6 by Black's king, White to move
+    plain = _score(fen, E.eval_tables())
+    shy = _score(fen, style_tables(Style(scales=(("Style KingAttack", 40),)), 0))
+    keen = _score(fen, style_tables(Style(scales=(("Style KingAttack", 300),)), 0))
+    assert shy < plain < keen

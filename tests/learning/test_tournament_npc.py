@@ -131,3 +131,34 @@ def test_the_runner_and_the_command_never_import_numba() -> None:
             "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_seats_keep_their_engines_over_games_and_reseat_each_player() -> None:
+    """The benchmarks' way (bench/characters.py): one pair of engine processes for many games,
+    each game played from the start with that game's players; a caller's adjudication ends one."""
+
+    async def scenario() -> None:
+        async with npc_games.Seats(ENGINE, nodes=NODES) as seats:
+            styled = Npc("Styled", 1500, level="1500", uci_options={"Style KingAttack": "300", "Contempt": "40"})
+            first = await play_game(styled, Npc("Plain", 1500), nodes=NODES, seats=seats, max_plies=12)
+            pids = [e.pid for e in seats.engines]
+            assert seats.engines[0].extra == {"Style KingAttack": "300", "Contempt": "40"}
+            calls: list[int] = []
+
+            def stop_at_six(board: object) -> tuple[str, str] | None:
+                calls.append(1)
+                return ("0-1", "resigned") if len(calls) == 6 else None
+
+            second = await play_game(Npc("Plain", 1200), styled, nodes=NODES, seats=seats, max_plies=40,
+                                     adjudicate=stop_at_six)
+            assert [e.pid for e in seats.engines] == pids  # the same processes
+            assert seats.engines[0].extra == {} and seats.engines[0].level == "1200"
+            assert seats.engines[1].level == "1500"
+        assert len(first.moves) <= 12 and first.result in ("1-0", "0-1", "1/2-1/2")
+        assert len(second.moves) == 6 and (second.result, second.termination) == ("0-1", "resigned")
+        board = chess.Board()
+        for uci in second.moves:  # from the start position: a new game, not the first one's end
+            board.push_uci(uci)
+        assert all(not e.is_alive() for e in seats.engines)
+
+    asyncio.run(scenario())

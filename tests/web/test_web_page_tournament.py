@@ -90,3 +90,57 @@ def test_new_next_and_standings_from_the_page(browser: Any, daemon: RunningDaemo
     with urllib.request.urlopen(daemon.url + "api/tournament", timeout=10) as resp:
         data = json.load(resp)
     assert data["tournament"]["finished"] and data["rating"]["games"] == 1 and data["rating"]["value"] < 1200
+
+
+def _tournament(*, waiting: int, nxt: bool, finished: bool = False) -> dict[str, Any]:
+    """A 4-player round robin's page data: your game of round 1 done, the characters' one ``waiting``."""
+    names = ["You", "Ann Able", "Bob Brisk", "Cid Calm"]
+    return {
+        "id": "t1", "format": "round-robin", "rounds": 3, "round": 1, "time_control": "15+10", "finished": finished,
+        "players": [{"number": i + 1, "name": n, "rating": 1200, "is_user": i == 0} for i, n in enumerate(names)],
+        "standings": [{"rank": i + 1, "number": i + 1, "name": n, "rating": 1200, "points": 0, "buchholz": 0,
+                       "sonneborn_berger": 0, "wins": 0, "games": 0} for i, n in enumerate(names)],
+        "crosstable": [["" for _ in names] for _ in names],
+        "pairings": [{"white": "You", "black": "Ann Able", "result": "1-0"},
+                     {"white": "Bob Brisk", "black": "Cid Calm", "result": None if waiting else "1/2-1/2"}],
+        "waiting": waiting,
+        "next": {"round": 2, "opponent": "Bob Brisk", "rating": 1200, "color": "white"} if nxt else None,
+    }
+
+
+def test_next_game_waits_for_the_characters_round_then_opens(browser: Any, daemon: RunningDaemon) -> None:
+    """While the characters still play the round, Next game says so and is disabled; the page
+    looks again every 2 s and opens it once their games are done."""
+    served: dict[str, Any] = {"tournament": _tournament(waiting=1, nxt=False), "playing": True}
+
+    def answer(route: Any) -> None:
+        if route.request.method != "GET":
+            route.continue_()
+            return
+        body = {**served, "rating": {"value": 1216, "games": 1}}
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    with open_page(browser, daemon, "desktop") as page:
+        page.wait_for_selector("#tournament")
+        page.route("**/api/tournament", answer)
+        page.click("#t-standings")
+        page.wait_for_function("() => document.querySelector('#t-next').disabled", timeout=WAIT_MS)
+        status = page.text_content("#t-status") or ""
+        assert "Round 1 is being played: 1 game(s) between characters still going" in status, status
+        assert page.get_attribute("#t-next", "data-state") == "waiting"
+        assert page.get_attribute("#t-next", "aria-busy") == "true"
+        # The runner stopped (a restart): Next game is the way to start it again, so it is open.
+        served["playing"] = False
+        page.wait_for_function("() => !document.querySelector('#t-next').disabled", timeout=WAIT_MS)
+        assert "Next game starts them" in (page.text_content("#t-status") or "")
+        served.update(tournament=_tournament(waiting=1, nxt=False), playing=True)
+        page.wait_for_function("() => document.querySelector('#t-next').disabled", timeout=WAIT_MS)
+        # Their game is over: no click needed, the page finds out by itself and opens Next game.
+        served["tournament"] = _tournament(waiting=0, nxt=True)
+        page.wait_for_function("() => !document.querySelector('#t-next').disabled", timeout=6000)
+        assert page.get_attribute("#t-next", "data-state") == "ready"
+        assert "Next: white against Bob Brisk" in (page.text_content("#t-status") or "")
+        served["tournament"] = _tournament(waiting=0, nxt=False, finished=True)
+        page.click("#t-standings")  # not busy: the page looks every 10 s only
+        page.wait_for_function("() => document.querySelector('#t-next').dataset.state === 'finished'", timeout=WAIT_MS)
+        assert page.is_disabled("#t-next")

@@ -62,7 +62,27 @@
     return Number.isInteger(x) ? String(x) : x.toFixed(x * 2 === Math.round(x * 2) ? 1 : 2);
   }
 
-  function show(t, rating) {
+  // While the characters' games of the round are still being played (the background runner),
+  // your next game cannot start: Next game waits, disabled, and the page looks again often.
+  const POLL_MS = 10000;
+  const POLL_BUSY_MS = 2000;
+  let timer = null;
+
+  function isBusy(t, playing) {
+    return Boolean(t) && !t.finished && !t.next && t.waiting > 0 && playing !== false;
+  }
+
+  function showNext(t, playing) {
+    const button = document.getElementById("t-next");
+    const busy = isBusy(t, playing);
+    button.disabled = Boolean(t && t.finished) || busy;
+    button.dataset.state = !t ? "none" : t.finished ? "finished" : busy ? "waiting" : "ready";
+    button.title = busy ? "the characters are still playing this round" : "";
+    button.setAttribute("aria-busy", String(busy));
+  }
+
+  function show(t, rating, playing) {
+    showNext(t, playing);
     const round = document.getElementById("t-round");
     const body = document.querySelector("#t-table tbody");
     const cross = document.getElementById("t-cross");
@@ -77,7 +97,11 @@
     const state = t.finished ? "finished" : `round ${t.round} of ${t.rounds}`;
     let next = "";
     if (t.next) next = ` Next: ${t.next.color} against ${t.next.opponent} (${t.next.rating}).`;
-    else if (t.waiting) next = ` Waiting for ${t.waiting} game(s) between characters.`;
+    else if (t.waiting && playing !== false) {
+      next = ` Round ${t.round} is being played: ${t.waiting} game(s) between characters still going;` +
+        " Next game opens when they are done.";
+    } else if (t.waiting) next = ` Waiting for ${t.waiting} game(s) between characters: Next game starts them.`;
+    else if (!t.finished) next = " Round done: Next game pairs the next round.";
     status(`${t.format}, ${state}, ${t.time_control}.${next}${you}`);
     const list = el("ul", { class: "t-pairings" });
     for (const p of t.pairings) {
@@ -103,12 +127,16 @@
   }
 
   async function refresh() {
+    let busy = false;
     try {
       const data = await call("/api/tournament");
-      show(data.tournament, data.rating);
+      show(data.tournament, data.rating, data.playing);
+      busy = isBusy(data.tournament, data.playing);
     } catch (err) {
       status(err.message);
     }
+    clearTimeout(timer);
+    timer = setTimeout(refresh, busy ? POLL_BUSY_MS : POLL_MS);
   }
 
   function start() {
@@ -140,7 +168,6 @@
     });
     document.getElementById("t-standings").addEventListener("click", refresh);
     refresh();
-    setInterval(refresh, 10000);
   }
 
   if (window.BOARDCTL_NETWORK_PAGE) return; // a phone's or a spectator's page (network.js)
