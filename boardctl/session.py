@@ -587,13 +587,17 @@ class Session:
         )
 
     def _may_be_capture(self, event: Event) -> bool:
-        """The first lift of an auto-oriented board that could be a victim taken off first."""
+        """The first lift of an auto-oriented board that could be a victim taken off first, read
+        as-is or with the board turned round (a turned board's victim sits on the near side)."""
         if self.flipped is not None or not isinstance(event, SquareChanged) or event.occupied:
             return False
         board = self.board
-        if board.color_at(event.square) != (not board.turn):
-            return False
-        return any(True for _ in board.generate_legal_moves(board.occupied_by(board.turn), 1 << event.square))
+        for square in (event.square, self.geometry.turned(event.square)):
+            if board.color_at(square) == (not board.turn) and any(
+                True for _ in board.generate_legal_moves(board.occupied_by(board.turn), 1 << square)
+            ):
+                return True
+        return False
 
     def _to_logical(self, event: Event) -> Event:
         if self.flipped is None and isinstance(event, SquareChanged) and not event.occupied:
@@ -626,10 +630,17 @@ class Session:
             self._held_lift = event  # which side Red sits on: the next change tells
             return
         if held is not None:
+            turned = self.geometry.turned
             if isinstance(event, SquareChanged) and self._is_capture_first(held.square, event):
                 self.flipped = False
-                self.record.orientation = "normal"
-                log.info("orientation: normal (a capture, victim %s off first)", self.geometry.square_name(held.square))
+            elif isinstance(event, SquareChanged) and self._is_capture_first(
+                turned(held.square), replace(event, square=turned(event.square))
+            ):
+                self.flipped = True
+            if self.flipped is not None:
+                self.record.orientation = "flipped" if self.flipped else "normal"
+                log.info("orientation: %s (a capture, victim %s off first)", self.record.orientation,
+                         self.geometry.square_name(held.square))
                 self._dirty = True
             self._feed_one(replace(held, t=max(held.t, before)))  # after any tick that ran meanwhile
         self._feed_one(event)

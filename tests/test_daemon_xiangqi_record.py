@@ -367,3 +367,35 @@ def test_a_first_move_capture_under_auto_orientation(tmp_path: Path, victim_firs
     last = record(tmp_path / "games", lines)[-1]
     assert last["moves"] == ["b2b9"] and last["orientation"] == "normal", last
     assert last["fen"] == final_fen(("b2b9",))
+
+
+#: First moves under auto orientation, on a board standing either way round: (the move, its
+#: squares in the order the hands touch them). On a turned board every point is read turned.
+FIRST_MOVES = [
+    ("b2b9", ["b2-", "b9-", "b9+"]),  # cannon takes the horse, the taker first
+    ("b2b9", ["b9-", "b2-", "b9+"]),  # the victim first
+    ("h2h9", ["h9-", "h2-", "h9+"]),
+    ("h2h9", ["h2-", "h9-", "h9+"]),
+    ("h2e2", ["h2-", "e2+"]),  # a plain move
+    ("b0c2", ["b0-", "c2+"]),  # the horse: on a turned board its point reads like the victim's of b2b9
+    ("c3c4", ["c3-", "c4+"]),
+]
+
+
+@pytest.mark.parametrize("turned", [False, True], ids=["normal", "turned"])
+@pytest.mark.parametrize(("move", "hands"), FIRST_MOVES, ids=[" ".join(h) for _, h in FIRST_MOVES])
+def test_auto_orientation_reads_any_first_move_either_way_round(
+    tmp_path: Path, move: str, hands: list[str], turned: bool
+) -> None:
+    lines: list[dict[str, Any]] = [{"t": 0}]
+    t = 1.0
+    for token in hands:
+        point = G.parse(token[:-1])
+        name = G.square_name(G.turned(point) if turned else point)
+        lines.append({"t": t, "square": name, "occupied": token[-1] == "+"})
+        t += 0.4
+    lines.append({"t": t + 3.0})
+    last = record(tmp_path / "games", lines)[-1]
+    assert last["moves"] == [move], last
+    assert last["orientation"] == ("flipped" if turned else "normal"), last
+    assert last["fen"] == final_fen((move,))
