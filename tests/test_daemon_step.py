@@ -9,17 +9,22 @@ from __future__ import annotations
 import io
 import json
 import os
-import queue
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import chess
 import chess.pgn
 import pytest
-from test_daemon_support import AFTER_MOVE, AFTER_PROMOTION, Daemon, move_events, touched_squares
+from test_daemon_support import (
+    AFTER_MOVE,
+    AFTER_PROMOTION,
+    Daemon,
+    StateLines,
+    move_events,
+    touched_squares,
+)
 
 SPECIAL = """[Event "Special moves"]
 [White "Test"]
@@ -55,12 +60,11 @@ class Step(Daemon):
         env = {**os.environ, "XDG_CONFIG_HOME": str(tmp / "config"), "XDG_DATA_HOME": str(tmp / "data")}
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env=env)
-        self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.lines = StateLines(self.proc)
         self.unprompted: list[dict[str, Any]] = []
         self.sent = 0
         self.t = 0.0
         self.state: dict[str, Any] = {}
-        threading.Thread(target=self._read, daemon=True).start()
 
 
 def lit(line: dict[str, Any], why: str) -> set[str]:
