@@ -60,7 +60,7 @@ class Step(Daemon):
         env = {**os.environ, "XDG_CONFIG_HOME": str(tmp / "config"), "XDG_DATA_HOME": str(tmp / "data")}
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env=env)
-        self.lines = StateLines(self.proc, name="games step")
+        self.lines = StateLines(self.proc)
         self.unprompted: list[dict[str, Any]] = []
         self.sent = 0
         self.t = 0.0
