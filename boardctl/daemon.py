@@ -189,6 +189,9 @@ class Daemon:
         elif isinstance(action, LessonAction | StepAction):
             from boardctl.guided_actions import start_guided
 
+            if self.session.settings.mode == "network":
+                what = "a lesson" if isinstance(action, LessonAction) else "a replay"
+                raise ActionError(f"{what} cannot start during a network game: boardctl host/join plays only that game")
             for hook in self.before_new_game:
                 await hook()
             start_guided(self, action)

@@ -11,7 +11,7 @@ import chess
 import pytest
 from test_daemon_support import STOCKFISH, move_events, needs_engine
 
-from boardctl.actions import ButtonAction, NewGameAction, SquareAction
+from boardctl.actions import ButtonAction, LessonAction, NewGameAction, SquareAction, StepAction
 from boardctl.daemon import SUBSCRIBER_BACKLOG, ActionError, Daemon
 from boardctl.engine_client import EngineClient
 from boardctl.events import Button, ButtonPressed, SquareChanged, Tick
@@ -176,6 +176,21 @@ def test_typed_actions_are_carried_out_without_a_second_check(tmp_path: Path) ->
         await daemon.submit(NewGameAction(time_control="5+3", level="master"))
         assert daemon.session.settings.time_control == "5+3" and daemon.session.settings.level == "master"
         assert daemon.state()["clock"]["white"] == 300.0
+        await daemon.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("action", [LessonAction("italian", "white"), StepAction("1. e4 e5 *", watch=True)],
+                         ids=["lesson", "replay"])
+def test_a_network_game_is_never_left_for_a_lesson_or_a_replay(tmp_path: Path, action: object) -> None:
+    """``boardctl host``/``join`` play only their network game: the page cannot swap it out."""
+    async def scenario() -> None:
+        daemon, _ = make(tmp_path, Settings(mode="network", color="white"))
+        game = daemon.session.record.id
+        with pytest.raises(ActionError, match="cannot start during a network game"):
+            await daemon.submit(action)
+        assert daemon.session.record.id == game and daemon.session.guide is None
         await daemon.close()
 
     asyncio.run(scenario())
