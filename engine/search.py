@@ -70,6 +70,7 @@ LMP_MAX_DEPTH = 5  # late-move pruning after (3 + depth^2) / 2 quiet moves, twic
 FUTILITY_MARGIN = (0, 120, 220, 320)  # by depth, for quiet moves
 DELTA_MARGIN = 200  # quiescence delta pruning
 NULL_MIN_DEPTH = 3
+NULL_EVAL_DIV = 200  # the null move's reduction grows by a ply per this much static eval above beta (3 at most)
 IIR_MIN_DEPTH = 4  # internal iterative reduction: one ply less from here when there is no TT move
 LMR_MIN_DEPTH = 3
 LMR_MIN_MOVE = 3
@@ -194,7 +195,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
     tkey = np.int64(key)
     slot = 2 * np.int64(key & np.uint64((tt.shape[0] >> 1) - 1))
     tt_move = 0
-    if not qnode and tt[slot] == tkey:
+    if tt[slot] == tkey:  # quiescence too: any stored depth is enough there
         data = tt[slot + 1]
         tt_move = data & 0x3FFFF
         tdepth = ((data >> 34) & 255) - 1
@@ -245,7 +246,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                 and static >= beta
                 and (bb[6 + us] & ~bb[PAWN] & ~bb[KING_T]) != U0
             ):
-                r = 3 + depth // 4
+                r = 3 + depth // 4 + min(3, (static - beta) // NULL_EVAL_DIV)
                 make_null(tb, bb, st, hist, undo)
                 score = -search(tb, ev, bb, mb, st, hist, undo, tt, ws,
                                 depth - 1 - r, -beta, -beta + 1, ply + 1, no)
