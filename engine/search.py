@@ -75,9 +75,6 @@ IIR_MIN_DEPTH = 4  # internal iterative reduction: one ply less from here when t
 LMR_MIN_DEPTH = 3
 LMR_MIN_MOVE = 3
 BAD_CAPTURE = 1 << 29  # subtracted from a losing capture's ordering score
-HISTORY_MAX = 16384  # quiet history saturates at +-this ("gravity": h += b - h * |b| / MAX)
-HISTORY_BONUS_MAX = 1600  # the bonus (or malus) of one cutoff, depth * depth * 16 capped here
-LMR_HISTORY_DIV = 8192  # a quiet move's reduction shrinks by its history over this
 SEE_VALUE = (100, 320, 330, 500, 900, 20000)  # static exchange values by piece type (fixed, not tuned)
 # ---------------------------------------------------------------------------------------
 
@@ -358,7 +355,6 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                     r += 1
                 if m == ws[kil] or m == ws[kil + 1]:
                     r -= 1
-                r -= int(hh[piece * 64 + to] / LMR_HISTORY_DIV)  # towards zero
                 r = max(0, min(r, depth - 2))
             score = -search(tb, ev, bb, mb, st, hist, undo, tt, ws,
                             depth - 1 - r, -alpha - 1, -alpha, ply + 1, yes)
@@ -387,16 +383,11 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                         if ws[kil] != m:
                             ws[kil + 1] = ws[kil]
                             ws[kil] = m
-                        bonus = min(16 * depth * depth, HISTORY_BONUS_MAX)
-                        k = piece * 64 + to
-                        hh[k] += bonus - hh[k] * bonus // HISTORY_MAX
-                        # malus: the quiet moves tried before this one failed to cut
-                        for j in range(i):
-                            q = moves[j]
-                            qto = (q >> 6) & 63
-                            if mb[qto] < 0 and ((q >> 16) & 3) != F_EP and ((q >> 12) & 15) == 0:
-                                k = mb[q & 63] * 64 + qto
-                                hh[k] -= bonus + hh[k] * bonus // HISTORY_MAX
+                        h = hh[piece * 64 + to] + depth * depth
+                        hh[piece * 64 + to] = h
+                        if h > (1 << 26):
+                            for j in range(hh.shape[0]):
+                                hh[j] >>= 1
                     break
     if qnode:
         return best
