@@ -70,8 +70,6 @@ LMP_MAX_DEPTH = 5  # late-move pruning after (3 + depth^2) / 2 quiet moves, twic
 FUTILITY_MARGIN = (0, 120, 220, 320)  # by depth, for quiet moves
 DELTA_MARGIN = 200  # quiescence delta pruning
 NULL_MIN_DEPTH = 3
-NULL_EVAL_DIV = 200  # the null move's reduction grows by a ply per this much static eval above beta (3 at most)
-IIR_MIN_DEPTH = 4  # internal iterative reduction: one ply less from here when there is no TT move
 LMR_MIN_DEPTH = 3
 LMR_MIN_MOVE = 3
 BAD_CAPTURE = 1 << 29  # subtracted from a losing capture's ordering score
@@ -192,7 +190,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
     tkey = np.int64(key)
     slot = 2 * np.int64(key & np.uint64((tt.shape[0] >> 1) - 1))
     tt_move = 0
-    if tt[slot] == tkey:  # quiescence too: any stored depth is enough there
+    if not qnode and tt[slot] == tkey:
         data = tt[slot + 1]
         tt_move = data & 0x3FFFF
         tdepth = ((data >> 34) & 255) - 1
@@ -243,7 +241,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                 and static >= beta
                 and (bb[6 + us] & ~bb[PAWN] & ~bb[KING_T]) != U0
             ):
-                r = 3 + depth // 4 + min(3, (static - beta) // NULL_EVAL_DIV)
+                r = 3 + depth // 4
                 make_null(tb, bb, st, hist, undo)
                 score = -search(tb, ev, bb, mb, st, hist, undo, tt, ws,
                                 depth - 1 - r, -beta, -beta + 1, ply + 1, no)
@@ -252,8 +250,6 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                     return 0
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
-    if not qnode and depth >= IIR_MIN_DEPTH and tt_move == 0:
-        depth -= 1  # no TT move: likely a node not seen before, not worth a full-depth search first
     moves = ws[W_MOVES + ply * MAXMOVES:W_MOVES + (ply + 1) * MAXMOVES]
     scores = ws[W_SCORES + ply * MAXMOVES:W_SCORES + (ply + 1) * MAXMOVES]
     n = gen_moves(tb, bb, st, moves, qnode)
