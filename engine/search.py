@@ -60,13 +60,11 @@ W_PVL = W_PV + (MAXPLY + 1) * (MAXPLY + 1)  # [ply]: their lengths
 W_KILLERS = W_PVL + MAXPLY + 1  # [ply * 2 + k]
 W_HISTORY = W_KILLERS + (MAXPLY + 1) * 2  # [piece * 64 + to]
 W_CTL = W_HISTORY + 12 * 64  # the ctl slots above
-W_STATIC = W_CTL + 8  # [ply]: static evaluations (-INF in check), to tell whether a side is improving
-W_SIZE = W_STATIC + MAXPLY + 1
+W_SIZE = W_CTL + 8
 
 # ---- tunables -------------------------------------------------------------------------
-RFP_MARGIN = 100  # reverse futility per ply of depth (one ply less when improving)
-RFP_MAX_DEPTH = 7
-LMP_MAX_DEPTH = 5  # late-move pruning after (3 + depth^2) / 2 quiet moves, twice that when improving
+RFP_MARGIN = 120  # reverse futility per ply of depth
+RFP_MAX_DEPTH = 3
 FUTILITY_MARGIN = (0, 120, 220, 320)  # by depth, for quiet moves
 DELTA_MARGIN = 200  # quiescence delta pruning
 NULL_MIN_DEPTH = 3
@@ -147,8 +145,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
     # the cached specialisation then segfaults on load. These two are computed instead.
     yes = ply >= 0
     no = ply < 0
-    ctl = ws[W_CTL:W_STATIC]
-    ss = ws[W_STATIC:W_SIZE]
+    ctl = ws[W_CTL:W_SIZE]
     pvl = ws[W_PVL:W_KILLERS]
     hh = ws[W_HISTORY:W_CTL]
     kil = W_KILLERS + 2 * ply  # this ply's two killers: ws[kil], ws[kil + 1]
@@ -212,17 +209,8 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
         ):
             return tscore
     static = -INF
-    improving = False
     if not checked:
         static = evaluate(tb, ev, bb, mb, st)
-        # improving: better than two plies ago (four when that side was in check then; no history = improving)
-        prev = ss[ply - 2] if ply >= 2 else -INF
-        if prev == -INF and ply >= 4:
-            prev = ss[ply - 4]
-        improving = static > prev
-    ss[ply] = static
-    imp = 1 if improving else 0
-    if not checked:
         if qnode:
             if static >= beta:
                 return static
@@ -230,8 +218,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                 alpha = static
         elif not pv_node:
             # reverse futility pruning
-            if (depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * (depth - imp) >= beta
-                    and abs(beta) < MATE_BOUND):
+            if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta and abs(beta) < MATE_BOUND:
                 return static
             # null move pruning
             us = st[SIDE]
@@ -313,11 +300,10 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             and not is_tactical
             and searched > 0
             and abs(alpha) < MATE_BOUND
-            and depth <= LMP_MAX_DEPTH
+            and depth <= 3
         ):
-            # late-move and futility pruning of quiet moves near the horizon
-            prunable = (searched >= (3 + depth * depth) * (1 + imp) // 2
-                        or (depth <= 3 and static + FUTILITY_MARGIN[depth] <= alpha))
+            # futility and late-move pruning of quiet moves near the horizon
+            prunable = static + FUTILITY_MARGIN[depth] <= alpha or searched >= 4 + 4 * depth * depth
         piece = mb[fr]
         make_move(tb, bb, mb, st, hist, undo, m)
         # whether the move checks is needed only to exempt it from pruning or reduction
@@ -347,8 +333,6 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                 r = int(0.5 + np.log(depth) * np.log(searched) / 2.0)
                 if pv_node:
                     r -= 1
-                if not improving:
-                    r += 1
                 if m == ws[kil] or m == ws[kil + 1]:
                     r -= 1
                 r = max(0, min(r, depth - 2))
