@@ -25,6 +25,7 @@ import math
 import os
 import random
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -446,6 +447,21 @@ def run(state: State, base: Build, new: Build, player: Player, path: Path, *,
     return state
 
 
+STOPPED = "stopped undecided (by hand; rerun the command to resume)"
+
+
+def mark_stopped(state: State, path: Path) -> None:
+    """Record that a still-running test was stopped by hand, so its summary says undecided."""
+    if state.status == "running":
+        state.status = STOPPED
+    state.save(path)
+    path.with_suffix(".md").write_text(state.summary())
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def _options(pairs: Sequence[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in pairs:
@@ -507,6 +523,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--builds", type=Path, default=BUILDS, help="where revisions are checked out")
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--nice", type=int, default=10, help="raise this process's (and the engines') niceness")
+    parser.add_argument("--stop", action="store_true",
+                        help="only mark the stored test NAME as stopped undecided (its summary says so)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.name is None:  # `python -m bench` runs every module: list the stored tests
@@ -515,6 +533,13 @@ def main(argv: list[str]) -> int:
             print(f"-- SPRT {state.name}: {state.games} games, LLR {state.llr():.2f}, {state.status}")
         return 0
     path = args.results / f"{args.name}.json"
+    if args.stop:
+        if not path.exists():
+            raise SystemExit(f"no stored test {path}")
+        state = State.load_file(path)
+        mark_stopped(state, path)
+        print(path.with_suffix(".md").read_text())
+        return 0
     if path.exists():
         state = State.load_file(path)
         base = Build(**state.config["base_build"])
@@ -537,9 +562,11 @@ def main(argv: list[str]) -> int:
     if args.nice:
         os.nice(args.nice)
     player = EnginePlayer(args.builds)
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill PID` stops a test as Ctrl-C does
     try:
         run(state, base, new, player, path, max_pairs=args.max_pairs)
     except KeyboardInterrupt:
+        mark_stopped(state, path)
         print("stopped; rerun the same command to resume")
     finally:
         player.close()

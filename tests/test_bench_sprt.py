@@ -102,6 +102,17 @@ def test_a_stopped_test_resumes_where_it_stopped(tmp_path: Path) -> None:
     assert "LLR" in text and f"+{final.wdl[0]} ={final.wdl[1]} -{final.wdl[2]}" in text
 
 
+def test_a_test_stopped_by_hand_says_undecided_and_still_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    state, base, new = _state()
+    sprt.run(state, base, new, FakePlayer(), path, max_pairs=3)
+    sprt.mark_stopped(sprt.State.load_file(path), path)
+    assert json.loads(path.read_text())["status"] == sprt.STOPPED
+    assert "result: stopped undecided" in path.with_suffix(".md").read_text()
+    resumed = sprt.run(sprt.State.load_file(path), base, new, FakePlayer(), path, max_pairs=1)
+    assert resumed.status == "running" and len(resumed.pairs) == 4
+
+
 def test_the_test_stops_at_a_bound(tmp_path: Path) -> None:
     state, base, new = _state(max_games=4000)
 
