@@ -62,18 +62,25 @@ clean:
 # The evaluation's weights tuned on data (docs/tuning.md): self-play games at fixed nodes,
 # labelled by their results and by Stockfish at a fixed depth, then Texel's method. The data
 # (.tune/, not in git) is played in TUNE_JOBS parallel shards, each regenerated only when
-# missing. Writes engine/data/eval_weights.json.
-TUNE_SEED ?= 1
-TUNE_GAMES ?= 400
-TUNE_NODES ?= 1500
-TUNE_MAX_POSITIONS ?= 3800
+# missing. Writes engine/data/eval_weights.json. The defaults make the second tuned set
+# (bench/results/tune/eval_weights-s2.json).
+TUNE_SEED ?= 2
+TUNE_GAMES ?= 2000
+TUNE_NODES ?= 1000
+TUNE_NODES_MAX ?= 3000
+TUNE_RANDOM_RATE ?= 0.03
+TUNE_PER_GAME ?= 30
+TUNE_MAX_POSITIONS ?= 12724
 TUNE_JOBS ?= 2
+TUNE_LAMBDA ?= 0
+TUNE_LR ?= 0.2
+TUNE_L2 ?= 0
 TUNE_ARGS ?=
 TUNE_SHARDS := $(shell seq 0 $$(($(TUNE_JOBS) - 1)))
 TUNE_DATA := $(foreach i,$(TUNE_SHARDS),.tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAMES)-$(i)of$(TUNE_JOBS).tsv)
 tune: $(STAMP) $(KERNELS) system
 	for i in $(TUNE_SHARDS); do \
 	  test -f .tune/selfplay-s$(TUNE_SEED)-g$(TUNE_GAMES)-$${i}of$(TUNE_JOBS).tsv || \
-	  nice -n 10 $(BIN)/python -m bench tune_data --games $(TUNE_GAMES) --nodes $(TUNE_NODES) --seed $(TUNE_SEED) --max-positions $(TUNE_MAX_POSITIONS) --shard $$i/$(TUNE_JOBS) & \
+	  nice -n 10 $(BIN)/python -m bench tune_data --games $(TUNE_GAMES) --nodes $(TUNE_NODES) --nodes-max $(TUNE_NODES_MAX) --random-rate $(TUNE_RANDOM_RATE) --per-game $(TUNE_PER_GAME) --seed $(TUNE_SEED) --max-positions $(TUNE_MAX_POSITIONS) --shard $$i/$(TUNE_JOBS) & \
 	done; wait
-	nice -n 10 $(BIN)/python -m bench tune --data $(TUNE_DATA) --seed $(TUNE_SEED) --l2 0.001 $(TUNE_ARGS)
+	nice -n 10 $(BIN)/python -m bench tune --data $(TUNE_DATA) --seed $(TUNE_SEED) --lambda $(TUNE_LAMBDA) --lr $(TUNE_LR) --l2 $(TUNE_L2) $(TUNE_ARGS)

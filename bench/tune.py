@@ -29,6 +29,7 @@ import logging
 import math
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,6 +170,7 @@ class Dataset:
     hits: np.ndarray  # (n, 2, 7) king-zone hits by side and piece type, then attackers
     results: np.ndarray  # game result from White's side
     sf_cp: np.ndarray  # Stockfish's score from White's side
+    groups: np.ndarray  # hold-out unit: the game (when the data names it), else a block of BLOCK rows
 
     @property
     def size(self) -> int:
@@ -179,11 +181,19 @@ class Dataset:
         remap = np.full(self.size, -1, dtype=np.int64)
         remap[index] = np.arange(len(index))
         return Dataset(remap[self.rows[keep]].astype(np.int32), self.cols[keep], self.vals[keep],
-                       self.counts[index], self.hits[index], self.results[index], self.sf_cp[index])
+                       self.counts[index], self.hits[index], self.results[index], self.sf_cp[index],
+                       self.groups[index])
 
 
-def reduce_positions(rows: list[tuple[str, float, int]]) -> Dataset:
-    """Sparse coefficients of ``(fen, result, stockfish_cp)`` rows (lone-minor endings dropped)."""
+Row = tuple[str, float, int, int]  # fen, result, Stockfish's cp, hold-out group
+
+
+def reduce_positions(rows: Sequence[tuple[str, float, int] | Row]) -> Dataset:
+    """Sparse coefficients of ``(fen, result, stockfish_cp[, group])`` rows (lone-minor endings dropped).
+
+    Games are groups 0, 1, ...; a row without one gets the block -1 - index // BLOCK
+    (consecutive positions, mostly of one game).
+    """
     tb = tables()
     acc = np.zeros(E.EV_SIZE, dtype=np.int64)
     r_l: list[np.ndarray] = []
@@ -193,7 +203,13 @@ def reduce_positions(rows: list[tuple[str, float, int]]) -> Dataset:
     hits: list[np.ndarray] = []
     results: list[float] = []
     sf: list[float] = []
-    for fen, result, cp in rows:
+    groups: list[int] = []
+    for n, row in enumerate(rows):
+        if len(row) == 4:
+            fen, result, cp, group = row
+        else:
+            fen, result, cp = row
+            group = -1 - n // BLOCK
         pos = Position.from_board(chess.Board(fen))
         if is_lone_minor(pos.bb):
             continue
@@ -210,9 +226,10 @@ def reduce_positions(rows: list[tuple[str, float, int]]) -> Dataset:
         hits.append(hit)
         results.append(result)
         sf.append(cp)
+        groups.append(group)
     return Dataset(np.concatenate(r_l), np.concatenate(c_l), np.concatenate(v_l),
                    np.array(counts, dtype=np.float64), np.array(hits, dtype=np.int64),
-                   np.array(results), np.array(sf, dtype=np.float64))
+                   np.array(results), np.array(sf, dtype=np.float64), np.array(groups, dtype=np.int64))
 
 
 def danger_entries(data: Dataset, ev: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -304,6 +321,19 @@ def labels_of(data: Dataset, lam: float, k_sf: float) -> np.ndarray:
     return out
 
 
+def split(groups: np.ndarray, *, seed: int, share: float) -> tuple[np.ndarray, np.ndarray]:
+    """(train, hold-out) row indices: a seeded ``share`` of the groups (games or blocks) held out whole.
+
+    A game's positions share its result, so a position-by-position split would leak into the
+    hold-out.
+    """
+    rng = np.random.default_rng(seed)
+    units = np.unique(groups)
+    chosen = rng.permutation(units)[:max(1, round(units.size * share))] if units.size > 1 else units[:0]
+    is_valid = np.isin(groups, chosen)
+    return np.flatnonzero(~is_valid), np.flatnonzero(is_valid)
+
+
 def tune(data: Dataset, start: np.ndarray, *, seed: int, iterations: int, lam: float = 0.5,
          lr: float = 1.0, lr_phase: float = 0.01, holdout: float = 0.1, patience: int = 60,
          l2: float = 0.0) -> TuneResult:
@@ -312,14 +342,7 @@ def tune(data: Dataset, start: np.ndarray, *, seed: int, iterations: int, lam: f
     ``l2`` pulls every weight towards its start: ``l2 * mean((w - start)^2)`` joins the loss, so
     weights that few positions inform (a queen with 27 free squares) stay near their start.
     """
-    # Hold out whole blocks of consecutive positions: a game's positions sit together in the
-    # data and share its result, so a position-by-position split would leak into the hold-out.
-    rng = np.random.default_rng(seed)
-    blocks = np.arange(data.size) // BLOCK
-    n_blocks = int(blocks[-1]) + 1 if data.size else 0
-    chosen: np.ndarray = rng.permutation(n_blocks)[:max(1, round(n_blocks * holdout))] if n_blocks > 1 else np.array([], dtype=int)
-    is_valid = np.isin(blocks, chosen)
-    valid, train = np.flatnonzero(is_valid), np.flatnonzero(~is_valid)
+    train, valid = split(data.groups, seed=seed, share=holdout)
     n_valid = valid.size
     k_sf = fit_scale(data.results, data.sf_cp) if lam < 1 else 0.0
     tr, va = data.subset(train), data.subset(valid)
@@ -367,8 +390,10 @@ def tune(data: Dataset, start: np.ndarray, *, seed: int, iterations: int, lam: f
     loss_tr = mse(y_tr, m_tr.scores(out.astype(np.float64), out[E.PHASE_W_AT:E.PHASE_W_AT + 6].astype(float)), k)
     loss_va = mse(y_va, m_va.scores(out.astype(np.float64), out[E.PHASE_W_AT:E.PHASE_W_AT + 6].astype(float)), k) \
         if n_valid else loss_tr
+    by_game = bool((data.groups >= 0).any())
     record: dict[str, object] = {
-        "method": "Texel: Adam on the sigmoid-scaled squared error, early-stopped on a hold-out of whole blocks of 100 consecutive positions",
+        "method": "Texel: Adam on the sigmoid-scaled squared error, early-stopped on a hold-out of whole games"
+                  if by_game else "Texel: Adam on the sigmoid-scaled squared error, early-stopped on a hold-out of whole blocks of 100 consecutive positions",
         "seed": seed, "positions_train": tr.size, "positions_valid": va.size, "K": round(k, 4),
         "label": f"{lam} * game result + {1 - lam:.2f} * sigmoid(Ksf * stockfish_cp)", "Ksf": round(k_sf, 4),
         "iterations_max": iterations, "iterations_best": best_it, "learning_rate": lr, "l2": l2,
@@ -402,17 +427,47 @@ def finish(w: np.ndarray, pw: np.ndarray, start: np.ndarray) -> np.ndarray:
     return E.with_derived(out)
 
 
-def read_data(path: Path, limit: int | None = None) -> list[tuple[str, float, int]]:
-    rows: list[tuple[str, float, int]] = []
+def read_data(path: Path, limit: int | None = None) -> list[Row]:
+    """The rows of a bench/tune_data.py file; a file without the game column gets blocks of BLOCK rows."""
+    rows: list[Row] = []
     with path.open() as fh:
-        for line in fh:
+        for n, line in enumerate(fh, 1):
             if line.startswith("#") or not line.strip():
                 continue
-            fen, result, cp = line.rstrip("\n").split("\t")
-            rows.append((fen, float(result), int(cp)))
+            parts = line.rstrip("\n").split("\t")
+            try:
+                if len(parts) not in (3, 4):
+                    raise ValueError(f"{len(parts)} columns")
+                game = int(parts[3]) if len(parts) == 4 else -1 - len(rows) // BLOCK
+                rows.append((parts[0], float(parts[1]), int(parts[2]), game))
+            except ValueError as exc:
+                raise SystemExit(f"{path}:{n}: not 'fen, result, stockfish_cp[, game]' ({exc})") from None
             if limit is not None and len(rows) >= limit:
                 break
     return rows
+
+
+def distinct_groups(parts: list[list[Row]]) -> list[Row]:
+    """The files' rows in one list, renumbered so that no two files share a game or block.
+
+    Two runs with other seeds both have a game 0; games get fresh ids 0, 1, ... and blocks of
+    rows without a game -1, -2, ...
+    """
+    out: list[Row] = []
+    next_block = -1
+    seen: dict[tuple[int, int], int] = {}
+    for k, part in enumerate(parts):
+        blocks: dict[int, int] = {}
+        for fen, result, cp, group in part:
+            if group < 0:
+                if group not in blocks:
+                    blocks[group] = next_block
+                    next_block -= 1
+                group = blocks[group]
+            else:
+                group = seen.setdefault((k, group), len(seen))
+            out.append((fen, result, cp, group))
+    return out
 
 
 def main(argv: list[str]) -> int:
@@ -429,7 +484,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     start_time = time.monotonic()
-    rows = [row for path in args.data for row in read_data(path)][:args.limit]
+    parts = [read_data(path) for path in args.data]
+    rows = distinct_groups(parts)[:args.limit]
     data = reduce_positions(rows)
     log.info("%d positions reduced in %.0f s", data.size, time.monotonic() - start_time)
     start = E.default_weights()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bench import tune as T
-from bench.tune_data import opening_lines
+from bench.tune_data import ONLY_MOVES, excluded_keys, opening_lines, play_game, position_key
 from engine import evaluate as E
 from engine.position import Position, tables
 
@@ -121,3 +121,59 @@ def test_the_openings_are_seeded_and_varied() -> None:
     b = opening_lines(random.Random(5), 30)
     assert a == b
     assert len({tuple(m.uci() for m in line) for line in a}) > 20
+
+
+def test_the_only_move_suite_and_the_positions_after_it_are_excluded() -> None:
+    keys = excluded_keys()
+    suite = [chess.Board.from_epd(line)[0] for line in ONLY_MOVES.read_text().splitlines() if line.strip()]
+    assert len(suite) >= 100
+    for board in suite:
+        assert position_key(board) in keys
+        for move in list(board.legal_moves)[:3]:
+            board.push(move)
+            assert position_key(board) in keys
+            board.pop()
+    assert position_key(chess.Board()) not in keys
+    assert excluded_keys(ONLY_MOVES.with_name("no-such-suite.epd")) == frozenset()
+
+
+def test_data_files_with_and_without_games_hold_out_whole_games(tmp_path: Path) -> None:
+    rows = T.read_data(SAMPLE)
+    assert all(group < 0 for *_, group in rows)  # the old three-column file: blocks
+    with_games = tmp_path / "games.tsv"
+    with_games.write_text("# games\n" + "".join(f"{fen}\t{res}\t{cp}\t{n // 7}\n" for n, (fen, res, cp, _) in enumerate(rows)))
+    mixed = T.distinct_groups([T.read_data(with_games), T.read_data(SAMPLE), T.read_data(with_games)])
+    games = {g for *_, g in mixed if g >= 0}
+    assert len(games) == 2 * len({n // 7 for n in range(len(rows))})  # the second copy's games are new ones
+    data = T.reduce_positions(T.read_data(with_games))
+    train, valid = T.split(data.groups, seed=3, share=0.1)
+    assert valid.size > 0 and train.size + valid.size == data.size
+    assert not set(data.groups[train]) & set(data.groups[valid])
+    assert len(set(data.groups[valid])) == round(len(set(data.groups)) * 0.1)
+    result = T.tune(data, E.default_weights(), seed=3, iterations=20, patience=1000)
+    assert "whole games" in str(result.record["method"]) and result.record["positions_valid"] == valid.size
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("8/8/8/8/8/8/8/K1k5 w - - 0 1\t0.5\n")
+    with pytest.raises(SystemExit, match=r"bad\.tsv:1"):
+        T.read_data(bad)
+
+
+def test_self_play_is_seeded_varied_and_never_keeps_an_excluded_position() -> None:
+    from engine.searcher import Searcher
+
+    searcher = Searcher(hash_mb=1, seed=1)
+    searcher.ev = E.default_weights()
+    searcher.warm()
+    opening = opening_lines(random.Random(2), 1)[0]
+
+    def fens(rate: float, exclude: frozenset[str] = frozenset()) -> tuple[list[str], float]:
+        samples, result = play_game(searcher, opening, random.Random("game"), 300, random_rate=rate, exclude=exclude)
+        return [s.fen for s in samples], result
+
+    a, result_a = fens(0.2)
+    assert len(a) > 3
+    assert fens(0.2) == (a, result_a)
+    assert fens(0.0)[0] != a
+    keys = frozenset(position_key(chess.Board(fen)) for fen in a[::2])
+    kept, _ = fens(0.2, keys)
+    assert kept == [fen for fen in a if position_key(chess.Board(fen)) not in keys]
