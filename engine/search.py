@@ -68,7 +68,6 @@ RFP_MAX_DEPTH = 3
 FUTILITY_MARGIN = (0, 120, 220, 320)  # by depth, for quiet moves
 DELTA_MARGIN = 200  # quiescence delta pruning
 NULL_MIN_DEPTH = 3
-IIR_MIN_DEPTH = 4  # internal iterative reduction: one ply less from here when there is no TT move
 LMR_MIN_DEPTH = 3
 LMR_MIN_MOVE = 3
 BAD_CAPTURE = 1 << 29  # subtracted from a losing capture's ordering score
@@ -238,8 +237,6 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                     return 0
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
-    if not qnode and depth >= IIR_MIN_DEPTH and tt_move == 0:
-        depth -= 1  # no TT move: likely a node not seen before, not worth a full-depth search first
     moves = ws[W_MOVES + ply * MAXMOVES:W_MOVES + (ply + 1) * MAXMOVES]
     scores = ws[W_SCORES + ply * MAXMOVES:W_SCORES + (ply + 1) * MAXMOVES]
     n = gen_moves(tb, bb, st, moves, qnode)
