@@ -123,8 +123,9 @@ def test_next_game_waits_for_the_characters_round_then_opens(browser: Any, daemo
     with open_page(browser, daemon, "desktop") as page:
         page.wait_for_selector("#tournament")
         page.route("**/api/tournament", answer)
-        page.click("#t-standings")
-        page.wait_for_function("() => document.querySelector('#t-next').disabled", timeout=WAIT_MS)
+        page.click("#t-standings")  # (a tournament of an earlier test may be shown, finished, till then)
+        page.wait_for_function("() => document.querySelector('#t-next').dataset.state === 'waiting'", timeout=WAIT_MS)
+        assert page.is_disabled("#t-next")
         status = page.text_content("#t-status") or ""
         assert "Round 1 is being played: 1 game(s) between characters still going" in status, status
         assert page.get_attribute("#t-next", "data-state") == "waiting"
