@@ -156,3 +156,13 @@ def assert_inside(inner: dict[str, float], outer: dict[str, float], what: str) -
 
 def fail_with_state(page: Any, what: str) -> None:
     pytest.fail(f"{what}; the page's state is {state(page)}")
+
+
+def wait(page: Any, expression: str, arg: Any = None) -> None:
+    """Wait for a JavaScript condition on the page; on a time-out, fail showing the page's state."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(expression, arg=arg, timeout=WAIT_MS)
+    except PlaywrightTimeout:
+        fail_with_state(page, f"waited for {expression}")

@@ -18,7 +18,7 @@ from typing import Any
 
 import chess
 import pytest
-from page_helpers import WAIT_MS, carry_out, drag, new_game, open_page, state
+from page_helpers import WAIT_MS, carry_out, drag, lit, new_game, open_page, state, wait
 from web_helpers import REPO, RunningDaemon, free_port, serve
 
 AFTER_E4_E5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
@@ -54,19 +54,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
     assert d.proc.returncode == 0, d.log()
 
 
-def wait(page: Any, expression: str, arg: Any = None) -> None:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(expression, arg=arg, timeout=WAIT_MS)
-    except PlaywrightTimeout:
-        pytest.fail(f"waited for {expression}; the page's state is {state(page)}")
-
-
-def leds(page: Any, why: str) -> set[str]:
-    return set(page.eval_on_selector_all(f'#board [data-led~="{why}"]', "els => els.map(e => e.dataset.square)"))
-
-
 def api(daemon: RunningDaemon, path: str, body: bytes | None = None,
         content_type: str = "application/json") -> tuple[int, dict[str, Any]]:
     request = urllib.request.Request(daemon.url + path, data=body,
@@ -99,7 +86,7 @@ def test_the_demo_page_reaches_every_capability(browser: Any, demo: RunningDaemo
         assert "Ba6 hangs the bishop on a6" in page.locator("#coach-line").inner_text()
         best = state(page)["coach"]["best"]
         wait(page, "() => document.querySelectorAll('#board [data-led~=\"coach\"]').length === 2")
-        assert leds(page, "coach") == {best[:2], best[2:4]}
+        assert lit(page, "coach") == {best[:2], best[2:4]}
 
         # A lesson from the page: the Petrov as Black, the engine's 1. e4 lit first.
         page.locator("#learn summary").click()
@@ -166,7 +153,7 @@ def test_the_demo_page_reaches_every_capability(browser: Any, demo: RunningDaemo
             phone.click('#net-board [data-square="e7"]')
             phone.click('#net-board [data-square="e5"]')
             wait(page, "() => window.boardctl.state.pending === 'e7e5'")
-            assert leds(page, "remote-move") == {"e7", "e5"}
+            assert lit(page, "remote-move") == {"e7", "e5"}
         finally:
             phone_context.close()
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import chess
 import pytest
-from page_helpers import WAIT_MS, carry_out, drag, open_page, shot, state
+from page_helpers import carry_out, drag, lit, open_page, shot, state, wait
 from web_helpers import REPO, RunningDaemon, engine_command, free_port, run_daemon, serve
 
 OPERA = """[Event "Paris"]
@@ -25,19 +25,6 @@ OPERA = """[Event "Paris"]
 10. Nxb5 cxb5 11. Bxb5+ Nbd7 12. O-O-O Rd8 13. Rxd7 Rxd7 14. Rd1 Qe6 15. Bxd7+ Nxd7 16. Qb8+ Nxb8
 17. Rd8# 1-0
 """
-
-
-def wait(page: Any, expression: str, arg: Any = None) -> None:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(expression, arg=arg, timeout=WAIT_MS)
-    except PlaywrightTimeout:
-        pytest.fail(f"waited for {expression}; the page's state is {state(page)}")
-
-
-def leds(page: Any, why: str) -> set[str]:
-    return set(page.eval_on_selector_all(f'#board [data-led~="{why}"]', "els => els.map(e => e.dataset.square)"))
 
 
 @contextlib.contextmanager
@@ -59,7 +46,7 @@ def test_lesson_panel_follows_the_lesson_on_the_virtual_board(browser: Any, tmp_
         wait(page, "() => !document.getElementById('lesson').hidden")
         assert "Italian Game" in page.locator("#lesson-title").inner_text()
         assert page.locator("#lesson-next").inner_text().startswith("Your move: e4")
-        assert leds(page, "lesson-move") == {"e2", "e4"}
+        assert lit(page, "lesson-move") == {"e2", "e4"}
         carry_out(page, chess.STARTING_FEN, "e2e4")
         wait(page, "() => window.boardctl.state.pending === 'e7e5'")
         assert "Takes space in the centre" in page.locator("#lesson-note").inner_text()
@@ -70,7 +57,7 @@ def test_lesson_panel_follows_the_lesson_on_the_virtual_board(browser: Any, tmp_
         drag(page, "g1", "h3")
         wait(page, "() => Boolean(window.boardctl.state.lesson.wrong)")
         assert "The lesson plays Nf3" in page.locator("#lesson-wrong").inner_text()
-        assert leds(page, "lesson-wrong") == {"g1", "f3", "h3"} and leds(page, "takeback") == {"g1", "h3"}
+        assert lit(page, "lesson-wrong") == {"g1", "f3", "h3"} and lit(page, "takeback") == {"g1", "h3"}
         colours = page.eval_on_selector_all('#board [data-square="h3"], #board [data-square="f3"]',
                                             "els => els.map(e => getComputedStyle(e).getPropertyValue('--led').trim())")
         assert colours[0] != colours[1]  # the square to put back shows takeback's colour, the right one its own
@@ -95,12 +82,12 @@ def test_replay_slider_steps_a_watched_game(browser: Any, tmp_path: Path, size: 
         assert page.locator("#step-slider").get_attribute("max") == "33"
         page.locator("#step-forward").click()
         wait(page, "() => window.boardctl.state.step.ply === 1")
-        assert leds(page, "step-move") == {"e2", "e4"}
+        assert lit(page, "step-move") == {"e2", "e4"}
         # The slider jumps: the page presses hint until the replay is there.
         page.locator("#step-slider").fill("23")
         wait(page, "() => window.boardctl.state.step.ply === 23")
         st = state(page)
-        assert st["moves"][-1] == "e1c1" and leds(page, "step-move") == {"e1", "c1", "a1", "d1"}
+        assert st["moves"][-1] == "e1c1" and lit(page, "step-move") == {"e1", "c1", "a1", "d1"}
         assert page.locator("#step-moves li.current").inner_text().endswith("O-O-O")
         page.locator("#step-slider").fill("20")
         wait(page, "() => window.boardctl.state.step.ply === 20")
@@ -119,12 +106,12 @@ def test_replay_on_the_board_from_the_page(browser: Any, tmp_path: Path) -> None
         assert page.locator("#step-slider").is_disabled()
         page.locator("#step-forward").click()
         wait(page, "() => window.boardctl.state.step.next === 'e4'")
-        assert leds(page, "step-move") == {"e2", "e4"}
+        assert lit(page, "step-move") == {"e2", "e4"}
         carry_out(page, chess.STARTING_FEN, "e2e4")
         wait(page, "() => window.boardctl.state.step.ply === 1")
         page.locator("#step-back").click()
         wait(page, "() => window.boardctl.state.moves.length === 0")
-        assert leds(page, "takeback") == {"e2", "e4"}
+        assert lit(page, "takeback") == {"e2", "e4"}
 
 
 def test_a_lesson_and_a_replay_started_from_a_play_page(browser: Any, tmp_path: Path) -> None:
@@ -137,17 +124,17 @@ def test_a_lesson_and_a_replay_started_from_a_play_page(browser: Any, tmp_path: 
         page.locator('#lesson-form button[type="submit"]').click()
         wait(page, "() => window.boardctl.state.lesson && window.boardctl.state.pending === 'e2e4'")
         assert "Petrov Defence" in page.locator("#lesson-title").inner_text()
-        assert leds(page, "engine-move") == {"e2", "e4"}
+        assert lit(page, "engine-move") == {"e2", "e4"}
         carry_out(page, chess.STARTING_FEN, "e2e4")
         wait(page, "() => window.boardctl.state.moves.length === 1 && window.boardctl.state.lesson.your_turn")
-        assert leds(page, "lesson-move") == {"e7", "e5"}
+        assert lit(page, "lesson-move") == {"e7", "e5"}
         # A replay from an uploaded PGN, watched.
         page.locator('#step-form input[type="file"]').set_input_files(
             files=[{"name": "opera.pgn", "mimeType": "text/plain", "buffer": OPERA.encode()}])
         page.locator('#step-form button[type="submit"]').click()
         wait(page, "() => window.boardctl.state.step && !window.boardctl.state.lesson")
         assert document_hidden(page, "lesson")
-        assert leds(page, "setup") == {"e2", "e4"}  # the lesson's pawn goes back for the replay's start
+        assert lit(page, "setup") == {"e2", "e4"}  # the lesson's pawn goes back for the replay's start
         drag(page, "e4", "e2")
         wait(page, "() => window.boardctl.state.step.set_up")
         page.locator("#step-slider").fill("3")
