@@ -8,7 +8,7 @@ Opponents that are missing (``stockfish`` binary, ``sunfish`` module) are report
 from __future__ import annotations
 
 import argparse
-import itertools
+import functools
 import json
 import math
 import os
@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,11 +163,16 @@ class Score:
         return to_elo(p), to_elo(p - 1.96 * se), to_elo(p + 1.96 * se)
 
 
-def _openings(count: int, seed: int) -> list[list[chess.Move]]:
+@functools.cache
+def _opening_lines() -> tuple[tuple[chess.Move, ...], ...]:
+    """The opening list's lines of 4-12 plies (read once: parsing them takes seconds)."""
     from engine.book import lines_from_tsv
 
-    lines = [ln for ln in lines_from_tsv(sorted((DATA / "openings").glob("*.tsv"))) if 4 <= len(ln) <= 12]
-    return random.Random(seed).sample(lines, count)
+    return tuple(tuple(ln) for ln in lines_from_tsv(sorted((DATA / "openings").glob("*.tsv"))) if 4 <= len(ln) <= 12)
+
+
+def _openings(count: int, seed: int) -> list[list[chess.Move]]:
+    return [list(line) for line in random.Random(seed).sample(_opening_lines(), count)]
 
 
 def _play(ours: chess.engine.SimpleEngine, theirs: chess.engine.SimpleEngine, opening: list[chess.Move],
@@ -200,7 +206,18 @@ def _play(ours: chess.engine.SimpleEngine, theirs: chess.engine.SimpleEngine, op
 
 def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games: int, base: float,
           inc: float, seed: int, ours_options: dict[str, int | bool | str] | None = None,
-          state: Path | None = None) -> Score | None:
+          state: Path | None = None, play: bool = True) -> Score | None:
+    """Play (or with ``play=False`` only read back from ``state``) a colour-swapped match."""
+    score = Score()
+    done: list[list[object]] = []  # [score, ending] per game, in play order (resumable with ``state``)
+    if state is not None and state.exists():
+        saved = json.loads(state.read_text())
+        if saved.get("setup") != [name, base, inc, seed]:
+            raise SystemExit(f"{state} holds another match ({saved.get('setup')}); choose another --state")
+        done = saved["games"]
+        print(f"   {'resuming' if play else 'reading'} {name}: {len(done)} games from {state}", flush=True)
+    if not play:
+        games = min(games, len(done))
     try:
         theirs = chess.engine.SimpleEngine.popen_uci(cmd, timeout=60)
     except Exception as exc:  # a missing opponent is reported, not fatal
@@ -210,14 +227,6 @@ def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games
     ours.configure({"OwnBook": False, "Move Overhead": OVERHEAD_MS, **(ours_options or {})})
     if options:
         theirs.configure(options)
-    score = Score()
-    done: list[list[object]] = []  # [score, ending] per game, in play order (resumable with ``state``)
-    if state is not None and state.exists():
-        saved = json.loads(state.read_text())
-        if saved.get("setup") != [name, base, inc, seed]:
-            raise SystemExit(f"{state} holds another match ({saved.get('setup')}); choose another --state")
-        done = saved["games"]
-        print(f"   resuming {name} after {len(done)} games from {state}", flush=True)
     try:
         for i, opening in enumerate(_openings((games + 1) // 2, seed)):
             for ours_white in (True, False):
@@ -315,9 +324,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--state", type=Path, default=None, metavar="DIR",
                         help="keep each match's games in DIR/<opponent>.json and resume from there")
     parser.add_argument("--calibrate", type=int, default=0, metavar="GAMES",
-                        help="also play each named level against Stockfish UCI_Elo 1350 for GAMES games")
-    parser.add_argument("--chain", type=int, default=0, metavar="GAMES",
-                        help="also play the levels below Stockfish's floor against our intermediate level")
+                        help="also place the levels on Stockfish's scale, GAMES games a pairing (LADDER)")
+    parser.add_argument("--levels", nargs="*", default=[name for name, _ in LADDER], metavar="LEVEL",
+                        help="with --calibrate: the levels to play (others are read from --state if saved)")
     args = parser.parse_args(argv)
     base, inc = (float(x) for x in args.tc.split("+"))
     from engine.searcher import Searcher
@@ -345,42 +354,66 @@ def main(argv: list[str]) -> int:
                       args.games, base, inc, args.seed,
                       state=args.state / f"stockfish-{elo}-{args.tc}.json" if args.state else None)
     if args.calibrate and STOCKFISH is not None:
-        calibrate(args.calibrate, base, inc, args.seed)
-    if args.chain:
-        chain(args.chain, base, inc, args.seed)
+        calibrate(args.calibrate, base, inc, args.seed, names=args.levels, state=args.state)
     return 0
 
 
-def chain(games: int, base: float, inc: float, seed: int) -> None:
-    """Levels under Stockfish's UCI_Elo floor, calibrated in a chain: each against the next
-    stronger of ours, down from intermediate (which the calibration measured against Stockfish)."""
+SF_FLOOR = 1350  # Stockfish 15.1's lowest UCI_Elo
+WITHIN = 150  # issue 17: each level within so many Elo of its label
+#: Each level and what it is measured against, strongest first: Stockfish at the level's own label
+#: (at its floor for a label below it), or, under the floor, the next stronger level of ours,
+#: whose estimate the chain then builds on.
+LADDER: tuple[tuple[str, int | str], ...] = (
+    ("master", 2200), ("practice5", 1800), ("advanced", 1700), ("practice4", 1600),
+    ("practice3", 1400), ("intermediate", SF_FLOOR),
+    ("practice2", "intermediate"), ("practice1", "practice2"), ("beginner", "practice1"),
+)
+
+
+def calibrate(games: int, base: float, inc: float, seed: int, *, names: Sequence[str],
+              state: Path | None) -> dict[str, tuple[float, float, float]]:
+    """Place each named level on Stockfish's UCI_Elo scale, as the daemon sends it (Skill Level).
+
+    A level is measured against Stockfish at its own label, so that it scores near 50 % when it
+    is where its name says and the estimate is tight; under Stockfish's floor it is measured
+    against the next stronger level, and its estimate is that level's plus the difference.
+    With ``state`` every pairing resumes from its file, so a pairing can be played by one run
+    and its figure reused by another (``--levels`` picks the pairings to play or read).
+    """
     from engine.levels import LEVELS
 
-    ladder = ("intermediate", "practice2", "practice1", "beginner")
-    for stronger, weaker in itertools.pairwise(ladder):
-        ref, level = LEVELS[stronger], LEVELS[weaker]
-        score = match(f"our {stronger} (Skill Level {ref.skill}) [ours: {weaker}, Skill Level {level.skill}]",
-                      ENGINE_CMD, {"Skill Level": ref.skill, "OwnBook": False, "Move Overhead": OVERHEAD_MS},
-                      games, base, inc, seed, ours_options={"Skill Level": level.skill})
-        if score is not None:
-            elo, lo, hi = score.elo()
-            print(f"   level {weaker}: {stronger} {elo:+.0f} [{lo:+.0f}, {hi:+.0f}]")
-
-
-def calibrate(games: int, base: float, inc: float, seed: int) -> None:
-    """Each named level (sent as Skill Level, as the daemon does for engines without a low
-    UCI_Elo) against Stockfish at its floor, UCI_Elo 1350; level Elo = 1350 + difference."""
-    from engine.levels import LEVELS
-
-    for name in ("beginner", "intermediate", "advanced", "master"):
+    estimates: dict[str, tuple[float, float, float]] = {}
+    for name, anchor in LADDER:
         level = LEVELS[name]
-        score = match(f"stockfish UCI_Elo 1350 [ours: {name}, Skill Level {level.skill}]", [STOCKFISH or "stockfish"],
-                      {"UCI_LimitStrength": True, "UCI_Elo": 1350, "Threads": 1, "Hash": 16,
-                       "Move Overhead": OVERHEAD_MS},
-                      games, base, inc, seed, ours_options={"Skill Level": level.skill})
-        if score is not None:
-            elo, lo, hi = score.elo()
-            print(f"   level {name}: about {1350 + elo:.0f} Elo [{1350 + lo:.0f}, {1350 + hi:.0f}] on Stockfish's UCI_Elo scale")
+        if isinstance(anchor, int):
+            label, cmd = f"stockfish UCI_Elo {anchor}", [STOCKFISH or "stockfish"]
+            options: dict[str, int | bool | str] = {"UCI_LimitStrength": True, "UCI_Elo": anchor, "Threads": 1,
+                                                    "Hash": 16, "Move Overhead": OVERHEAD_MS}
+            base_elo: tuple[float, float, float] | None = (anchor, anchor, anchor)
+        else:
+            ref = LEVELS[anchor]
+            label, cmd = f"our {anchor} (Skill Level {ref.skill})", ENGINE_CMD
+            options = {"Skill Level": ref.skill, "OwnBook": False, "Move Overhead": OVERHEAD_MS}
+            base_elo = estimates.get(anchor)
+        file = state / f"level-{name}-{base:g}+{inc:g}.json" if state is not None else None
+        if name not in names and not (file is not None and file.exists()):
+            continue
+        score = match(f"{label} [ours: {name}, Skill Level {level.skill}]", cmd, options, games, base, inc, seed,
+                      ours_options={"Skill Level": level.skill}, state=file,
+                      play=name in names)
+        if score is None or not score.games:
+            continue
+        diff, lo, hi = score.elo()
+        if base_elo is None:
+            print(f"   level {name}: {anchor} {diff:+.0f} [{lo:+.0f}, {hi:+.0f}] ({anchor} not placed)")
+            continue
+        est = (base_elo[0] + diff, base_elo[1] + lo, base_elo[2] + hi)
+        estimates[name] = est
+        ok = abs(est[0] - level.elo) <= WITHIN
+        sweep = " (a clean sweep: only a bound)" if score.wins in (0, score.games) and not score.draws else ""
+        print(f"   level {name} (label {level.elo}): about {est[0]:.0f} [{est[1]:.0f}, {est[2]:.0f}] on Stockfish's "
+              f"UCI_Elo scale{sweep}: {'within' if ok else 'NOT within'} {WITHIN} of its label", flush=True)
+    return estimates
 
 
 if __name__ == "__main__":

@@ -42,3 +42,27 @@ def test_match_resumes_from_its_state(tmp_path: Path, monkeypatch: pytest.Monkey
     assert played[:4] == before
     with pytest.raises(SystemExit):
         bench_engine.match("other", ["x"], {}, 8, 1.0, 0.0, 5, state=state)
+
+
+def test_calibrate_places_each_level_against_its_own_anchor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Stockfish levels are placed at their label plus the difference, chained ones on the level above."""
+    monkeypatch.setattr(chess.engine.SimpleEngine, "popen_uci", lambda *a, **k: _Dummy())
+    monkeypatch.setattr(bench_engine, "_play", lambda *a: (0.5, "stalemate"))  # every pairing even
+    first = bench_engine.calibrate(2, 1.0, 0.0, 3, names=["master", "intermediate", "practice2"], state=tmp_path)
+    assert first == {"master": (2200, 2200, 2200), "intermediate": (1350, 1350, 1350),
+                     "practice2": (1350, 1350, 1350)}
+    out = capsys.readouterr().out
+    assert "level practice2 (label 1200): about 1350" in out and "within 150" in out
+    assert "level master (label 2200): about 2200" in out
+
+    # a later run plays only beginner; practice1 has no saved games, so beginner is not placed
+    monkeypatch.setattr(bench_engine, "_play", lambda *a: (0.0, "checkmate"))
+    second = bench_engine.calibrate(2, 1.0, 0.0, 3, names=["beginner"], state=tmp_path)
+    assert set(second) == {"master", "intermediate", "practice2"}  # read back, not replayed
+    out = capsys.readouterr().out
+    assert "level beginner: practice1" in out and "(practice1 not placed)" in out
+    # practice1 played now: it loses both to practice2, so it is placed below it, beyond the margin
+    third = bench_engine.calibrate(2, 1.0, 0.0, 3, names=["practice1"], state=tmp_path)
+    assert third["practice1"][0] < 1350 - 150
+    assert "level practice1 (label 1000)" in capsys.readouterr().out
