@@ -50,6 +50,9 @@ MATE = 31000
 MATE_BOUND = MATE - 2 * MAXPLY
 # ctl slots shared with the Python driver
 STOP, NODES, NODE_LIMIT, SELDEPTH, CAN_STOP = 0, 1, 2, 3, 4
+#: ctl slot: the contempt of the side to move at the root, in centipawns (Stockfish's meaning: a
+#: draw is worth -contempt to it, +contempt to the other side); 0, the default, scores draws 0.
+CONTEMPT = 5
 BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
 # The search's scratch space is one flat int64 array ``ws`` and the transposition table one
 # more: a recursive call copies every array argument's descriptor, so fewer arrays is faster.
@@ -159,15 +162,16 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
     checked = in_check(tb, bb, st)
     if ply > 0:
         # draws by the fifty-move rule or by repetition (one repetition is enough in search)
+        draw = ctl[CONTEMPT] if ply & 1 else -ctl[CONTEMPT]
         if st[HALF] >= 100 and not checked:
-            return 0
+            return draw
         hp = st[HP]
         key = bb[8]
         i = hp - 2
         lo = max(0, hp - st[HALF])
         while i >= lo:
             if hist[i] == key:
-                return 0
+                return draw
             i -= 2
         # mate distance pruning
         alpha = max(alpha, -MATE + ply)
@@ -243,7 +247,9 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
     if n == 0:
         if checked:
             return -MATE + ply
-        return static if qnode else 0
+        if qnode:
+            return static
+        return ctl[CONTEMPT] if ply & 1 else -ctl[CONTEMPT]  # stalemate
     # order: TT move, captures by MVV-LVA, killers, history, captures that lose material
     for i in range(n):
         m = moves[i]

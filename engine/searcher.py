@@ -25,6 +25,7 @@ from engine.movegen import MAXMOVES, MAXPLY
 from engine.position import Position, move_to_chess, tables
 from engine.search import (
     CAN_STOP,
+    CONTEMPT,
     INF,
     MATE,
     MATE_BOUND,
@@ -145,6 +146,7 @@ class Searcher:
         self.rng = random.Random(seed)
         self._halted = False  # stop() or the move timer, as opposed to a node cap
         self.move_overhead_ms = MOVE_OVERHEAD_MS  # time kept back per move for the GUI and pipes
+        self.contempt = 0  # centipawns a draw is worse than equal for the side to move at the root
         self.set_hash(hash_mb)
 
     def set_hash(self, hash_mb: int) -> None:
@@ -238,6 +240,7 @@ class Searcher:
         start = time.monotonic()
         ctl = self.ctl
         ctl[:] = 0
+        ctl[CONTEMPT] = self.contempt
         self._halted = False
         node_cap = limits.nodes if limits.nodes is not None else strength.max_nodes
         if limits.nodes is not None and strength.max_nodes is not None:

@@ -11,11 +11,14 @@ only the attack no longer makes the engine fear attacks on its own king as much.
 :func:`style_tables` gives the evaluation table array the search kernel reads (``Searcher.ev``);
 nothing here runs per node.
 
-Contempt is what Rodent and Stockfish mean by it: how much worse than a draw the engine rates
-a draw. It is applied at the root (:func:`contempt_choice`): with contempt above 0 the engine
-does not repeat or stalemate its way into a draw while another move keeps it within
+Contempt is what Rodent and Stockfish mean by it: how much worse than equality the engine rates
+a draw. The search scores every draw it sees (repetition, fifty moves, stalemate) ``-contempt``
+for the side to move at the root and ``+contempt`` for the other (``engine.search.CONTEMPT``), so
+an attacker steers away from repetitions and a defender towards them, as in Stockfish. At the
+root :func:`contempt_choice` also settles draws that can be claimed there: with contempt above 0
+the engine does not repeat or stalemate its way into a draw while another move keeps it within
 ``contempt`` of equality; below 0 it takes a draw on offer unless it is better by more than
-``-contempt``. The search itself scores draws 0, as before.
+``-contempt``. Contempt 0, the default, scores draws 0.
 """
 
 from __future__ import annotations

@@ -274,7 +274,7 @@ class UciProtocol:
         self._job_searcher: Searcher | None = None
         self._cold = not _kernels_cached()
         self._repertoire: Repertoire | None = None
-        self._style_key: tuple[Style, int] | None = None
+        self._style_key: tuple[Style, int, int] | None = None
         self._warm_error: BaseException | None = None
         if warm:
             threading.Thread(target=self._warm_up, name="engine-warm", daemon=True).start()
@@ -642,15 +642,18 @@ class UciProtocol:
 
         style = Style(scales=self.style().scales)
         side = (0 if board.turn == chess.WHITE else 1) if style.is_sided else 0
-        key = (style, side)
+        contempt = int(self.values["Contempt"])
+        key = (style, side, contempt)
         if key == self._style_key:
             return
         for name, pct in style.scales:
             if pct != 100 and name not in supported_options():
                 self.send(f"info string {name} has no effect with this build's evaluation (its weights are compiled in)")
-        if self._style_key is not None or not style.is_neutral:
+        if (self._style_key is not None and self._style_key[:2] != key[:2]) or not style.is_neutral:
             searcher.ev = style_tables(style, side)
-            searcher.clear()
+        if self._style_key is not None or not style.is_neutral or contempt:
+            searcher.clear()  # its scores were of another evaluation, or of draws worth another value
+        searcher.contempt = contempt
         self._style_key = key
 
     def _contempt(self, searcher: Searcher, board: chess.Board, best: UciMove | None, info: object) -> UciMove | None:
@@ -664,7 +667,13 @@ class UciProtocol:
         score = getattr(info, "score_cp", None)
 
         def child_score(child: chess.Board) -> int | None:
-            result = searcher.search(child, Limits(nodes=CONTEMPT_NODES), strength=self._strength())
+            # the other side moves first in ``child``: its draws are worth +contempt to it, as in
+            # the main search, so every draw keeps the value (and hash entry) it had there
+            searcher.contempt = -contempt
+            try:
+                result = searcher.search(child, Limits(nodes=CONTEMPT_NODES), strength=self._strength())
+            finally:
+                searcher.contempt = contempt
             return result.info.score_cp if result.info is not None else None
 
         choice = contempt_choice(board, best, score, contempt, child_score)

@@ -24,7 +24,7 @@ from boardctl.learning.characters import (
     load_characters,
 )
 from engine.evaluate import eval_tables
-from engine.searcher import Searcher
+from engine.searcher import Limits, Searcher
 from engine.style import Repertoire, Style, StyleError, contempt_choice, is_drawing, style_tables
 from engine.uci import OPTIONS, UciProtocol
 
@@ -178,6 +178,55 @@ def test_contempt_over_uci(contempt: int, draws: bool) -> None:
         time.sleep(0.01)
     move = next(line for line in out if line.startswith("bestmove")).split()[1]
     assert (move == "f6g8") == draws, out[-3:]
+
+
+#: (plies of SHUFFLE played, contempt, whether the search repeats, the score it must give or None):
+#: White to move after 4 plies (slightly better) and Black after 5 (slightly worse) can each repeat
+#: a position once, which the search scores as a draw: worth -contempt to the side to move.
+CONTEMPT_IN_SEARCH = [
+    (4, -60, True, 60),    # White takes the draw, now worth +60 to it
+    (4, -100, True, 100),
+    (4, 0, False, None),   # better than a draw: plays on
+    (4, 60, False, None),
+    (5, -60, True, 60),    # Black, worse, takes the draw at any contempt below its deficit
+    (5, -150, True, 150),  # a solid defender's contempt
+    (5, 0, True, 0),
+    (5, 100, False, None),  # a draw worth -100 is worse than its position: plays on
+    (5, 200, False, None),
+]
+
+
+@pytest.mark.parametrize(("plies", "contempt", "repeats", "score"), CONTEMPT_IN_SEARCH)
+def test_search_scores_draws_by_contempt(plies: int, contempt: int, repeats: bool, score: int | None) -> None:
+    board = chess.Board()
+    for uci in SHUFFLE[:plies]:
+        board.push_uci(uci)
+    repeat = chess.Move.from_uci(SHUFFLE[plies])
+    searcher = Searcher(hash_mb=1)
+    searcher.contempt = contempt
+    result = searcher.search(board, Limits(depth=6))
+    assert result.info is not None
+    assert (result.best == repeat) == repeats, (result.best, result.info.score_cp)
+    if score is not None:
+        assert result.info.score_cp == score
+    else:
+        assert result.info.score_cp is not None and result.info.score_cp > -contempt
+
+
+def test_contempt_option_reaches_the_search() -> None:
+    """Over UCI, Black (worse) repeats with Contempt -60, scoring the draw +60, and not with 100."""
+    for contempt, repeats in ((-60, True), (100, False)):
+        proto, out = _protocol()
+        proto.handle(f"setoption name Contempt value {contempt}")
+        proto.handle("position startpos moves " + " ".join(SHUFFLE[:5]))
+        proto.handle("go depth 6")
+        deadline = time.monotonic() + 60
+        while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        move = next(line for line in out if line.startswith("bestmove")).split()[1]
+        assert (move == SHUFFLE[5]) == repeats, out[-3:]
+        if repeats:
+            assert any(" score cp 60 " in line for line in out if line.startswith("info depth 6")), out[-3:]
 
 
 def test_styles_search_differently() -> None:
