@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +35,24 @@ def browser() -> Iterator[Any]:
             browser.close()
 
 
-def test_a_phone_plays_the_board_and_a_spectator_watches(browser: Any, tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class Joined:
+    """A host daemon whose game a phone page has joined with the invitation's code."""
+
+    host: Board
+    phone: Any
+    context: Any
+    base: str
+    errors: list[str]
+
+
+@contextmanager
+def phone_joined(browser: Any, tmp_path: Path, *args: str) -> Iterator[Joined]:
+    """Start ``boardctl host`` with ``args``, join it from a phone-sized page; afterwards the
+    daemon is stopped and no page may have raised an error."""
     port = free_port()
     host = Board(["host", "--board", "sim", "--stdio", "--port", str(port), "--games-dir", str(tmp_path / "games"),
-                  "--time-control", "5+0"], tmp_path / "home")
+                  *args], tmp_path / "home")
     errors: list[str] = []
     context = browser.new_context(viewport={"width": 480, "height": 900})
     try:
@@ -48,6 +64,17 @@ def test_a_phone_plays_the_board_and_a_spectator_watches(browser: Any, tmp_path:
         phone.goto(f"{base}?play={code}")
         phone.wait_for_selector('#net-page[data-connected="true"]', timeout=WAIT_MS)
         host.wait_for(lambda s: (s.get("network") or {}).get("connected"), 30)
+        yield Joined(host, phone, context, base, errors)
+    finally:
+        context.close()
+        if host.proc.poll() is None:
+            host.kill()
+    assert errors == [], errors
+
+
+def test_a_phone_plays_the_board_and_a_spectator_watches(browser: Any, tmp_path: Path) -> None:
+    with phone_joined(browser, tmp_path, "--time-control", "5+0") as joined:
+        host, phone, context, base, errors = joined.host, joined.phone, joined.context, joined.base, joined.errors
         host.make("e2e4")
         phone.wait_for_selector('#net-board [data-square="e4"][data-piece="P"]', timeout=WAIT_MS)
         phone.wait_for_selector('#net-page[data-turn="mine"]', timeout=WAIT_MS)
@@ -85,30 +112,14 @@ def test_a_phone_plays_the_board_and_a_spectator_watches(browser: Any, tmp_path:
         watcher.wait_for_function("() => document.getElementById('net-status').textContent.startsWith('Game over')",
                                   timeout=WAIT_MS)
         assert host.close() == 0
-    finally:
-        context.close()
-        if host.proc.poll() is None:
-            host.kill()
-    assert errors == [], errors
 
 
 @pytest.mark.parametrize("piece", ["n"])
 def test_the_phone_player_chooses_the_promotion_piece(browser: Any, tmp_path: Path, piece: str) -> None:
     """A pawn of the phone's reaches the last rank: the page's promotion buttons ask which piece,
     and the host's board lights the move with that piece (not always a queen)."""
-    port = free_port()
-    host = Board(["host", "--board", "sim", "--stdio", "--port", str(port), "--games-dir", str(tmp_path / "games"),
-                  "--fen", "4k3/8/8/8/8/8/p7/4K2R w - - 0 1"], tmp_path / "home")
-    errors: list[str] = []
-    context = browser.new_context(viewport={"width": 480, "height": 900})
-    try:
-        code = host.next_line(30)["invite"]["code"]
-        host.send({})
-        phone = context.new_page()
-        phone.on("pageerror", lambda exc: errors.append(str(exc)))
-        phone.goto(f"http://127.0.0.1:{port}/?play={code}")
-        phone.wait_for_selector('#net-page[data-connected="true"]', timeout=WAIT_MS)
-        host.wait_for(lambda s: (s.get("network") or {}).get("connected"), 30)
+    with phone_joined(browser, tmp_path, "--fen", "4k3/8/8/8/8/8/p7/4K2R w - - 0 1") as joined:
+        host, phone = joined.host, joined.phone
         host.make("h1h2")
         phone.wait_for_selector('#net-page[data-turn="mine"]', timeout=WAIT_MS)
         assert phone.locator("#promotion").is_hidden()
@@ -122,8 +133,3 @@ def test_the_phone_player_chooses_the_promotion_piece(browser: Any, tmp_path: Pa
         assert lit["pending"] == "a2a1" + piece
         phone.wait_for_selector("#promotion", state="hidden", timeout=WAIT_MS)
         assert host.close() == 0
-    finally:
-        context.close()
-        if host.proc.poll() is None:
-            host.kill()
-    assert errors == [], errors

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import ARTIFACTS, CHROMIUM_ARGS, ensure_chromium
+from page_helpers import SIZES, open_page
+from web_helpers import ARTIFACTS, CHROMIUM_ARGS, RunningDaemon, ensure_chromium
 
 
 @pytest.fixture(scope="module")
@@ -29,3 +30,16 @@ def browser() -> Iterator[Any]:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(params=list(SIZES))
+def size(request: pytest.FixtureRequest) -> str:
+    """Every page test that takes ``size`` runs at each of the page's sizes."""
+    return str(request.param)
+
+
+@pytest.fixture
+def page(browser: Any, daemon: RunningDaemon, size: str) -> Iterator[Any]:
+    """The page of the module's ``daemon`` fixture, at ``size``."""
+    with open_page(browser, daemon, size) as page:
+        yield page

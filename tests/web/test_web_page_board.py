@@ -23,7 +23,6 @@ from page_helpers import (
     drag,
     lit,
     new_game,
-    open_page,
     resign,
     shot,
     state,
@@ -44,17 +43,6 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
     with run_daemon(tmp, "--settle", "0.15", mode="record") as d:
         yield d
     assert d.proc.returncode == 0, d.log()
-
-
-@pytest.fixture(params=list(SIZES))
-def size(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def page(browser: Any, daemon: RunningDaemon, size: str) -> Iterator[Any]:
-    with open_page(browser, daemon, size) as page:
-        yield page
 
 
 def play_san(page: Any, moves: list[str], board: chess.Board | None = None) -> chess.Board:

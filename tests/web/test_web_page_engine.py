@@ -44,17 +44,6 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
     assert d.proc.returncode == 0, d.log()
 
 
-@pytest.fixture(params=list(SIZES))
-def size(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def page(browser: Any, daemon: RunningDaemon, size: str) -> Iterator[Any]:
-    with open_page(browser, daemon, size) as page:
-        yield page
-
-
 def white_share(ev: dict[str, int]) -> float:
     """The evaluation bar's white part, percent (the page's curve, written out again here)."""
     if ev.get("mate") is not None:

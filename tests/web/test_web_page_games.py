@@ -14,7 +14,7 @@ from typing import Any
 import chess
 import chess.pgn
 import pytest
-from page_helpers import SIZES, assert_no_sideways_scroll, box, open_page, shot
+from page_helpers import SIZES, assert_no_sideways_scroll, box, shot
 from web_helpers import RunningDaemon, run_daemon
 
 #: name -> (PGN text, plies, whether the viewer starts turned round: the human played Black)
@@ -52,17 +52,6 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
             (d.games_dir / name).write_text(text)
         yield d
     assert d.proc.returncode == 0, d.log()
-
-
-@pytest.fixture(params=list(SIZES))
-def size(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def page(browser: Any, daemon: RunningDaemon, size: str) -> Iterator[Any]:
-    with open_page(browser, daemon, size) as page:
-        yield page
 
 
 def positions(text: str) -> list[dict[str, str]]:
