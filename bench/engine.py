@@ -390,12 +390,15 @@ def calibrate(games: int, base: float, inc: float, seed: int, *, names: Sequence
             options: dict[str, int | bool | str] = {"UCI_LimitStrength": True, "UCI_Elo": anchor, "Threads": 1,
                                                     "Hash": 16, "Move Overhead": OVERHEAD_MS}
             base_elo: tuple[float, float, float] | None = (anchor, anchor, anchor)
+            against = f"sf{anchor}"
         else:
             ref = LEVELS[anchor]
             label, cmd = f"our {anchor} (Skill Level {ref.skill})", ENGINE_CMD
             options = {"Skill Level": ref.skill, "OwnBook": False, "Move Overhead": OVERHEAD_MS}
             base_elo = estimates.get(anchor)
-        file = state / f"level-{name}-{base:g}+{inc:g}.json" if state is not None else None
+            against = f"s{ref.skill}"
+        # the file names the skills that play, so a level given another skill is measured afresh
+        file = state / f"level-{name}-s{level.skill}-vs-{against}-{base:g}+{inc:g}.json" if state is not None else None
         if name not in names and not (file is not None and file.exists()):
             continue
         score = match(f"{label} [ours: {name}, Skill Level {level.skill}]", cmd, options, games, base, inc, seed,

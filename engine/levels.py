@@ -10,6 +10,7 @@ random pick among near-best moves) and ``UCI_Elo`` to a skill level; see docs/en
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -42,25 +43,41 @@ class Level:
         return {"UCI_LimitStrength": False, "Skill Level": self.skill}
 
 
-def skill_for_elo(elo: int) -> int:
-    """Our skill level for a UCI_Elo value (linear between the option's bounds)."""
-    elo = max(ELO_MIN, min(ELO_MAX, elo))
-    return round((elo - ELO_MIN) * SKILL_MAX / (ELO_MAX - ELO_MIN))
-
-
-# name -> target Elo; the skill level follows from the Elo so both routes agree
+#: Each level: its label (the Elo it aims at on Stockfish 15.1's UCI_Elo scale) and the skill level
+#: that plays there, chosen from measurement (bench.engine --calibrate: each level against
+#: Stockfish at its label, those under Stockfish's floor of 1350 in a chain; docs/engine.md,
+#: "Calibration (measured)"). Strength rises steeply at the low skills (skill 2 loses every game
+#: to skill 5) and flattens at the top (skill 12 and full strength are about 200 Elo apart).
 _TARGETS = (
-    ("beginner", 900),
-    ("intermediate", 1300),
-    ("advanced", 1700),
-    ("master", 2200),
-    ("practice1", 1000),
-    ("practice2", 1200),
-    ("practice3", 1400),
-    ("practice4", 1600),
-    ("practice5", 1800),
+    ("beginner", 900, 3),
+    ("practice1", 1000, 4),
+    ("practice2", 1200, 5),
+    ("intermediate", 1300, 6),
+    ("practice3", 1400, 7),
+    ("practice4", 1600, 8),
+    ("advanced", 1700, 10),
+    ("practice5", 1800, 12),
+    ("master", 2200, SKILL_MAX),
 )
-LEVELS: dict[str, Level] = {name: Level(name, elo, skill_for_elo(elo)) for name, elo in _TARGETS}
+LEVELS: dict[str, Level] = {name: Level(name, elo, skill) for name, elo, skill in _TARGETS}
+#: The chess UCI_Elo scale: the levels' (label, skill) pairs, below the lowest one the skill that
+#: plays at ELO_MIN, and full strength from the master label up.
+_CHESS_SCALE = ((ELO_MIN, 3), *sorted((elo, skill) for _, elo, skill in _TARGETS))
+
+
+def skill_for_elo(elo: int, *, variant: str = "chess") -> int:
+    """Our skill level for a UCI_Elo value: for chess interpolated between the measured levels (so a
+    level's label gives that level's skill), for xiangqi (not calibrated on an Elo scale) linear
+    between the option's bounds."""
+    elo = max(ELO_MIN, min(ELO_MAX, elo))
+    if variant != "chess":
+        return round((elo - ELO_MIN) * SKILL_MAX / (ELO_MAX - ELO_MIN))
+    for (lo_elo, lo_skill), (hi_elo, hi_skill) in itertools.pairwise(_CHESS_SCALE):
+        if elo <= hi_elo:
+            if hi_elo == lo_elo:
+                return hi_skill
+            return round(lo_skill + (hi_skill - lo_skill) * (elo - lo_elo) / (hi_elo - lo_elo))
+    return SKILL_MAX
 
 
 @dataclass(frozen=True)

@@ -621,7 +621,7 @@ class UciProtocol:
         from engine.searcher import FULL_STRENGTH, Strength
 
         if self.values["UCI_LimitStrength"]:
-            skill = skill_for_elo(int(self.values["UCI_Elo"]))
+            skill = skill_for_elo(int(self.values["UCI_Elo"]), variant=str(self.values["UCI_Variant"]))
         else:
             skill = int(self.values["Skill Level"])
         if skill >= SKILL_MAX:

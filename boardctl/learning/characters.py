@@ -58,7 +58,7 @@ BOOK_OPTION = "Book Lines"
 
 #: Each style as engine options (percent of the normal weight; contempt in centipawns).
 STYLES: Mapping[str, Mapping[str, int]] = MappingProxyType({
-    "attacker": {"Style Material": 90, "Style KingAttack": 300, "Style KingSafety": 60, "Style Mobility": 150,
+    "attacker": {"Style Material": 80, "Style KingAttack": 340, "Style KingSafety": 60, "Style Mobility": 150,
                  "Style PawnStructure": 60, "Contempt": 80},
     "gambiteer": {"Style Material": 70, "Style KingAttack": 220, "Style KingSafety": 80, "Style Mobility": 200,
                   "Style PawnStructure": 50, "Contempt": 50},
@@ -107,11 +107,9 @@ class Character:
 
 
 def level_for_rating(rating: int) -> str:
-    """The level (a UCI_Elo number ``--level`` takes) that plays at ``rating``: our engine's
-    UCI_Elo scale runs to ELO_MAX at full strength, which measures RATING_MAX, so the scale is
-    mapped linearly onto RATING_MIN..RATING_MAX and the strongest characters play unhampered."""
-    span = (ELO_MAX - ELO_MIN) / (RATING_MAX - RATING_MIN)
-    return str(round(ELO_MIN + (rating - RATING_MIN) * span))
+    """The level (a UCI_Elo number ``--level`` takes) that plays at ``rating``: our engine's chess
+    UCI_Elo scale is the measured one (engine/levels.py), so it is the rating itself."""
+    return str(max(ELO_MIN, min(ELO_MAX, rating)))
 
 
 def initials_of(name: str) -> str:

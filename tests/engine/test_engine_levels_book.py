@@ -34,7 +34,12 @@ def test_levels_map_to_standard_options() -> None:
 
 
 def test_skill_scale_is_monotonic() -> None:
-    assert skill_for_elo(800) == 0 and skill_for_elo(2400) == 20 and skill_for_elo(100) == 0
+    skills = [skill_for_elo(elo) for elo in range(100, 3000, 10)]
+    assert skills == sorted(skills) and skills[0] == LEVELS["beginner"].skill and skills[-1] == 20
+    assert skill_for_elo(1500) in range(LEVELS["practice3"].skill, LEVELS["practice4"].skill + 1)
+    # xiangqi's levels are not on an Elo scale: linear between the option's bounds
+    assert skill_for_elo(800, variant="xiangqi") == 0 and skill_for_elo(2400, variant="xiangqi") == 20
+    assert skill_for_elo(1600, variant="xiangqi") == 10
     params = [skill_params(s) for s in range(21)]
     assert all(a.max_depth <= b.max_depth and a.margin >= b.margin for a, b in itertools.pairwise(params))
     assert params[20].margin == 0 and params[20].max_nodes is None

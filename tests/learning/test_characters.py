@@ -82,8 +82,9 @@ def test_repertoire_answers_both_colours(character: Character) -> None:
 def test_stronger_rating_never_weaker_level() -> None:
     skills = [skill_for_elo(int(c.level)) for c in CHARACTERS]
     assert skills == sorted(skills)
-    assert skill_for_elo(int(level_for_rating(RATING_MAX))) == 20  # the top plays at full strength
-    assert skill_for_elo(int(level_for_rating(RATING_MIN))) == 0
+    # the engine's chess UCI_Elo scale is the measured one: a character plays at its rating
+    assert [level_for_rating(r) for r in (RATING_MIN, 1234, RATING_MAX)] == [str(RATING_MIN), "1234", str(RATING_MAX)]
+    assert skill_for_elo(int(level_for_rating(RATING_MIN))) == skill_for_elo(900)  # the beginner level's skill
 
 
 def test_distinct_styles_give_distinct_options() -> None:
