@@ -315,8 +315,8 @@ KEYS: tuple[Key, ...] = (
     Key("lichess.url", _url, "https://lichess.org", None, "the Lichess server boardctl online plays on",
         commands=frozenset()),
     Key("coach.enabled", _boolean, False, "--coach",
-        "a full-strength coach judges your moves and lights a better one (on at practice1-practice5 "
-        "unless --no-coach)",
+        "a full-strength coach judges your moves and lights a better one (when not set: on at "
+        "practice1-practice5 only; false or --no-coach: never)",
         group="engine", commands=ENGINE_COMMANDS),
     Key("coach.movetime", _coach_seconds, 0.4, "--coach-movetime",
         "seconds of the coach's search per position (its verdict follows your move within about this)",
@@ -368,7 +368,7 @@ class Config:
     web_pin: str
     lichess_token: str = field(repr=False)  # never in a log line, not even the config's repr
     lichess_url: str
-    coach_enabled: bool
+    coach_enabled: bool | None  # None: not set anywhere, so on at the practice levels only
     coach_movetime: float
     speech_enabled: bool
     speech_language: str
@@ -523,6 +523,8 @@ def load(
                 where = f"{key.flag} ({name})" if source == "command line" and key.flag else name
                 raise ConfigError(f"{source}: {where}: {exc}") from None
     _check_side(values, given)
+    if "coach.enabled" not in given:
+        values["coach.enabled"] = None  # neither true nor false was asked for: the practice levels decide
     return Config(**{name.replace(".", "_"): value for name, value in values.items()})
 
 

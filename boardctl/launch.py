@@ -51,7 +51,7 @@ def settings_from_config(mode: str, cfg: Config) -> Settings:
         legal_moves=cfg.game_legal_moves,
         blunder_warning=cfg.game_blunder_warning,
         variant=cfg.game_variant,
-        coach=True if cfg.coach_enabled else None,  # off: at the practice levels only (--no-coach: never)
+        coach=cfg.coach_enabled,  # None: at the practice levels only; false (or --no-coach): never
     )
 
 
@@ -159,8 +159,6 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
     ``announce`` (INFO when the terminal view shows the announcement itself); ``opponent``: the
     character's label (play --opponent)."""
     settings = replace(settings_from_config(mode, cfg), engine_name=engine_name, opponent=opponent)
-    if getattr(args, "coach", None) is False:  # --no-coach: no coach even at the practice levels
-        settings = replace(settings, coach=False)
     variant = get_variant(cfg.game_variant)
     record: GameRecord | None = None
     if not args.new and not args.fen:

@@ -133,15 +133,30 @@ def test_the_coach_flag_over_the_practice_levels(tmp_path: Path, monkeypatch: py
     assert not Session(replace(session.settings, mode="record")).is_coached()
 
 
-def test_the_config_file_turns_the_coach_on_everywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+#: (the config file's [coach] enabled, flags, level, whether the coach judges): the file's value
+#: speaks when no flag does, and a file's ``false`` turns it off at the practice levels too.
+CONFIG_FILE_COACH = [
+    ("true", [], "beginner", True),
+    ("true", ["--no-coach"], "beginner", False),
+    ("true", [], "practice2", True),
+    ("false", [], "practice1", False),
+    ("false", [], "practice5", False),
+    ("false", ["--coach"], "practice3", True),
+    ("false", ["--coach"], "beginner", True),
+    ("false", [], "beginner", False),
+]
+
+
+@pytest.mark.parametrize(("enabled", "flags", "level", "coached"), CONFIG_FILE_COACH)
+def test_the_config_file_turns_the_coach_on_or_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, enabled: str,
+                                                  flags: list[str], level: str, coached: bool) -> None:
     from boardctl import launch
     from boardctl.cli import build_parser
 
     (tmp_path / "config" / "boardctl").mkdir(parents=True)
-    (tmp_path / "config" / "boardctl" / "config.toml").write_text("[coach]\nenabled = true\n")
+    (tmp_path / "config" / "boardctl" / "config.toml").write_text(f"[coach]\nenabled = {enabled}\n")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for flags, coached in (([], True), (["--no-coach"], False)):
-        args = build_parser("play").parse_args(["play", "--board", "sim", "--level", "beginner", *flags])
-        session = launch.open_session("play", launch.config_from_args(args), args, GameStore(tmp_path / "games"),
-                                      engine_name="engine")
-        assert session.is_coached() is coached
+    args = build_parser("play").parse_args(["play", "--board", "sim", "--level", level, *flags])
+    session = launch.open_session("play", launch.config_from_args(args), args, GameStore(tmp_path / "games"),
+                                  engine_name="engine")
+    assert session.is_coached() is coached
