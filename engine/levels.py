@@ -95,11 +95,16 @@ def skill_params(skill: int) -> SkillParams:
     skill = max(0, min(SKILL_MAX, skill))
     if skill == SKILL_MAX:
         return SkillParams(99, None, 0, 0.0)
-    depths = (1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 6, 6, 7, 8, 9, 10, 12)
+    # Skills 3 and 4 may search to depth 3, as 5 does, within their smaller node caps: measured,
+    # skill 4 held to depth 2 scored 0.5 of 40 against skill 5, which put the levels 900 and 1000
+    # out of reach (docs/engine.md, "Calibration (measured)"). Skill 3 has skill 4's node cap and
+    # differs from it in its margin: with its own 1,228 nodes it scored 5.5 of 40 against skill 4,
+    # some 300 Elo below, under the beginner's 900.
+    depths = (1, 1, 2, 3, 3, 3, 3, 3, 4, 4, 4, 5, 5, 6, 6, 7, 8, 9, 10, 12)
     margin = round(2 * (SKILL_MAX - skill) ** 2)
     return SkillParams(
         max_depth=depths[skill],
-        max_nodes=int(300 * 1.6**skill),
+        max_nodes=int(300 * 1.6 ** (4 if skill == 3 else skill)),
         margin=margin,
         temperature=margin / 4,
     )
