@@ -393,7 +393,7 @@ def report(records: list[Record], style_ids: Sequence[str], rr_ids: Sequence[str
         for v in verdicts:
             print(f"   {'pass' if v.ok else 'FAIL'} {v.character:<8} {v.claim.metric:<9} {v.detail}")
     rr = [r for r in records if r.kind == "rr"]
-    if rr:
+    if rr and rr_ids:  # saved round-robin games are reported for the characters named (none: skipped)
         print("== round robin (each pairing twice, colours swapped)")
         ratings, scores = [], []
         for cid in rr_ids:

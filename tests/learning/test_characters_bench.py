@@ -166,3 +166,16 @@ def test_a_game_of_the_loop_becomes_a_saved_record() -> None:
     assert record.sides["white"] == side_counts(_game("e4 e5 Bc4 Nc6 Qh5 Nf6 Qxf7#"), chess.WHITE)
     assert record.moves.split() == list(game.moves)
     assert Record.from_json(record.to_json()) == record
+
+
+def test_report_skips_saved_round_robin_games_when_none_are_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--report --round-robin ''`` over a state that holds round-robin games: no Spearman, no crash."""
+    from bench.characters import report
+    from boardctl.learning.characters import load_characters
+
+    characters = load_characters()
+    rr = Record("rr", "benny", "max", "0-1", "checkmate", 30, {"white": Side(15), "black": Side(15)}, "")
+    assert report([rr], [], [], "own", characters) == 0
+    assert "Spearman" not in capsys.readouterr().out
+    assert report([rr], [], ["benny", "max"], "own", characters) == 0  # the stronger won: rho 1
+    assert "PASS Spearman(rating, score) = 1.000" in capsys.readouterr().out
