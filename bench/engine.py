@@ -204,6 +204,11 @@ def _play(ours: chess.engine.SimpleEngine, theirs: chess.engine.SimpleEngine, op
     return (1.0, reason) if (outcome.winner == chess.WHITE) == ours_white else (0.0, reason)
 
 
+def stockfish_at(elo: int) -> dict[str, int | bool | str]:
+    """Stockfish limited to ``elo`` on one thread, as every match here meets it."""
+    return {"UCI_LimitStrength": True, "UCI_Elo": elo, "Threads": 1, "Hash": 16, "Move Overhead": OVERHEAD_MS}
+
+
 def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games: int, base: float,
           inc: float, seed: int, ours_options: dict[str, int | bool | str] | None = None,
           state: Path | None = None, play: bool = True) -> Score | None:
@@ -216,17 +221,19 @@ def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games
             raise SystemExit(f"{state} holds another match ({saved.get('setup')}); choose another --state")
         done = saved["games"]
         print(f"   {'resuming' if play else 'reading'} {name}: {len(done)} games from {state}", flush=True)
-    if not play:
+    ours = theirs = None  # opened only to play: reading back a saved match starts no engine
+    if play:
+        try:
+            theirs = chess.engine.SimpleEngine.popen_uci(cmd, timeout=60)
+        except Exception as exc:  # a missing opponent is reported, not fatal
+            print(f"-- match vs {name}: skipped ({exc})")
+            return None
+        ours = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, timeout=120)
+        ours.configure({"OwnBook": False, "Move Overhead": OVERHEAD_MS, **(ours_options or {})})
+        if options:
+            theirs.configure(options)
+    else:
         games = min(games, len(done))
-    try:
-        theirs = chess.engine.SimpleEngine.popen_uci(cmd, timeout=60)
-    except Exception as exc:  # a missing opponent is reported, not fatal
-        print(f"-- match vs {name}: skipped ({exc})")
-        return None
-    ours = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, timeout=120)
-    ours.configure({"OwnBook": False, "Move Overhead": OVERHEAD_MS, **(ours_options or {})})
-    if options:
-        theirs.configure(options)
     try:
         for i, opening in enumerate(_openings((games + 1) // 2, seed)):
             for ours_white in (True, False):
@@ -235,6 +242,7 @@ def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games
                 if score.games < len(done):
                     s, ending = float(done[score.games][0]), str(done[score.games][1])  # type: ignore[arg-type]
                 else:
+                    assert ours is not None and theirs is not None  # games beyond the saved ones are played
                     s, ending = _play(ours, theirs, opening, ours_white, base, inc)
                     done.append([s, ending, os.getloadavg()[0]])
                     if state is not None:
@@ -250,8 +258,9 @@ def match(name: str, cmd: list[str], options: dict[str, int | bool | str], games
             print(f"   ... {name}: after {score.games} games +{score.wins} ={score.draws} -{score.losses}",
                   flush=True) if i % 5 == 4 else None
     finally:
-        ours.quit()
-        theirs.quit()
+        for engine in (ours, theirs):
+            if engine is not None:
+                engine.quit()
     elo, lo, hi = score.elo()
     note = " (a clean sweep: the Elo is only a bound)" if score.wins in (0, score.games) and not score.draws else ""
     print(f"-- match vs {name} ({base:g}+{inc:g} s, {score.games} games, colour-swapped openings): "
@@ -349,8 +358,7 @@ def main(argv: list[str]) -> int:
         else:
             for elo in (int(e) for e in args.elos.split(",") if e):
                 match(f"stockfish UCI_Elo {elo}", [STOCKFISH],
-                      {"UCI_LimitStrength": True, "UCI_Elo": elo, "Threads": 1, "Hash": 16,
-                       "Move Overhead": OVERHEAD_MS},
+                      stockfish_at(elo),
                       args.games, base, inc, args.seed,
                       state=args.state / f"stockfish-{elo}-{args.tc}.json" if args.state else None)
     if args.calibrate and STOCKFISH is not None:
@@ -387,8 +395,7 @@ def calibrate(games: int, base: float, inc: float, seed: int, *, names: Sequence
         level = LEVELS[name]
         if isinstance(anchor, int):
             label, cmd = f"stockfish UCI_Elo {anchor}", [STOCKFISH or "stockfish"]
-            options: dict[str, int | bool | str] = {"UCI_LimitStrength": True, "UCI_Elo": anchor, "Threads": 1,
-                                                    "Hash": 16, "Move Overhead": OVERHEAD_MS}
+            options = stockfish_at(anchor)
             base_elo: tuple[float, float, float] | None = (anchor, anchor, anchor)
             against = f"sf{anchor}"
         else:

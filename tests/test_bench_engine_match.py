@@ -58,7 +58,10 @@ def test_calibrate_places_each_level_against_its_own_anchor(tmp_path: Path, monk
 
     # a later run plays only beginner; practice1 has no saved games, so beginner is not placed
     monkeypatch.setattr(bench_engine, "_play", lambda *a: (0.0, "checkmate"))
+    opened: list[object] = []
+    monkeypatch.setattr(chess.engine.SimpleEngine, "popen_uci", lambda *a, **k: opened.append(a) or _Dummy())
     second = bench_engine.calibrate(2, 1.0, 0.0, 3, names=["beginner"], state=tmp_path)
+    assert len(opened) == 2  # beginner's two engines; the pairings read back start none
     assert set(second) == {"master", "intermediate", "practice2"}  # read back, not replayed
     out = capsys.readouterr().out
     assert "level beginner: practice1" in out and "(practice1 not placed)" in out
