@@ -147,6 +147,9 @@ class Searcher:
         self._halted = False  # stop() or the move timer, as opposed to a node cap
         self.move_overhead_ms = MOVE_OVERHEAD_MS  # time kept back per move for the GUI and pipes
         self.contempt = 0  # centipawns a draw is worse than equal for the side to move at the root
+        #: The style's preference among the near-best moves of the weakened pick: a factor on each
+        #: move's chance (engine/style.py ``pick_weight``); None: all alike.
+        self.pick_weight: Callable[[Any, Any], float] | None = None  # (board, move) of the variant
         self.set_hash(hash_mb)
 
     def set_hash(self, hash_mb: int) -> None:
@@ -307,7 +310,7 @@ class Searcher:
                     break
             if not strength.is_full and strength.margin > 0 and depth_done >= 1 and len(legal) > 1:
                 budget = max(4 * (last.nodes if last else 0), 5000)
-                weak = self._weakened_choice(pos, max(1, depth_done), strength, budget)
+                weak = self._weakened_choice(board, pos, max(1, depth_done), strength, budget)
                 if weak is not None:
                     best, ponder = weak, None
         finally:
@@ -319,8 +322,9 @@ class Searcher:
                 time.sleep(0.005)
         return Result(best, ponder, last)
 
-    def _weakened_choice(self, pos: Any, depth: int, strength: Strength, budget: int) -> UciMove | None:
-        """Score every root move with a full window and pick one near the best at random.
+    def _weakened_choice(self, board: Any, pos: Any, depth: int, strength: Strength, budget: int) -> UciMove | None:
+        """Score every root move with a full window and pick one near the best at random, each
+        move's chance scaled by the style's ``pick_weight``: a weakened character errs in character.
 
         Bounded by ``budget`` nodes and by the running move timer; None if either ran out
         (the caller then keeps the searched best move).
@@ -350,6 +354,8 @@ class Searcher:
             choice = max(near)[1]
         else:
             weights = [math.exp((s - top) / strength.temperature) for s, _ in near]
+            if self.pick_weight is not None:
+                weights = [w * self.pick_weight(board, self._move(m)) for w, (_, m) in zip(weights, near, strict=True)]
             choice = self.rng.choices([m for _, m in near], weights=weights)[0]
         log.debug("weakened pick among %d of %d moves", len(near), n)
         return self._move(choice)

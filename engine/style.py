@@ -98,6 +98,29 @@ def tropism(attack: int) -> int:
     return (attack - 100) // 3 if attack >= 100 else -((100 - attack) // 3)
 
 
+def pick_weight(style: Style) -> Callable[[chess.Board, chess.Move], float] | None:
+    """The factor ``style`` puts on a move's chance in a weakened engine's random pick among its
+    near-best moves (``Searcher.pick_weight``), so that a character below full strength errs in
+    character: a move bringing a piece (not the king) within two squares of the enemy king is
+    ``Style KingAttack``/100 times as likely as at 100% (an attacker at 340% 3.4 times, a defender
+    at 40% 0.4 times; never below 0.1), every other move as likely. Measured, the king attack in
+    the evaluation alone is drowned there by the pick's randomness (docs/learning.md). None when
+    the style changes nothing."""
+    attack = dict(style.scales).get("Style KingAttack", 100)
+    if attack == 100:
+        return None
+    factor = max(attack, 10) / 100
+
+    def weight(board: chess.Board, move: chess.Move) -> float:
+        king = board.king(not board.turn)
+        piece = board.piece_type_at(move.from_square)
+        if king is None or piece in (None, chess.KING) or chess.square_distance(move.to_square, king) > 2:
+            return 1.0
+        return factor
+
+    return weight
+
+
 @functools.lru_cache(maxsize=16)
 def style_tables(style: Style, side: int = 0) -> np.ndarray:
     """The evaluation array the kernel reads for ``style``'s weights, when the engine plays

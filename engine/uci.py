@@ -638,7 +638,7 @@ class UciProtocol:
         """Give the searcher the evaluation of the current style, for the side to move (king
         attack and safety are per colour); the hash table is cleared when that changes, since
         its scores were of another evaluation."""
-        from engine.style import style_tables, supported_options
+        from engine.style import pick_weight, style_tables, supported_options
 
         style = Style(scales=self.style().scales)
         side = (0 if board.turn == chess.WHITE else 1) if style.is_sided else 0
@@ -651,6 +651,7 @@ class UciProtocol:
                 self.send(f"info string {name} has no effect with this build's evaluation (its weights are compiled in)")
         if (self._style_key is not None and self._style_key[:2] != key[:2]) or not style.is_neutral:
             searcher.ev = style_tables(style, side)
+            searcher.pick_weight = pick_weight(style)
         if self._style_key is not None or not style.is_neutral or contempt:
             searcher.clear()  # its scores were of another evaluation, or of draws worth another value
         searcher.contempt = contempt

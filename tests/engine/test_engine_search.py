@@ -131,6 +131,26 @@ def test_weakened_choice_varies_but_stays_sane(searcher: Searcher) -> None:
     assert takes == 6
 
 
+def test_pick_weight_chooses_within_the_margin_only(searcher: Searcher) -> None:
+    """The style's pick weight shifts the choice among the near-best moves, never past the margin:
+    a move weighted a million times is always picked when it is near the best, never when it
+    hangs the queen."""
+    weak = skill_params(6)
+    strength = Strength(max_depth=weak.max_depth, max_nodes=weak.max_nodes, margin=weak.margin,
+                        temperature=weak.temperature)
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    favourite = chess.Move.from_uci("f1c4")
+    searcher.pick_weight = lambda _board, move: 1e6 if move == favourite else 1.0
+    hang = chess.Board("rnb1kbnr/pppp1ppp/8/4p1q1/4P3/3P4/PPP2PPP/RNBQKBNR w KQkq - 1 3")
+    try:
+        assert all(searcher.search(board, Limits(), strength=strength).best == favourite for _ in range(6))
+        searcher.pick_weight = lambda _board, move: 1e6 if move.uci() == "a2a3" else 1.0
+        assert all(searcher.search(hang, Limits(), strength=strength).best == chess.Move.from_uci("c1g5")
+                   for _ in range(6))
+    finally:
+        searcher.pick_weight = None
+
+
 def test_weakened_choice_keeps_to_the_clock(searcher: Searcher) -> None:
     """Re-scoring root moves at a high level must not overrun the move time."""
     board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1BBPPP/R2QK2R w KQ - 0 9")

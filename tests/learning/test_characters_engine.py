@@ -3,6 +3,7 @@ its repertoire is its book, styles change the evaluation, and ``play --opponent`
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -24,8 +25,17 @@ from boardctl.learning.characters import (
     load_characters,
 )
 from engine.evaluate import eval_tables
-from engine.searcher import Limits, Searcher
-from engine.style import Repertoire, Style, StyleError, contempt_choice, is_drawing, style_tables
+from engine.levels import skill_params
+from engine.searcher import Limits, Searcher, Strength
+from engine.style import (
+    Repertoire,
+    Style,
+    StyleError,
+    contempt_choice,
+    is_drawing,
+    pick_weight,
+    style_tables,
+)
 from engine.uci import OPTIONS, UciProtocol
 
 ENGINE_CMD = [sys.executable, "-m", "engine"]
@@ -247,6 +257,118 @@ def test_styles_search_differently() -> None:
         assert infos, out
         scores[style] = infos[-1].split(" score ")[1].split(" nodes")[0]
     assert len(set(scores.values())) == 3, scores
+
+
+#: (Style KingAttack, position, move, the factor on its chance in the weakened pick). White: king
+#: e6, knight g5, rook a1; Black: king e8 (and, Black to move, a knight b8 and a rook h1).
+PICK_WEIGHTS = [
+    (340, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "g5f7", 3.4),   # next to the king
+    (340, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "g5h7", 1.0),   # three squares away
+    (340, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "e6d6", 1.0),   # the king itself does not count
+    (340, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "a1a7", 1.0),
+    (340, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "a1a8", 1.0),   # a8 is four files from e8
+    (340, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "a1c1", 1.0),
+    (220, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "g5f7", 2.2),   # the gambiteer's
+    (40, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "g5f7", 0.4),    # the defender keeps them home
+    (40, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "g5e4", 1.0),
+    (0, "4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1", "g5f7", 0.1),     # never quite never
+    (340, "1n2k3/8/4K3/6N1/8/8/8/5r2 b - - 0 1", "f1f5", 3.4),  # Black: near the white king
+    (340, "1n2k3/8/4K3/6N1/8/8/8/5r2 b - - 0 1", "f1a1", 1.0),
+    (340, "1n2k3/8/4K3/6N1/8/8/8/5r2 b - - 0 1", "b8c6", 3.4),  # two files from e6
+    (340, "1n2k3/8/4K3/6N1/8/8/8/5r2 b - - 0 1", "b8a6", 1.0),
+]
+
+
+@pytest.mark.parametrize(("attack", "fen", "uci", "factor"), PICK_WEIGHTS)
+def test_pick_weight_favours_moves_near_the_enemy_king(attack: int, fen: str, uci: str, factor: float) -> None:
+    board = chess.Board(fen)
+    move = chess.Move.from_uci(uci)
+    assert move in board.legal_moves
+    weight = pick_weight(Style(scales=(("Style KingAttack", attack), ("Style Material", 80))))
+    assert weight is not None
+    assert weight(board, move) == pytest.approx(factor)
+
+
+def test_no_pick_weight_without_a_king_attack_scale() -> None:
+    assert pick_weight(Style()) is None
+    assert pick_weight(Style(scales=(("Style KingAttack", 100), ("Style Material", 150)))) is None
+
+
+@functools.cache
+def _middle_games(count: int) -> tuple[str, ...]:
+    """Varied middle games: the ends of the longest named opening lines, played on 16 plies by
+    the plain engine at 400 nodes a move (deterministic)."""
+    from importlib import resources
+
+    rows = resources.files("boardctl").joinpath("data/openings.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    rows.sort(key=lambda row: (-row.split("\t")[2].count("."), row))
+    searcher = Searcher(hash_mb=1)
+    out = []
+    for row in rows[:count]:
+        board = chess.Board(row.split("\t")[3] + " 0 1")
+        for _ in range(16):
+            move = searcher.search(board, Limits(nodes=400)).best
+            if not isinstance(move, chess.Move):
+                break
+            board.push(move)
+        if not board.is_game_over():
+            out.append(board.fen())
+    return tuple(out)
+
+
+def _near_king_share(style: Style, *, weighted: bool, skill: int) -> float:
+    p = skill_params(skill)
+    strength = Strength(max_depth=p.max_depth, max_nodes=p.max_nodes, margin=p.margin, temperature=p.temperature)
+    searcher = Searcher(hash_mb=1, seed=7)
+    searcher.pick_weight = pick_weight(style) if weighted else None
+    near = total = 0
+    for fen in _middle_games(30):
+        board = chess.Board(fen)
+        searcher.ev = style_tables(style, 0 if board.turn == chess.WHITE else 1)
+        searcher.clear()
+        king = board.king(not board.turn)
+        for _ in range(3):
+            move = searcher.search(board, Limits(nodes=300), strength=strength).best
+            assert isinstance(move, chess.Move) and move in board.legal_moves
+            near += (board.piece_type_at(move.from_square) != chess.KING and king is not None
+                     and chess.square_distance(move.to_square, king) <= 2)
+            total += 1
+    return near / total
+
+
+@pytest.mark.parametrize("skill", [3, 8])
+def test_a_weakened_attacker_errs_towards_the_king(skill: int) -> None:
+    """Below full strength the random pick among near-best moves drowned the attacker's king attack
+    (docs/learning.md); with the style's pick weight the attacker brings pieces near the king more
+    often than without it, and more than the defender does (seeded: the same picks every run)."""
+    attacker = Style(scales=tuple(sorted((k, int(v)) for k, v in STYLES["attacker"].items() if k != "Contempt")))
+    defender = Style(scales=tuple(sorted((k, int(v)) for k, v in STYLES["solid defender"].items() if k != "Contempt")))
+    plain = _near_king_share(attacker, weighted=False, skill=skill)
+    weighted = _near_king_share(attacker, weighted=True, skill=skill)
+    home = _near_king_share(defender, weighted=True, skill=skill)
+    assert weighted >= 1.25 * plain, (plain, weighted)
+    assert weighted >= 1.5 * home, (weighted, home)
+
+
+def test_king_attack_option_sets_the_pick_weight() -> None:
+    proto, out = _protocol()
+    proto.handle("setoption name Style KingAttack value 340")
+    proto.handle("position fen 4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1")
+    proto.handle("go depth 2")
+    deadline = time.monotonic() + 60
+    while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    searcher = proto._searcher
+    assert searcher is not None and searcher.pick_weight is not None
+    board = chess.Board("4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1")
+    assert searcher.pick_weight(board, chess.Move.from_uci("g5f7")) == pytest.approx(3.4)
+    out.clear()
+    proto.handle("setoption name Style KingAttack value 100")
+    proto.handle("go depth 2")
+    deadline = time.monotonic() + 60
+    while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert searcher.pick_weight is None
 
 
 def _support() -> object:
