@@ -649,7 +649,8 @@ class UciProtocol:
         for name, pct in style.scales:
             if pct != 100 and name not in supported_options():
                 self.send(f"info string {name} has no effect with this build's evaluation (its weights are compiled in)")
-        if (self._style_key is not None and self._style_key[:2] != key[:2]) or not style.is_neutral:
+        # the searcher starts with the neutral evaluation; a change of contempt alone keeps the tables
+        if (self._style_key[:2] != key[:2]) if self._style_key is not None else not style.is_neutral:
             searcher.ev = style_tables(style, side)
             searcher.pick_weight = pick_weight(style)
         if self._style_key is not None or not style.is_neutral or contempt:

@@ -371,6 +371,38 @@ def test_king_attack_option_sets_the_pick_weight() -> None:
     assert searcher.pick_weight is None
 
 
+def test_contempt_alone_keeps_the_style_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The style's evaluation tables are rebuilt when the style or the side changes, not when only
+    the contempt does (the hash table is still cleared: its draws were worth another value)."""
+    import engine.style
+
+    built: list[tuple[Style, int]] = []
+    real = engine.style.style_tables
+
+    def counting(style: Style, side: int = 0) -> np.ndarray:
+        built.append((style, side))
+        return real(style, side)
+
+    monkeypatch.setattr(engine.style, "style_tables", counting)
+    proto, out = _protocol()
+    for name, value in STYLES["attacker"].items():
+        proto.handle(f"setoption name {name} value {value}")
+    steps = [("startpos", None, 1), ("startpos", "-150", 1), ("startpos moves e2e4", None, 2),
+             ("startpos moves e2e4", "0", 2), ("startpos", None, 3)]
+    for position, contempt, tables in steps:
+        if contempt is not None:
+            proto.handle(f"setoption name Contempt value {contempt}")
+        out.clear()
+        proto.handle(f"position {position}")
+        proto.handle("go depth 1")
+        deadline = time.monotonic() + 60
+        while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert any(line.startswith("bestmove") for line in out), out
+        assert len(built) == tables, (position, contempt, built)
+    assert [side for _, side in built] == [0, 1, 0]
+
+
 def _support() -> object:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import test_daemon_support
