@@ -71,6 +71,7 @@ RFP_MAX_DEPTH = 3
 FUTILITY_MARGIN = (0, 120, 220, 320)  # by depth, for quiet moves
 DELTA_MARGIN = 200  # quiescence delta pruning
 NULL_MIN_DEPTH = 3
+IIR_MIN_DEPTH = 4  # internal iterative reduction: one ply less from here when there is no TT move
 LMR_MIN_DEPTH = 3
 LMR_MIN_MOVE = 3
 BAD_CAPTURE = 1 << 29  # subtracted from a losing capture's ordering score
@@ -160,9 +161,9 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
         ctl[STOP] = 1
         return 0
     checked = in_check(tb, bb, st)
+    draw = ctl[CONTEMPT] if ply & 1 else -ctl[CONTEMPT]  # a draw's worth to the side to move here
     if ply > 0:
         # draws by the fifty-move rule or by repetition (one repetition is enough in search)
-        draw = ctl[CONTEMPT] if ply & 1 else -ctl[CONTEMPT]
         if st[HALF] >= 100 and not checked:
             return draw
         hp = st[HP]
@@ -241,6 +242,8 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                     return 0
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
+    if not qnode and depth >= IIR_MIN_DEPTH and tt_move == 0:
+        depth -= 1  # no TT move: likely a node not seen before, not worth a full-depth search first
     moves = ws[W_MOVES + ply * MAXMOVES:W_MOVES + (ply + 1) * MAXMOVES]
     scores = ws[W_SCORES + ply * MAXMOVES:W_SCORES + (ply + 1) * MAXMOVES]
     n = gen_moves(tb, bb, st, moves, qnode)
@@ -249,7 +252,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             return -MATE + ply
         if qnode:
             return static
-        return ctl[CONTEMPT] if ply & 1 else -ctl[CONTEMPT]  # stalemate
+        return draw  # stalemate
     # order: TT move, captures by MVV-LVA, killers, history, captures that lose material
     for i in range(n):
         m = moves[i]
