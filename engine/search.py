@@ -312,7 +312,7 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             and depth <= 3
         ):
             # futility and late-move pruning of quiet moves near the horizon
-            prunable = static + FUTILITY_MARGIN[depth] <= alpha or searched >= 4 + 4 * depth * depth
+            prunable = static + FUTILITY_MARGIN[depth] <= alpha or searched >= 3 + depth * depth
         piece = mb[fr]
         make_move(tb, bb, mb, st, hist, undo, m)
         # whether the move checks is needed only to exempt it from pruning or reduction
