@@ -43,6 +43,7 @@ import chess
 from boardctl.learning import npc_games
 from boardctl.learning.characters import Character, find_character, load_characters
 from boardctl.learning.npc_games import Npc, Seats
+from engine.style import is_near_enemy_king
 
 STATE = Path(__file__).with_name("characters.jsonl")
 VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
@@ -82,13 +83,10 @@ def side_counts(board: chess.Board, colour: chess.Color) -> Side:
     for move in board.move_stack:
         mover = replay.turn
         if mover == colour:
-            piece = replay.piece_type_at(move.from_square)
-            enemy_king = replay.king(not colour)
             moves += 1
             captures += replay.is_capture(move)
-            pawns += piece == chess.PAWN
-            if piece != chess.KING and enemy_king is not None and chess.square_distance(move.to_square, enemy_king) <= 2:
-                near += 1
+            pawns += replay.piece_type_at(move.from_square) == chess.PAWN
+            near += is_near_enemy_king(replay, move)
         replay.push(move)
         if mover == colour:
             deficit += max(0, material(replay, not colour) - material(replay, colour))

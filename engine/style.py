@@ -98,6 +98,14 @@ def tropism(attack: int) -> int:
     return (attack - 100) // 3 if attack >= 100 else -((100 - attack) // 3)
 
 
+def is_near_enemy_king(board: chess.Board, move: chess.Move) -> bool:
+    """Whether ``move`` brings a piece (not the king) within two squares of the enemy king: what a
+    style's king attack favours (``pick_weight``) and what the characters' bench counts."""
+    king = board.king(not board.turn)
+    piece = board.piece_type_at(move.from_square)
+    return king is not None and piece not in (None, chess.KING) and chess.square_distance(move.to_square, king) <= 2
+
+
 def pick_weight(style: Style) -> Callable[[chess.Board, chess.Move], float] | None:
     """The factor ``style`` puts on a move's chance in a weakened engine's random pick among its
     near-best moves (``Searcher.pick_weight``), so that a character below full strength errs in
@@ -112,11 +120,7 @@ def pick_weight(style: Style) -> Callable[[chess.Board, chess.Move], float] | No
     factor = max(attack, 10) / 100
 
     def weight(board: chess.Board, move: chess.Move) -> float:
-        king = board.king(not board.turn)
-        piece = board.piece_type_at(move.from_square)
-        if king is None or piece in (None, chess.KING) or chess.square_distance(move.to_square, king) > 2:
-            return 1.0
-        return factor
+        return factor if is_near_enemy_king(board, move) else 1.0
 
     return weight
 

@@ -33,6 +33,7 @@ from engine.style import (
     StyleError,
     contempt_choice,
     is_drawing,
+    is_near_enemy_king,
     pick_weight,
     style_tables,
 )
@@ -55,6 +56,17 @@ def engine() -> Iterator[chess.engine.SimpleEngine]:
 def _protocol() -> tuple[UciProtocol, list[str]]:
     out: list[str] = []
     return UciProtocol(out.append, warm=False), out
+
+
+def _go(proto: UciProtocol, out: list[str], command: str) -> str:
+    """Send ``command`` (a ``go``) and wait up to 60 s for its ``bestmove``; the move, as UCI."""
+    proto.handle(command)
+    deadline = time.monotonic() + 60
+    while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    found = [line for line in out if line.startswith("bestmove")]
+    assert found, out[-3:]
+    return found[-1].split()[1]
 
 
 @pytest.mark.parametrize("character", CHARACTERS, ids=lambda c: c.id)
@@ -182,11 +194,7 @@ def test_contempt_over_uci(contempt: int, draws: bool) -> None:
     proto, out = _protocol()
     proto.handle(f"setoption name Contempt value {contempt}")
     proto.handle("position startpos moves " + " ".join(SHUFFLE))
-    proto.handle("go nodes 3000")
-    deadline = time.monotonic() + 60
-    while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    move = next(line for line in out if line.startswith("bestmove")).split()[1]
+    move = _go(proto, out, "go nodes 3000")
     assert (move == "f6g8") == draws, out[-3:]
 
 
@@ -229,11 +237,7 @@ def test_contempt_option_reaches_the_search() -> None:
         proto, out = _protocol()
         proto.handle(f"setoption name Contempt value {contempt}")
         proto.handle("position startpos moves " + " ".join(SHUFFLE[:5]))
-        proto.handle("go depth 6")
-        deadline = time.monotonic() + 60
-        while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        move = next(line for line in out if line.startswith("bestmove")).split()[1]
+        move = _go(proto, out, "go depth 6")
         assert (move == SHUFFLE[5]) == repeats, out[-3:]
         if repeats:
             assert any(" score cp 60 " in line for line in out if line.startswith("info depth 6")), out[-3:]
@@ -249,10 +253,7 @@ def test_styles_search_differently() -> None:
         for name, value in STYLES[style].items():
             proto.handle(f"setoption name {name} value {value}")
         proto.handle(f"position fen {fen}")
-        proto.handle("go depth 4")
-        deadline = time.monotonic() + 60
-        while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        _go(proto, out, "go depth 4")
         infos = [line for line in out if line.startswith("info depth 4 ")]
         assert infos, out
         scores[style] = infos[-1].split(" score ")[1].split(" nodes")[0]
@@ -326,12 +327,10 @@ def _near_king_share(style: Style, *, weighted: bool, skill: int) -> float:
         board = chess.Board(fen)
         searcher.ev = style_tables(style, 0 if board.turn == chess.WHITE else 1)
         searcher.clear()
-        king = board.king(not board.turn)
         for _ in range(3):
             move = searcher.search(board, Limits(nodes=300), strength=strength).best
             assert isinstance(move, chess.Move) and move in board.legal_moves
-            near += (board.piece_type_at(move.from_square) != chess.KING and king is not None
-                     and chess.square_distance(move.to_square, king) <= 2)
+            near += is_near_enemy_king(board, move)
             total += 1
     return near / total
 
@@ -354,20 +353,14 @@ def test_king_attack_option_sets_the_pick_weight() -> None:
     proto, out = _protocol()
     proto.handle("setoption name Style KingAttack value 340")
     proto.handle("position fen 4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1")
-    proto.handle("go depth 2")
-    deadline = time.monotonic() + 60
-    while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _go(proto, out, "go depth 2")
     searcher = proto._searcher
     assert searcher is not None and searcher.pick_weight is not None
     board = chess.Board("4k3/8/4K3/6N1/8/8/8/R7 w - - 0 1")
     assert searcher.pick_weight(board, chess.Move.from_uci("g5f7")) == pytest.approx(3.4)
     out.clear()
     proto.handle("setoption name Style KingAttack value 100")
-    proto.handle("go depth 2")
-    deadline = time.monotonic() + 60
-    while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _go(proto, out, "go depth 2")
     assert searcher.pick_weight is None
 
 
@@ -394,11 +387,7 @@ def test_contempt_alone_keeps_the_style_tables(monkeypatch: pytest.MonkeyPatch) 
             proto.handle(f"setoption name Contempt value {contempt}")
         out.clear()
         proto.handle(f"position {position}")
-        proto.handle("go depth 1")
-        deadline = time.monotonic() + 60
-        while not any(line.startswith("bestmove") for line in out) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert any(line.startswith("bestmove") for line in out), out
+        _go(proto, out, "go depth 1")
         assert len(built) == tables, (position, contempt, built)
     assert [side for _, side in built] == [0, 1, 0]
 
