@@ -21,6 +21,7 @@ import numpy as np
 
 from engine.evaluate import eval_tables
 from engine.kernels import gen_moves, make_move, search, unmake_move
+from engine.levels import SKILL_MAX, skill_params
 from engine.movegen import MAXMOVES, MAXPLY
 from engine.position import Position, move_to_chess, tables
 from engine.search import (
@@ -77,6 +78,14 @@ class Strength:
     @property
     def is_full(self) -> bool:
         return self.margin == 0 and self.max_nodes is None and self.max_depth >= MAXPLY - 1
+
+    @classmethod
+    def from_skill(cls, skill: int) -> Strength:
+        """The strength of a skill level 0-20 (engine/levels.py ``skill_params``); 20 is full."""
+        if skill >= SKILL_MAX:
+            return cls()
+        p = skill_params(skill)
+        return cls(max_depth=p.max_depth, max_nodes=p.max_nodes, margin=p.margin, temperature=p.temperature)
 
 
 FULL_STRENGTH = Strength()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import chess
 
-from engine.levels import ELO_MAX, ELO_MIN, SKILL_MAX, skill_for_elo, skill_params
+from engine.levels import ELO_MAX, ELO_MIN, SKILL_MAX, skill_for_elo
 from engine.style import CONTEMPT_RANGE, SCALE_OPTIONS, SCALE_RANGES, Repertoire, Style, StyleError
 
 if TYPE_CHECKING:  # the real imports are lazy so `uci`/`uciok` never wait for numba
@@ -618,16 +618,13 @@ class UciProtocol:
         return ["", f"Nodes searched: {total}"]
 
     def _strength(self) -> Strength:
-        from engine.searcher import FULL_STRENGTH, Strength
+        from engine.searcher import Strength
 
         if self.values["UCI_LimitStrength"]:
             skill = skill_for_elo(int(self.values["UCI_Elo"]), variant=str(self.values["UCI_Variant"]))
         else:
             skill = int(self.values["Skill Level"])
-        if skill >= SKILL_MAX:
-            return FULL_STRENGTH
-        p = skill_params(skill)
-        return Strength(max_depth=p.max_depth, max_nodes=p.max_nodes, margin=p.margin, temperature=p.temperature)
+        return Strength.from_skill(skill)
 
     def style(self) -> Style:
         """The style the options describe (engine/style.py)."""

@@ -10,7 +10,7 @@ import pytest
 from engine_testlib import data_dir, random_positions
 
 from engine.levels import skill_params
-from engine.searcher import Limits, Searcher, Strength
+from engine.searcher import FULL_STRENGTH, Limits, Searcher, Strength
 
 
 @pytest.fixture(scope="module")
@@ -116,11 +116,22 @@ def test_win_at_chess_sample(searcher: Searcher) -> None:
     assert solved >= 9
 
 
+@pytest.mark.parametrize("skill", range(-1, 22))
+def test_strength_from_skill_follows_the_skill_table(skill: int) -> None:
+    """One constructor turns a skill level into the searcher's limits; 20 and above are full."""
+    strength = Strength.from_skill(skill)
+    if skill >= 20:
+        assert strength == FULL_STRENGTH and strength.is_full
+        return
+    p = skill_params(skill)
+    assert (strength.max_depth, strength.max_nodes, strength.margin, strength.temperature) == (
+        p.max_depth, p.max_nodes, p.margin, p.temperature)
+    assert not strength.is_full and strength.max_nodes is not None
+
+
 def test_weakened_choice_varies_but_stays_sane(searcher: Searcher) -> None:
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
-    weak = skill_params(2)
-    strength = Strength(max_depth=weak.max_depth, max_nodes=weak.max_nodes, margin=weak.margin,
-                        temperature=weak.temperature)
+    strength = Strength.from_skill(2)
     picks = {searcher.search(board, Limits(), strength=strength).best for _ in range(12)}
     assert len(picks) >= 3
     assert picks <= set(board.legal_moves)
@@ -135,9 +146,7 @@ def test_pick_weight_chooses_within_the_margin_only(searcher: Searcher) -> None:
     """The style's pick weight shifts the choice among the near-best moves, never past the margin:
     a move weighted a million times is always picked when it is near the best, never when it
     hangs the queen."""
-    weak = skill_params(6)
-    strength = Strength(max_depth=weak.max_depth, max_nodes=weak.max_nodes, margin=weak.margin,
-                        temperature=weak.temperature)
+    strength = Strength.from_skill(6)
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     favourite = chess.Move.from_uci("f1c4")
     searcher.pick_weight = lambda _board, move: 1e6 if move == favourite else 1.0
@@ -154,9 +163,7 @@ def test_pick_weight_chooses_within_the_margin_only(searcher: Searcher) -> None:
 def test_weakened_choice_keeps_to_the_clock(searcher: Searcher) -> None:
     """Re-scoring root moves at a high level must not overrun the move time."""
     board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1BBPPP/R2QK2R w KQ - 0 9")
-    high = skill_params(18)
-    strength = Strength(max_depth=high.max_depth, max_nodes=high.max_nodes, margin=high.margin,
-                        temperature=high.temperature)
+    strength = Strength.from_skill(18)
     start = time.monotonic()
     result = searcher.search(board, Limits(movetime=400), strength=strength)
     assert time.monotonic() - start < 1.5

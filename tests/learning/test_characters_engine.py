@@ -25,7 +25,6 @@ from boardctl.learning.characters import (
     load_characters,
 )
 from engine.evaluate import eval_tables
-from engine.levels import skill_params
 from engine.searcher import Limits, Searcher, Strength
 from engine.style import (
     Repertoire,
@@ -318,8 +317,7 @@ def _middle_games(count: int) -> tuple[str, ...]:
 
 
 def _near_king_share(style: Style, *, weighted: bool, skill: int) -> float:
-    p = skill_params(skill)
-    strength = Strength(max_depth=p.max_depth, max_nodes=p.max_nodes, margin=p.margin, temperature=p.temperature)
+    strength = Strength.from_skill(skill)
     searcher = Searcher(hash_mb=1, seed=7)
     searcher.pick_weight = pick_weight(style) if weighted else None
     near = total = 0
