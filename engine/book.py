@@ -2,7 +2,10 @@
 
 ``python -m engine.book SRC_DIR`` rebuilds ``engine/data/book.bin`` from the ``*.tsv``
 files (columns eco, name, pgn). Each (position, move) pair weighs as many named lines as
-pass through it, so popular main lines come up more often but every line can appear.
+pass through it, so popular main lines come up more often. A named line is not a sound one
+(the lists name the Grob and the Latvian too), so a move that Stockfish finds clearly worse
+than the position's best book move, or bad outright, is left out: the scores are
+``engine/data/book_scores.tsv``, made by ``python -m bench book_scores``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,37 @@ import chess.polyglot
 log = logging.getLogger(__name__)
 
 BOOK_PATH = Path(__file__).parent / "data" / "book.bin"
+SCORES_PATH = Path(__file__).parent / "data" / "book_scores.tsv"
+#: A book move is left out when it scores this many centipawns below the position's best book
+#: move, for the side that plays it (Stockfish at depth 12: its noise is some 10-20 cp here) ...
+MAX_LOSS = 40
+#: ... or when it leaves the side that plays it this far behind whatever the alternatives.
+FLOOR = -100
+
+
+class BookError(ValueError):
+    """A malformed book scores file."""
+
+
+def read_scores(path: Path = SCORES_PATH) -> dict[tuple[str, str], int]:
+    """(epd, uci) -> centipawns for the moving side, from a book scores file."""
+    out: dict[tuple[str, str], int] = {}
+    for lineno, row in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not row or row.startswith("#"):
+            continue
+        parts = row.split("\t")
+        try:
+            if len(parts) != 3:
+                raise ValueError(f"{len(parts)} columns, not 3")
+            out[(parts[0], parts[1])] = int(parts[2])
+        except ValueError as exc:
+            raise BookError(f"{path}:{lineno}: bad book score line {row[:80]!r}: {exc}") from None
+    return out
+
+
+def is_sound(cp: int, best: int) -> bool:
+    """Whether a book move scoring ``cp`` stays in beside a best book move scoring ``best``."""
+    return cp >= best - MAX_LOSS and cp >= FLOOR
 _ENTRY = struct.Struct(">QHHI")
 
 
@@ -49,14 +83,28 @@ def lines_from_tsv(paths: list[Path]) -> list[list[chess.Move]]:
     return out
 
 
-def build(lines: list[list[chess.Move]]) -> bytes:
-    """Polyglot bytes for the given lines, entries sorted by key as the format requires."""
+def build(lines: list[list[chess.Move]], scores: dict[tuple[str, str], int] | None = None) -> bytes:
+    """Polyglot bytes for the given lines, entries sorted by key as the format requires.
+
+    With ``scores`` the unsound moves (``is_sound``) are left out; a move without a score stays.
+    """
     weights: Counter[tuple[int, int]] = Counter()
+    cp: dict[tuple[int, int], int] = {}
     for moves in lines:
         board = chess.Board()
         for move in moves:
-            weights[(chess.polyglot.zobrist_hash(board), _polyglot_move(board, move))] += 1
+            entry = (chess.polyglot.zobrist_hash(board), _polyglot_move(board, move))
+            weights[entry] += 1
+            if scores is not None and entry not in cp and (board.epd(), move.uci()) in scores:
+                cp[entry] = scores[(board.epd(), move.uci())]
             board.push(move)
+    if cp:
+        best: dict[int, int] = {}
+        for (key, _), score in cp.items():
+            best[key] = max(score, best.get(key, score))
+        for entry, score in cp.items():
+            if not is_sound(score, best[entry[0]]):
+                del weights[entry]
     entries = sorted((key, move, min(count, 0xFFFF)) for (key, move), count in weights.items())
     return b"".join(_ENTRY.pack(key, move, weight, 0) for key, move, weight in entries)
 
@@ -80,7 +128,7 @@ class Book:
 
 def main(argv: list[str]) -> int:
     src = Path(argv[0]) if argv else Path("../shared/data/openings")
-    data = build(lines_from_tsv(list(src.glob("*.tsv"))))
+    data = build(lines_from_tsv(list(src.glob("*.tsv"))), read_scores() if SCORES_PATH.exists() else None)
     BOOK_PATH.parent.mkdir(parents=True, exist_ok=True)
     BOOK_PATH.write_bytes(data)
     log.info("wrote %d entries to %s", len(data) // _ENTRY.size, BOOK_PATH)

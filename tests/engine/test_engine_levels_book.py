@@ -4,13 +4,27 @@ from __future__ import annotations
 
 import itertools
 import random
+import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import chess
+import chess.polyglot
+import pytest
 from engine_testlib import data_dir
 
-from engine.book import BOOK_PATH, Book, build, lines_from_tsv
+from engine.book import (
+    BOOK_PATH,
+    MAX_LOSS,
+    SCORES_PATH,
+    Book,
+    BookError,
+    build,
+    is_sound,
+    lines_from_tsv,
+    read_scores,
+)
 from engine.levels import LEVELS, skill_for_elo, skill_params
 
 
@@ -51,10 +65,101 @@ def test_levels_module_does_not_import_numba() -> None:
     assert out.split() == ["False", "False"]
 
 
-def test_shipped_book_is_built_from_the_openings() -> None:
+def test_shipped_book_is_built_from_the_openings_and_their_scores() -> None:
     lines = lines_from_tsv(sorted((data_dir() / "openings").glob("*.tsv")))
     assert len(lines) > 3000
-    assert BOOK_PATH.read_bytes() == build(lines)
+    scores = read_scores(SCORES_PATH)
+    assert BOOK_PATH.read_bytes() == build(lines, scores)
+    # every move of every named line has its score
+    missing = set()
+    for moves in lines:
+        board = chess.Board()
+        for move in moves:
+            if (board.epd(), move.uci()) not in scores:
+                missing.add((board.epd(), move.uci()))
+            board.push(move)
+    assert not missing
+
+
+@pytest.mark.parametrize(("cp", "best", "sound"), [
+    (30, 30, True),  # the best move itself
+    (30 - MAX_LOSS, 30, True),  # just within the loss allowed
+    (30 - MAX_LOSS - 1, 30, False),
+    (-40, -30, True),  # a sound defence in a worse opening
+    (-100, -95, True),  # the floor itself
+    (-101, -95, False),  # even the best of bad moves leaves the book
+    (-300, 50, False),
+    (10000, 10000, True),  # a mate
+    (500, 10000, False),  # a win where a mate is in book
+])
+def test_soundness_rule(cp: int, best: int, sound: bool) -> None:
+    assert is_sound(cp, best) is sound
+
+
+def _line(*sans: str) -> list[chess.Move]:
+    board = chess.Board()
+    return [board.push_san(san) for san in sans]
+
+
+def test_build_leaves_out_the_moves_scored_unsound() -> None:
+    lines = [_line("e4", "e5", "Nf3"), _line("e4", "e5", "f4"), _line("g4"), _line("d4")]
+    start, after_e5 = chess.Board(), chess.Board()
+    for san in ("e4", "e5"):
+        after_e5.push_san(san)
+    scores = {(start.epd(), "e2e4"): 30, (start.epd(), "d2d4"): 25, (start.epd(), "g2g4"): -90,
+              (after_e5.epd(), "g1f3"): 40, (after_e5.epd(), "f2f4"): -20}
+    with_scores = _entries(build(lines, scores))
+    assert _entries(build(lines)) - with_scores == {(start.epd(), "g2g4"), (after_e5.epd(), "f2f4")}
+    # a move without a score stays: new named lines are never dropped unseen
+    del scores[(start.epd(), "g2g4")]
+    assert (start.epd(), "g2g4") in _entries(build(lines, scores))
+
+
+def _entries(data: bytes) -> set[tuple[str, str]]:
+    """(epd, uci) of each entry of a book, for the positions the tests use."""
+    boards = [chess.Board()]
+    for san in ("e4", "e5"):
+        boards.append(boards[-1].copy())
+        boards[-1].push_san(san)
+    out = set()
+    for board in boards:
+        key = chess.polyglot.zobrist_hash(board)
+        for i in range(0, len(data), 16):
+            entry_key, raw = struct.unpack_from(">QH", data, i)
+            if entry_key == key:
+                move = chess.Move(raw >> 6 & 63, raw & 63)
+                out.add((board.epd(), move.uci()))
+    return out
+
+
+@pytest.mark.parametrize(("sans", "kept"), [
+    # sound main lines stay
+    (("e4",), True), (("d4",), True), (("c4",), True), (("Nf3",), True),
+    (("e4", "c5"), True), (("e4", "e6"), True), (("e4", "c6"), True), (("e4", "e5"), True),
+    (("d4", "Nf6"), True), (("d4", "d5"), True), (("e4", "e5", "Nf3", "Nc6"), True),
+    # named but unsound: Grob, Amar, Borg, Englund, Latvian, Damiano, Fred
+    (("g4",), False), (("Nh3",), False), (("e4", "g5"), False), (("d4", "e5"), False),
+    (("e4", "e5", "Nf3", "f5"), False), (("e4", "e5", "Nf3", "f6"), False), (("e4", "f5"), False),
+])
+def test_shipped_book_keeps_sound_lines_and_drops_unsound_ones(sans: tuple[str, ...], kept: bool) -> None:
+    board = chess.Board()
+    for san in sans[:-1]:
+        board.push_san(san)
+    move = board.parse_san(sans[-1])
+    with chess.polyglot.open_reader(BOOK_PATH) as reader:
+        moves = {entry.move for entry in reader.find_all(board)}
+    assert (move in moves) is kept
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\te2e4\n", "x.tsv:1"),
+    ("# comment\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\te2e4\tlots\n", "x.tsv:2"),
+])
+def test_a_malformed_scores_file_is_named_with_its_line(tmp_path: Path, text: str, where: str) -> None:
+    path = tmp_path / "x.tsv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(BookError, match=where):
+        read_scores(path)
 
 
 def test_book_moves_are_legal_and_varied() -> None:
