@@ -6,22 +6,13 @@ are result and takeback lines in the game log (docs/events.md, "Game logs").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import chess
 import pytest
 
 from boardctl.online.standin import StandIn
-from tests.online.driver import TOKEN, Online, made, remote_shown, saved_game
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    server = StandIn(token=TOKEN, reply_delay=0.1, accept_delay=0.2, keepalive=1.0)
-    server.start_in_thread()
-    yield server
-    server.stop_thread()
+from tests.online.driver import Online, made, remote_shown, saved_game
 
 
 @pytest.mark.parametrize("who", ["me", "opponent"])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import chess
@@ -16,14 +15,6 @@ import pytest
 
 from boardctl.online.standin import StandIn
 from tests.online.driver import TOKEN, Online, made, remote_shown, saved_game
-
-
-@pytest.fixture
-def standin() -> Iterator[StandIn]:
-    server = StandIn(token=TOKEN, reply_delay=0.1, accept_delay=0.2, keepalive=1.0)
-    server.start_in_thread()
-    yield server
-    server.stop_thread()
 
 
 def leds_at(line: dict[str, object], code: str) -> set[str]:
