@@ -74,7 +74,12 @@ NULL_MIN_DEPTH = 3
 IIR_MIN_DEPTH = 4  # internal iterative reduction: one ply less from here when there is no TT move
 LMR_MIN_DEPTH = 3
 LMR_MIN_MOVE = 3
+SEE_PRUNE_DEPTH = 5  # static-exchange pruning in the main search, to this depth
+SEE_CAPTURE_MARGIN = 100  # a capture is pruned below -this * depth by exchange
+SEE_QUIET_MARGIN = 40  # a quiet move below -this * depth^2
 BAD_CAPTURE = 1 << 29  # subtracted from a losing capture's ordering score
+HISTORY_MAX = 16384  # quiet history saturates at +-this ("gravity": h += b - h * |b| / MAX)
+HISTORY_BONUS_MAX = 1600  # the bonus (or malus) of one cutoff: 16 * depth^2, capped here
 SEE_VALUE = (100, 320, 330, 500, 900, 20000)  # static exchange values by piece type (fixed, not tuned)
 # ---------------------------------------------------------------------------------------
 
@@ -302,17 +307,15 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
             # delta pruning: even winning this piece cannot lift alpha
             gain = VALUE_MG[piece_type(victim)] if victim >= 0 else VALUE_MG[PAWN]
             prunable = ((m >> 12) & 15) == 0 and static + gain + DELTA_MARGIN <= alpha
-        elif (
-            not qnode
-            and not pv_node
-            and not checked
-            and not is_tactical
-            and searched > 0
-            and abs(alpha) < MATE_BOUND
-            and depth <= 3
-        ):
-            # futility and late-move pruning of quiet moves near the horizon
-            prunable = static + FUTILITY_MARGIN[depth] <= alpha or searched >= 3 + depth * depth
+        elif not qnode and not pv_node and not checked and searched > 0 and abs(alpha) < MATE_BOUND:
+            if is_tactical:
+                # a capture that loses more than SEE_CAPTURE_MARGIN a ply of depth by exchange
+                if scores[i] < 0 and depth <= SEE_PRUNE_DEPTH and not see_ge(tb, bb, mb, m, -SEE_CAPTURE_MARGIN * depth):
+                    continue
+            elif depth <= 3 and (static + FUTILITY_MARGIN[depth] <= alpha or searched >= 3 + depth * depth):
+                prunable = True  # futility and late-move pruning of quiet moves near the horizon
+            elif depth <= SEE_PRUNE_DEPTH and not see_ge(tb, bb, mb, m, -SEE_QUIET_MARGIN * depth * depth):
+                prunable = True  # a quiet move that hangs material by exchange
         piece = mb[fr]
         make_move(tb, bb, mb, st, hist, undo, m)
         # whether the move checks is needed only to exempt it from pruning or reduction
@@ -372,11 +375,16 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
                         if ws[kil] != m:
                             ws[kil + 1] = ws[kil]
                             ws[kil] = m
-                        h = hh[piece * 64 + to] + depth * depth
-                        hh[piece * 64 + to] = h
-                        if h > (1 << 26):
-                            for j in range(hh.shape[0]):
-                                hh[j] >>= 1
+                        bonus = min(16 * depth * depth, HISTORY_BONUS_MAX)
+                        k = piece * 64 + to
+                        hh[k] += bonus - hh[k] * bonus // HISTORY_MAX
+                        # malus: the quiet moves tried before this one failed to cut
+                        for j in range(i):
+                            q = moves[j]
+                            qto = (q >> 6) & 63
+                            if mb[qto] < 0 and ((q >> 16) & 3) != F_EP and ((q >> 12) & 15) == 0:
+                                k = mb[q & 63] * 64 + qto
+                                hh[k] -= bonus + hh[k] * bonus // HISTORY_MAX
                     break
     if qnode:
         return best
