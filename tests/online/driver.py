@@ -81,6 +81,12 @@ class Online:
         time.sleep(SETTLE)
         self.send({})
 
+    def exchange(self, board: chess.Board, mine: str, reply: str) -> None:
+        """Make ``mine`` by hand, wait until the opponent's ``reply`` is lit, and make it by hand too."""
+        self.hand(board, mine)
+        self.wait_for(remote_shown(reply))
+        self.hand(board, reply)
+
     def shift(self, frm: str, to: str) -> None:
         """Move a piece from ``frm`` to the empty ``to`` by hand (putting pieces back) and let it settle."""
         self.send({"square": frm, "occupied": False})

@@ -276,9 +276,7 @@ def test_the_server_decides_and_no_local_game_follows(tmp_path: Path, standin: S
     board = chess.Board()
     try:
         daemon.send({})
-        daemon.hand(board, "e2e4")
-        daemon.wait_for(remote_shown("e7e5"))
-        daemon.hand(board, "e7e5")
+        daemon.exchange(board, "e2e4", "e7e5")
         daemon.wait_for(made(2))
         game = next(iter(standin.games.values()))
         if ending == "the opponent resigns":

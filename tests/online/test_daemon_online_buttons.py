@@ -23,9 +23,7 @@ def test_draw_offered_and_accepted(tmp_path: Path, standin: StandIn, who: str) -
     board = chess.Board()
     try:
         daemon.send({})
-        daemon.hand(board, "e2e4")
-        daemon.wait_for(remote_shown("e7e5"))
-        daemon.hand(board, "e7e5")
+        daemon.exchange(board, "e2e4", "e7e5")
         if who == "opponent":
             standin.call(lambda: standin.opponent_offers("draw"))
             offer = daemon.wait_for(lambda line: "offers a draw" in str(line.get("warning")))
@@ -46,9 +44,7 @@ def test_takebacks_both_ways(tmp_path: Path, standin: StandIn) -> None:
     board = chess.Board()
     try:
         daemon.send({})
-        daemon.hand(board, "e2e4")
-        daemon.wait_for(remote_shown("e7e5"))
-        daemon.hand(board, "e7e5")
+        daemon.exchange(board, "e2e4", "e7e5")
         # I ask, on my turn: my move and the reply go (two plies), put back by hand
         daemon.button("takeback")
         back = daemon.wait_for(lambda line: line["moves"] == [])
@@ -57,9 +53,7 @@ def test_takebacks_both_ways(tmp_path: Path, standin: StandIn) -> None:
         daemon.shift("e4", "e2")
         board = chess.Board()
         daemon.wait_for(lambda line: line["matching"] and line["moves"] == [])
-        daemon.hand(board, "e2e4")
-        daemon.wait_for(remote_shown("c7c5"))
-        daemon.hand(board, "c7c5")
+        daemon.exchange(board, "e2e4", "c7c5")
         # the opponent asks after its move: its move goes (one ply), and it plays another
         standin.call(lambda: standin.opponent_offers("takeback"))
         daemon.wait_for(lambda line: "asks to take back" in str(line.get("warning")))
@@ -84,9 +78,7 @@ def test_resign_or_abort(tmp_path: Path, standin: StandIn, moves: int, status: s
     try:
         daemon.send({})
         if moves:
-            daemon.hand(board, "e2e4")
-            daemon.wait_for(remote_shown("e7e5"))
-            daemon.hand(board, "e7e5")
+            daemon.exchange(board, "e2e4", "e7e5")
         daemon.button("resign")
         game = next(iter(standin.games.values()))
         end = daemon.wait_for(lambda line: line["termination"] == "abandoned" if status == "aborted"
