@@ -22,7 +22,7 @@ from pathlib import Path
 import chess
 import chess.engine
 
-from engine.book import SCORES_PATH, lines_from_tsv, read_scores
+from engine.book import SCORES_PATH, line_moves, lines_from_tsv, read_scores
 
 log = logging.getLogger(__name__)
 
@@ -35,14 +35,13 @@ def book_moves(lines: list[list[chess.Move]]) -> list[tuple[str, chess.Move, che
     """Every distinct (position, move) of the lines, in first-seen order, with the board after it."""
     seen: set[tuple[str, str]] = set()
     out: list[tuple[str, chess.Move, chess.Board]] = []
-    for moves in lines:
-        board = chess.Board()
-        for move in moves:
-            key = (board.epd(), move.uci())
-            board.push(move)
-            if key not in seen:
-                seen.add(key)
-                out.append((key[0], move, board.copy(stack=False)))
+    for board, move in line_moves(lines):
+        key = (board.epd(), move.uci())
+        if key not in seen:
+            seen.add(key)
+            after = board.copy(stack=False)
+            after.push(move)
+            out.append((key[0], move, after))
     return out
 
 

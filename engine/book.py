@@ -16,6 +16,7 @@ import random
 import struct
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import chess
@@ -56,6 +57,8 @@ def read_scores(path: Path = SCORES_PATH) -> dict[tuple[str, str], int]:
 def is_sound(cp: int, best: int) -> bool:
     """Whether a book move scoring ``cp`` stays in beside a best book move scoring ``best``."""
     return cp >= best - MAX_LOSS and cp >= FLOOR
+
+
 _ENTRY = struct.Struct(">QHHI")
 
 
@@ -83,6 +86,15 @@ def lines_from_tsv(paths: list[Path]) -> list[list[chess.Move]]:
     return out
 
 
+def line_moves(lines: list[list[chess.Move]]) -> Iterator[tuple[chess.Board, chess.Move]]:
+    """Each move of each line with the board before it (the same board, pushed on after the yield)."""
+    for moves in lines:
+        board = chess.Board()
+        for move in moves:
+            yield board, move
+            board.push(move)
+
+
 def build(lines: list[list[chess.Move]], scores: dict[tuple[str, str], int] | None = None) -> bytes:
     """Polyglot bytes for the given lines, entries sorted by key as the format requires.
 
@@ -90,14 +102,13 @@ def build(lines: list[list[chess.Move]], scores: dict[tuple[str, str], int] | No
     """
     weights: Counter[tuple[int, int]] = Counter()
     cp: dict[tuple[int, int], int] = {}
-    for moves in lines:
-        board = chess.Board()
-        for move in moves:
-            entry = (chess.polyglot.zobrist_hash(board), _polyglot_move(board, move))
-            weights[entry] += 1
-            if scores is not None and entry not in cp and (board.epd(), move.uci()) in scores:
-                cp[entry] = scores[(board.epd(), move.uci())]
-            board.push(move)
+    for board, move in line_moves(lines):
+        entry = (chess.polyglot.zobrist_hash(board), _polyglot_move(board, move))
+        weights[entry] += 1
+        if scores is not None and entry not in cp:
+            score = scores.get((board.epd(), move.uci()))
+            if score is not None:
+                cp[entry] = score
     if cp:
         best: dict[int, int] = {}
         for (key, _), score in cp.items():

@@ -22,6 +22,7 @@ from engine.book import (
     BookError,
     build,
     is_sound,
+    line_moves,
     lines_from_tsv,
     read_scores,
 )
@@ -71,13 +72,7 @@ def test_shipped_book_is_built_from_the_openings_and_their_scores() -> None:
     scores = read_scores(SCORES_PATH)
     assert BOOK_PATH.read_bytes() == build(lines, scores)
     # every move of every named line has its score
-    missing = set()
-    for moves in lines:
-        board = chess.Board()
-        for move in moves:
-            if (board.epd(), move.uci()) not in scores:
-                missing.add((board.epd(), move.uci()))
-            board.push(move)
+    missing = {(board.epd(), move.uci()) for board, move in line_moves(lines)} - scores.keys()
     assert not missing
 
 
