@@ -6,7 +6,8 @@ bench/tune_data.py wrote, fits the sigmoid scale K to the current weights, then 
     mean over positions of (label - sigmoid(K * eval(position)))^2
 
 over the whole runtime array at once: material, piece-square tables (middlegame and endgame),
-mobility tables, pawn structure, passed pawns, bishop pair and rooks on files, king shelter and
+mobility tables, pawn structure (connected pawns too), passed pawns (blocked, the kings' distances),
+threats and hanging pieces, outposts, bishop pair and rooks on files, king shelter and
 king danger, tempo, and the tapered phase's piece weights. The evaluation is linear in all of
 them but the phase weights (and the king-attack unit weights, which index the danger table and
 stay as they are), so each position is reduced once to sparse coefficients and the gradient is
@@ -37,7 +38,7 @@ import chess
 import numpy as np
 
 from engine import evaluate as E
-from engine.bits import FILE_A, FILE_H, U0, U1, kernel, lsb, popcount
+from engine.bits import FILE_A, U0, U1, kernel, lsb, popcount
 from engine.movegen import BISHOP, KING_T, KNIGHT_T, PAWN, QUEEN, ROOK, SIDE, bishop_att, rook_att
 from engine.position import Position, tables
 from engine.tables import FILE, KING, KNIGHT, SHIELD, SQ
@@ -62,20 +63,23 @@ def features(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, acc
     ``counts`` gets the number of pieces of each type (both sides), for the phase.
     """
     occ = bb[6] | bb[7]
+    maps = (U0, U0, U0, U0)  # White's attacks: by pawns, by minors, by rooks, by all but pawns
     for c in range(2):
         sgn = 1 if c == 0 else -1
         flip = 56 * c
         own = bb[6 + c]
         them = 1 - c
         their_pawns = bb[PAWN] & bb[6 + them]
-        if them == 0:
-            their_att = ((their_pawns & ~FILE_A) << np.uint64(7)) | ((their_pawns & ~FILE_H) << np.uint64(9))
-        else:
-            their_att = ((their_pawns & ~FILE_A) >> np.uint64(9)) | ((their_pawns & ~FILE_H) >> np.uint64(7))
+        their_att = E._pawn_attacks(their_pawns, them)
         their_ksq = lsb(bb[KING_T] & bb[6 + them])
         own_ksq = lsb(bb[KING_T] & own)
         zone = tb[KING + their_ksq] | tb[SQ + their_ksq]
         safe = ~own & ~their_att
+        pawns = bb[PAWN] & own
+        posts = E.outposts(pawns, their_pawns, c)
+        minor_att = U0
+        rook_att_ = U0
+        att = tb[KING + own_ksq]
         p = own
         while p != U0:
             s = lsb(p)
@@ -89,12 +93,15 @@ def features(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, acc
             counts[pt] += 1
             if pt in (KING_T, PAWN):
                 continue
-            if pt == KNIGHT_T:
-                a = tb[KNIGHT + s]
-            elif pt == BISHOP:
-                a = bishop_att(tb, s, occ)
+            if pt in (KNIGHT_T, BISHOP):
+                a = tb[KNIGHT + s] if pt == KNIGHT_T else bishop_att(tb, s, occ)
+                minor_att |= a
+                if posts & tb[SQ + s] != U0:
+                    acc[E.OUTPOST_AT + 2 * (pt - KNIGHT_T)] += sgn
+                    acc[E.OUTPOST_AT + 2 * (pt - KNIGHT_T) + 1] += sgn
             elif pt == ROOK:
                 a = rook_att(tb, s, occ)
+                rook_att_ |= a
                 f = s & 7
                 if tb[FILE + f] & bb[PAWN] == U0:
                     acc[E.ROOK_OPEN_AT] += sgn
@@ -104,6 +111,7 @@ def features(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, acc
                     acc[E.ROOK_SEMI_AT + 1] += sgn
             else:
                 a = bishop_att(tb, s, occ) | rook_att(tb, s, occ)
+            att |= a
             mob = E.MOB_START[pt] + popcount(a & safe)
             acc[E.MOB_MG_AT + mob] += sgn
             acc[E.MOB_EG_AT + mob] += sgn
@@ -114,7 +122,6 @@ def features(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, acc
         if popcount(bb[BISHOP] & own) >= 2:
             acc[E.BISHOP_PAIR_AT] += sgn
             acc[E.BISHOP_PAIR_AT + 1] += sgn
-        pawns = bb[PAWN] & own
         files = E._files(pawns)
         isolated = popcount(pawns & ((files & ~((files << U1) | (files >> U1))) * FILE_A))
         doubled = popcount(pawns) - popcount(files)
@@ -122,15 +129,48 @@ def features(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, acc
         acc[E.ISOLATED_AT + 1] += sgn * isolated
         acc[E.DOUBLED_AT] += sgn * doubled
         acc[E.DOUBLED_AT + 1] += sgn * doubled
-        passed = pawns & ~E._behind(pawns, c) & ~E._beside(E._behind(their_pawns, c))
+        connected = E.connected_pawns(pawns, c)
+        while connected != U0:
+            s = lsb(connected)
+            connected &= connected - U1
+            rr = s // 8 if c == 0 else 7 - s // 8
+            acc[E.CONNECTED_AT + 2 * rr] += sgn
+            acc[E.CONNECTED_AT + 2 * rr + 1] += sgn
+        passed = E.passed_pawns(pawns, their_pawns, c)
         while passed != U0:
             s = lsb(passed)
             passed &= passed - U1
             rr = s // 8 if c == 0 else 7 - s // 8
             acc[E.PASSED_MG_AT + rr] += sgn
             acc[E.PASSED_EG_AT + rr] += sgn
+            stop = s + 8 if c == 0 else s - 8
+            if occ & tb[SQ + stop] != U0:
+                acc[E.PASSED_BLOCKED_AT + 2 * rr] += sgn
+                acc[E.PASSED_BLOCKED_AT + 2 * rr + 1] += sgn
+            acc[E.PASSED_KING_OWN_AT + rr] += sgn * E.distance(own_ksq, stop)
+            acc[E.PASSED_KING_THEIR_AT + rr] += sgn * E.distance(their_ksq, stop)
         shield = popcount(tb[SHIELD + c * 64 + own_ksq] & pawns)
         acc[E.SHIELD_AT + min(shield, 3)] += sgn
+        if c == 0:
+            maps = (E._pawn_attacks(pawns, 0), minor_att, rook_att_, att)
+    black = (E._pawn_attacks(bb[PAWN] & bb[7], 1), minor_att, rook_att_, att)
+    for c in range(2):
+        sgn = 1 if c == 0 else -1
+        us, other = (maps, black) if c == 0 else (black, maps)
+        sets = E.threat_sets(bb, c, us[0], us[1], us[2], us[3], other[0], other[3])
+        for k in range(3):
+            t = sets[k]
+            at = (E.THREAT_PAWN_AT, E.THREAT_MINOR_AT, E.THREAT_ROOK_AT)[k]
+            while t != U0:
+                s = lsb(t)
+                t &= t - U1
+                pc = mb[s]
+                pt = pc - 6 if pc >= 6 else pc
+                acc[at + 2 * pt] += sgn
+                acc[at + 2 * pt + 1] += sgn
+        n = popcount(sets[3])
+        acc[E.HANGING_AT] += sgn * n
+        acc[E.HANGING_AT + 1] += sgn * n
     acc[E.TEMPO_AT] += 1 if st[SIDE] == 0 else -1
 
 
@@ -146,12 +186,14 @@ def _classes() -> np.ndarray:
     for name in ("PST_MG", "MAT_MG", "MOB_MG", "PASSED_MG", "SHIELD", "DANGER"):
         at, size = E.LAYOUT[name]
         cls[at:at + size] = 0
-    for name in ("PST_EG", "MAT_EG", "MOB_EG", "PASSED_EG"):
+    for name in ("PST_EG", "MAT_EG", "MOB_EG", "PASSED_EG", "PASSED_KING_OWN", "PASSED_KING_THEIR"):
         at, size = E.LAYOUT[name]
         cls[at:at + size] = 1
-    for name in ("DOUBLED", "ISOLATED", "BISHOP_PAIR", "ROOK_OPEN", "ROOK_SEMI"):
-        at, _ = E.LAYOUT[name]
-        cls[at], cls[at + 1] = 0, 1
+    for name in ("DOUBLED", "ISOLATED", "BISHOP_PAIR", "ROOK_OPEN", "ROOK_SEMI", "THREAT_PAWN", "THREAT_MINOR",
+                 "THREAT_ROOK", "HANGING", "PASSED_BLOCKED", "CONNECTED", "OUTPOST"):
+        at, size = E.LAYOUT[name]  # (mg, eg) pairs
+        cls[at:at + size:2] = 0
+        cls[at + 1:at + size:2] = 1
     cls[E.TEMPO_AT] = 2
     return cls
 

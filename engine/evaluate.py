@@ -1,5 +1,5 @@
 # mypy: disable-error-code="no-any-return"
-"""Static evaluation: tapered material and piece-square tables, mobility, pawn structure, king safety.
+"""Static evaluation: tapered material and piece-square tables, mobility, pawn structure, king safety, threats.
 
 Every weight is a runtime value in one int64 array ``ev`` (blocks named in ``LAYOUT``), loaded
 from engine/data/eval_weights.json, which the tuner (bench/tune.py, docs/tuning.md) writes; the
@@ -73,6 +73,8 @@ KING_DANGER_CAP = 500  # the middlegame penalty is min(units ** 2, cap) with two
 TEMPO = 10
 # ---------------------------------------------------------------------------------------
 
+RANKS_4_6_WHITE = np.uint64(0x0000FFFFFF000000)  # relative ranks 4-6: where outposts can be
+RANKS_4_6_BLACK = np.uint64(0x000000FFFFFF0000)
 MOB_COUNT = (0, 9, 14, 15, 28, 0)  # mobility table length per piece type (0..max squares)
 MOB_START = (0, 0, 9, 23, 38, 0)  # where each piece type's mobility row starts
 MOB_SIZE = 66
@@ -100,6 +102,19 @@ def _ev_layout() -> dict[str, tuple[int, int]]:
         ("KING_ATT", 6),  # attack units per king-zone square hit, by piece type
         ("PHASE_W", 6),
         ("TEMPO", 1),
+        # Threats: (mg, eg) per enemy piece, by its type, that our pawns attack; that our knights
+        # or bishops attack (a pawn, knight or bishop only when no enemy pawn guards it); that our
+        # rooks attack (a queen, or anything no enemy pawn guards). Then (mg, eg) per enemy piece
+        # we attack and nothing of theirs defends.
+        ("THREAT_PAWN", 12),
+        ("THREAT_MINOR", 12),
+        ("THREAT_ROOK", 12),
+        ("HANGING", 2),
+        ("PASSED_BLOCKED", 16),  # (mg, eg) by relative rank, for a passed pawn whose stop square is occupied
+        ("PASSED_KING_OWN", 8),  # eg by relative rank, times the own king's distance to the stop square
+        ("PASSED_KING_THEIR", 8),  # the same for the enemy king's distance
+        ("CONNECTED", 16),  # (mg, eg) by relative rank, for a pawn guarded by or beside an own pawn
+        ("OUTPOST", 4),  # (mg, eg) for a knight, then a bishop, on an outpost (``outposts``)
         ("PHASE_TOTAL", 1),  # derived: the phase of the start position (the taper's denominator)
         # Per-colour terms of a style (``sided_tables``), neutral unless a style sets them: percent
         # scales of the king danger White / Black suffer, of White's / Black's shield bonus (100),
@@ -133,6 +148,15 @@ DANGER_AT = LAYOUT["DANGER"][0]
 KING_ATT_AT = LAYOUT["KING_ATT"][0]
 PHASE_W_AT = LAYOUT["PHASE_W"][0]
 TEMPO_AT = LAYOUT["TEMPO"][0]
+THREAT_PAWN_AT = LAYOUT["THREAT_PAWN"][0]
+THREAT_MINOR_AT = LAYOUT["THREAT_MINOR"][0]
+THREAT_ROOK_AT = LAYOUT["THREAT_ROOK"][0]
+HANGING_AT = LAYOUT["HANGING"][0]
+PASSED_BLOCKED_AT = LAYOUT["PASSED_BLOCKED"][0]
+PASSED_KING_OWN_AT = LAYOUT["PASSED_KING_OWN"][0]
+PASSED_KING_THEIR_AT = LAYOUT["PASSED_KING_THEIR"][0]
+CONNECTED_AT = LAYOUT["CONNECTED"][0]
+OUTPOST_AT = LAYOUT["OUTPOST"][0]
 PHASE_TOTAL_AT = LAYOUT["PHASE_TOTAL"][0]
 SIDE_PCT_AT = LAYOUT["SIDE_STYLE"][0]
 TROPISM_AT = SIDE_PCT_AT + 4
@@ -160,10 +184,11 @@ WEIGHT_GROUPS: dict[str, tuple[range, ...]] = {
     "material": _join("MAT_MG", "MAT_EG"),
     "pst": _join("PST_MG", "PST_EG"),
     "mobility": _join("MOB_MG", "MOB_EG"),
-    "pawn_structure": _join("DOUBLED", "ISOLATED"),
-    "passed_pawns": _join("PASSED_MG", "PASSED_EG"),
+    "pawn_structure": _join("DOUBLED", "ISOLATED", "CONNECTED"),
+    "passed_pawns": _join("PASSED_MG", "PASSED_EG", "PASSED_BLOCKED", "PASSED_KING_OWN", "PASSED_KING_THEIR"),
     "king_safety": _join("SHIELD", "DANGER"),
-    "pieces": _join("BISHOP_PAIR", "ROOK_OPEN", "ROOK_SEMI"),
+    "pieces": _join("BISHOP_PAIR", "ROOK_OPEN", "ROOK_SEMI", "OUTPOST"),
+    "threats": _join("THREAT_PAWN", "THREAT_MINOR", "THREAT_ROOK", "HANGING"),
     "king_attack_units": _join("KING_ATT"),
     "phase": _join("PHASE_W"),
     "tempo": _join("TEMPO"),
@@ -421,6 +446,51 @@ def _beside(b: np.uint64) -> np.uint64:
 
 
 @kernel()
+def passed_pawns(pawns: np.uint64, enemy_pawns: np.uint64, c: int) -> np.uint64:
+    """Colour ``c``'s passed pawns: no enemy pawn ahead on this or an adjacent file, no own pawn ahead on this file."""
+    return pawns & ~_behind(pawns, c) & ~_beside(_behind(enemy_pawns, c))
+
+
+@kernel()
+def connected_pawns(pawns: np.uint64, c: int) -> np.uint64:
+    """Colour ``c``'s pawns guarded by an own pawn or standing beside one (a phalanx)."""
+    beside = ((pawns & ~FILE_H) << U1) | ((pawns & ~FILE_A) >> U1)
+    return pawns & (_pawn_attacks(pawns, c) | beside)
+
+
+@kernel()
+def outposts(pawns: np.uint64, enemy_pawns: np.uint64, c: int) -> np.uint64:
+    """Squares on colour ``c``'s relative ranks 4-6 that an own pawn guards and no enemy pawn can
+    ever attack (none on an adjacent file is still able to advance to it)."""
+    ranks = RANKS_4_6_WHITE if c == 0 else RANKS_4_6_BLACK
+    reach = _pawn_attacks(enemy_pawns | _behind(enemy_pawns, c), 1 - c)
+    return ranks & _pawn_attacks(pawns, c) & ~reach
+
+
+@kernel(inline=True)
+def distance(a: int, b: int) -> int:
+    """King steps between squares ``a`` and ``b``."""
+    return max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3)))
+
+
+@kernel()
+def threat_sets(bb: np.ndarray, c: int, pawn_att: np.uint64, minor_att: np.uint64, rook_att_: np.uint64,
+                att: np.uint64, their_pawn_att: np.uint64,
+                their_att: np.uint64) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """The enemy pieces colour ``c`` threatens: (attacked by pawns, by minors, by rooks, hanging).
+
+    ``att`` and ``their_att`` are each side's attacks by everything but pawns (king included).
+    """
+    their = bb[7 - c] & ~bb[KING_T]
+    guarded = their_pawn_att
+    by_pawn = their & ~bb[PAWN] & pawn_att
+    by_minor = their & minor_att & (~guarded | bb[ROOK] | bb[QUEEN])
+    by_rook = their & rook_att_ & (~guarded | bb[QUEEN])
+    hanging = their & (att | pawn_att) & ~(their_att | their_pawn_att)
+    return by_pawn, by_minor, by_rook, hanging
+
+
+@kernel()
 def pawn_structure(ev: np.ndarray, pawns: np.uint64, enemy_pawns: np.uint64, c: int) -> tuple[int, int]:
     """(mg, eg) of colour ``c``'s isolated, doubled and passed pawns.
 
@@ -431,8 +501,7 @@ def pawn_structure(ev: np.ndarray, pawns: np.uint64, enemy_pawns: np.uint64, c: 
     doubled = popcount(pawns) - popcount(files)  # sum over files of (pawns on it - 1)
     mg = ev[ISOLATED_AT] * isolated + ev[DOUBLED_AT] * doubled
     eg = ev[ISOLATED_AT + 1] * isolated + ev[DOUBLED_AT + 1] * doubled
-    # passed: no enemy pawn ahead on this or an adjacent file, no own pawn ahead on this file
-    passed = pawns & ~_behind(pawns, c) & ~_beside(_behind(enemy_pawns, c))
+    passed = passed_pawns(pawns, enemy_pawns, c)
     while passed != U0:
         s = lsb(passed)
         passed &= passed - U1
@@ -442,21 +511,64 @@ def pawn_structure(ev: np.ndarray, pawns: np.uint64, enemy_pawns: np.uint64, c: 
     return mg, eg
 
 
+@kernel()
+def _passer_terms(ev: np.ndarray, tb: np.ndarray, passed: np.uint64, occ: np.uint64, c: int,
+                  own_ksq: int, their_ksq: int) -> tuple[int, int]:
+    """(mg, eg) of colour ``c``'s passed pawns beyond their rank: blocked, and the kings' distances."""
+    mg = 0
+    eg = 0
+    while passed != U0:
+        s = lsb(passed)
+        passed &= passed - U1
+        rr = s // 8 if c == 0 else 7 - s // 8
+        stop = s + 8 if c == 0 else s - 8
+        if occ & tb[SQ + stop] != U0:
+            mg += ev[PASSED_BLOCKED_AT + 2 * rr]
+            eg += ev[PASSED_BLOCKED_AT + 2 * rr + 1]
+        eg += ev[PASSED_KING_OWN_AT + rr] * distance(own_ksq, stop)
+        eg += ev[PASSED_KING_THEIR_AT + rr] * distance(their_ksq, stop)
+    return mg, eg
+
+
+@kernel()
+def _threat_terms(ev: np.ndarray, mb: np.ndarray, by_pawn: np.uint64, by_minor: np.uint64, by_rook: np.uint64,
+                  hanging: np.uint64) -> tuple[int, int]:
+    """(mg, eg) of the threats ``threat_sets`` found."""
+    mg = 0
+    eg = 0
+    for at, t in ((THREAT_PAWN_AT, by_pawn), (THREAT_MINOR_AT, by_minor), (THREAT_ROOK_AT, by_rook)):
+        while t != U0:
+            s = lsb(t)
+            t &= t - U1
+            pt = piece_type(mb[s])
+            mg += ev[at + 2 * pt]
+            eg += ev[at + 2 * pt + 1]
+    n = popcount(hanging)
+    return mg + ev[HANGING_AT] * n, eg + ev[HANGING_AT + 1] * n
+
+
 @kernel(inline=True)
 def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, c: int,
                 occ: np.uint64, their_pawn_att: np.uint64, own_ksq: int,
-                their_ksq: int) -> tuple[int, int, int, int, int]:
-    """(mg, eg, phase, king attack units, king attackers) of colour ``c``'s pieces."""
+                their_ksq: int) -> tuple[int, int, int, int, int, np.uint64, np.uint64, np.uint64]:
+    """(mg, eg, phase, king attack units, king attackers, then the squares attacked by the minor
+    pieces, by the rooks and by every piece but the pawns) of colour ``c``'s pieces."""
     own = bb[6 + c]
     them = 1 - c
     flip = 56 * c  # black reads the tables from its own side of the board
     zone = tb[KING + their_ksq] | tb[SQ + their_ksq]
     safe = ~own & ~their_pawn_att
+    pawns = bb[PAWN] & own
+    their_pawns = bb[PAWN] & bb[6 + them]
+    posts = outposts(pawns, their_pawns, c)
     mg = 0
     eg = 0
     phase = 0
     units = 0
     nattackers = 0
+    minor_att = U0
+    rook_att_ = U0
+    att = tb[KING + own_ksq]
     p = own & ~bb[PAWN]
     while p != U0:
         s = lsb(p)
@@ -467,12 +579,15 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
         phase += ev[PHASE_W_AT + pt]
         if pt == KING_T:
             continue
-        if pt == KNIGHT_T:
-            a = tb[KNIGHT + s]
-        elif pt == BISHOP:
-            a = bishop_att(tb, s, occ)
+        if pt in (KNIGHT_T, BISHOP):
+            a = tb[KNIGHT + s] if pt == KNIGHT_T else bishop_att(tb, s, occ)
+            minor_att |= a
+            if posts & tb[SQ + s] != U0:
+                mg += ev[OUTPOST_AT + 2 * (pt - KNIGHT_T)]
+                eg += ev[OUTPOST_AT + 2 * (pt - KNIGHT_T) + 1]
         elif pt == ROOK:
             a = rook_att(tb, s, occ)
+            rook_att_ |= a
             f = s & 7
             if tb[FILE + f] & bb[PAWN] == U0:
                 mg += ev[ROOK_OPEN_AT]
@@ -482,6 +597,7 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
                 eg += ev[ROOK_SEMI_AT + 1]
         else:
             a = bishop_att(tb, s, occ) | rook_att(tb, s, occ)
+        att |= a
         mob = MOB_START[pt] + popcount(a & safe)
         mg += ev[MOB_MG_AT + mob]
         eg += ev[MOB_EG_AT + mob]
@@ -492,7 +608,7 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
     if popcount(bb[BISHOP] & own) >= 2:
         mg += ev[BISHOP_PAIR_AT]
         eg += ev[BISHOP_PAIR_AT + 1]
-    pawns = bb[PAWN] & own
+    connected = connected_pawns(pawns, c)
     p = pawns
     npawns = 0
     while p != U0:
@@ -501,15 +617,22 @@ def _side_terms(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, 
         npawns += 1
         mg += ev[PST_MG + PAWN * 64 + (s ^ flip)]
         eg += ev[PST_EG + PAWN * 64 + (s ^ flip)]
+        if connected & tb[SQ + s] != U0:
+            rr = s // 8 if c == 0 else 7 - s // 8
+            mg += ev[CONNECTED_AT + 2 * rr]
+            eg += ev[CONNECTED_AT + 2 * rr + 1]
     mg += ev[MAT_MG + PAWN] * npawns
     eg += ev[MAT_EG + PAWN] * npawns
     phase += ev[PHASE_W_AT + PAWN] * npawns
-    smg, seg = pawn_structure(ev, pawns, bb[PAWN] & bb[6 + them], c)
+    smg, seg = pawn_structure(ev, pawns, their_pawns, c)
+    mg += smg
+    eg += seg
+    smg, seg = _passer_terms(ev, tb, passed_pawns(pawns, their_pawns, c), occ, c, own_ksq, their_ksq)
     mg += smg
     eg += seg
     shield = popcount(tb[SHIELD + c * 64 + own_ksq] & pawns)
     mg += _pct(ev[SHIELD_AT + min(shield, 3)], ev[SIDE_PCT_AT + 2 + c])
-    return mg, eg, phase, units, nattackers
+    return mg, eg, phase, units, nattackers, minor_att, rook_att_, att
 
 
 @kernel()
@@ -520,8 +643,18 @@ def evaluate(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st:
     bp = bb[PAWN] & bb[7]
     wk = lsb(bb[KING_T] & bb[6])
     bk = lsb(bb[KING_T] & bb[7])
-    mg0, eg0, ph0, u0, a0 = _side_terms(tb, ev, bb, mb, 0, occ, _pawn_attacks(bp, 1), wk, bk)
-    mg1, eg1, ph1, u1, a1 = _side_terms(tb, ev, bb, mb, 1, occ, _pawn_attacks(wp, 0), bk, wk)
+    wpa = _pawn_attacks(wp, 0)
+    bpa = _pawn_attacks(bp, 1)
+    mg0, eg0, ph0, u0, a0, wminor, wrook, watt = _side_terms(tb, ev, bb, mb, 0, occ, bpa, wk, bk)
+    mg1, eg1, ph1, u1, a1, bminor, brook, batt = _side_terms(tb, ev, bb, mb, 1, occ, wpa, bk, wk)
+    t0, t1, t2, t3 = threat_sets(bb, 0, wpa, wminor, wrook, watt, bpa, batt)
+    tmg, teg = _threat_terms(ev, mb, t0, t1, t2, t3)
+    mg0 += tmg
+    eg0 += teg
+    t0, t1, t2, t3 = threat_sets(bb, 1, bpa, bminor, brook, batt, wpa, watt)
+    tmg, teg = _threat_terms(ev, mb, t0, t1, t2, t3)
+    mg1 += tmg
+    eg1 += teg
     if a0 >= 2:  # white attacks the black king
         mg1 += _pct(ev[DANGER_AT + min(max(u0, 0), DANGER_SIZE - 1)], ev[SIDE_PCT_AT + 1])
     if a1 >= 2:
