@@ -1,7 +1,8 @@
 """The coach against the real engine subprocess: every catalogue position gets its category.
 
-All positions are judged once, by one full-strength engine process with a fixed node budget (so
-the verdicts do not depend on the machine's load), then each case is checked on its own."""
+All positions are judged once, each by a full-strength engine process of its own with a fixed
+node budget (so the verdicts depend neither on the machine's load nor on the order of the
+cases), then each case is checked on its own."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ CASES = cases()
 async def _judge_all() -> dict[str, Verdict | None]:
     chess_game = get_variant("chess")
     out: dict[str, Verdict | None] = {}
-    async with Coach.from_command(ENGINE, movetime=30.0, nodes=NODES) as coach:
-        for name, fen, uci, _category in CASES:
+    for name, fen, uci, _category in CASES:
+        # an engine of its own per case: what the table learnt from the case before cannot sway it
+        async with Coach.from_command(ENGINE, movetime=30.0, nodes=NODES) as coach:
             board = chess_game.board(fen)
             out[name] = await coach.judge(board, board.parse_uci(uci), variant="chess")
     return out
