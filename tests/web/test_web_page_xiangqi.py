@@ -370,7 +370,8 @@ def test_a_past_xiangqi_game_opens_in_the_viewer(browser: Any) -> None:
         centre = center(page, "e0", "#viewer-board")
         assert centre[1] > center(page, "e9", "#viewer-board")[1]
         page.locator("#viewer-close").click()
-        assert page.locator("[data-square]").count() == 90
+        # the dialog's close event, which empties the viewer's board, is queued after the click
+        page.wait_for_function("() => document.querySelectorAll('[data-square]').length === 90", timeout=10_000)
 
 
 def test_moves_sound_as_move_capture_and_check(browser: Any) -> None:
