@@ -7,6 +7,7 @@ import random
 import chess
 import numpy as np
 import pytest
+from engine_testlib import random_positions
 
 from engine import evaluate as E
 from engine.evaluate import (
@@ -144,21 +145,9 @@ NEW_BLOCKS = ("THREAT_PAWN", "THREAT_MINOR", "THREAT_ROOK", "HANGING", "PASSED_B
               "PASSED_KING_THEIR", "CONNECTED", "OUTPOST")
 
 
-def _random_fens() -> list[str]:
-    rng = random.Random(31)
-    fens: list[str] = []
-    for _ in range(60):
-        board = chess.Board()
-        while not board.is_game_over() and board.ply() < 160:
-            board.push(rng.choice(list(board.legal_moves)))
-            if board.ply() % 5 == 0:
-                fens.append(board.fen())
-    return fens
-
-
 def test_the_new_terms_count_what_the_rules_say_on_random_positions() -> None:
     """White's count minus Black's, per weight of every new block, equals a square-by-square reading."""
-    for fen in _random_fens():
+    for fen in (board.fen() for board in random_positions(400, seed=31)):
         board = chess.Board(fen)
         white, black = _reference_terms(board, chess.WHITE), _reference_terms(board, chess.BLACK)
         acc = _coefficients(fen)
