@@ -39,7 +39,18 @@ import numpy as np
 
 from engine import evaluate as E
 from engine.bits import FILE_A, U0, U1, kernel, lsb, popcount
-from engine.movegen import BISHOP, KING_T, KNIGHT_T, PAWN, QUEEN, ROOK, SIDE, bishop_att, rook_att
+from engine.movegen import (
+    BISHOP,
+    KING_T,
+    KNIGHT_T,
+    PAWN,
+    QUEEN,
+    ROOK,
+    SIDE,
+    bishop_att,
+    piece_type,
+    rook_att,
+)
 from engine.position import Position, tables
 from engine.tables import FILE, KING, KNIGHT, SHIELD, SQ
 
@@ -63,7 +74,9 @@ def features(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, acc
     ``counts`` gets the number of pieces of each type (both sides), for the phase.
     """
     occ = bb[6] | bb[7]
-    maps = (U0, U0, U0, U0)  # White's attacks: by pawns, by minors, by rooks, by all but pawns
+    # each side's attacks, for the threats: by pawns, by minors, by rooks, by all but pawns
+    white = (U0, U0, U0, U0)
+    black = (U0, U0, U0, U0)
     for c in range(2):
         sgn = 1 if c == 0 else -1
         flip = 56 * c
@@ -152,11 +165,12 @@ def features(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, acc
         shield = popcount(tb[SHIELD + c * 64 + own_ksq] & pawns)
         acc[E.SHIELD_AT + min(shield, 3)] += sgn
         if c == 0:
-            maps = (E._pawn_attacks(pawns, 0), minor_att, rook_att_, att)
-    black = (E._pawn_attacks(bb[PAWN] & bb[7], 1), minor_att, rook_att_, att)
+            white = (E._pawn_attacks(pawns, 0), minor_att, rook_att_, att)
+        else:
+            black = (E._pawn_attacks(pawns, 1), minor_att, rook_att_, att)
     for c in range(2):
         sgn = 1 if c == 0 else -1
-        us, other = (maps, black) if c == 0 else (black, maps)
+        us, other = (white, black) if c == 0 else (black, white)
         sets = E.threat_sets(bb, c, us[0], us[1], us[2], us[3], other[0], other[3])
         for k in range(3):
             t = sets[k]
@@ -164,8 +178,7 @@ def features(tb: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: np.ndarray, acc
             while t != U0:
                 s = lsb(t)
                 t &= t - U1
-                pc = mb[s]
-                pt = pc - 6 if pc >= 6 else pc
+                pt = piece_type(mb[s])
                 acc[at + 2 * pt] += sgn
                 acc[at + 2 * pt + 1] += sgn
         n = popcount(sets[3])

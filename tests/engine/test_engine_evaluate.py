@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from engine_testlib import random_positions
 
+from bench import tune as T
 from engine import evaluate as E
 from engine.evaluate import (
     DOUBLED_AT,
@@ -19,6 +20,7 @@ from engine.evaluate import (
     eval_tables,
     pawn_structure,
 )
+from engine.position import Position, tables
 
 
 def _reference(ev: np.ndarray, own: set[int], enemy: set[int], c: int) -> tuple[int, int]:
@@ -130,11 +132,7 @@ def _reference_terms(board: chess.Board, colour: chess.Color) -> dict[tuple[str,
 
 
 def _coefficients(fen: str) -> np.ndarray:
-    from bench import (
-        tune as T,  # the tuner's coefficients are the evaluation's (tests/test_bench_tune.py)
-    )
-    from engine.position import Position, tables
-
+    """The tuner's coefficients, which are the evaluation's (tests/test_bench_tune.py)."""
     pos = Position.from_board(chess.Board(fen))
     acc = np.zeros(E.EV_SIZE, dtype=np.int64)
     T.features(tables(), pos.bb, pos.mb, pos.st, acc, np.zeros(6, dtype=np.int64), np.zeros((2, 7), dtype=np.int64))
