@@ -80,6 +80,11 @@ def skill_for_elo(elo: int, *, variant: str = "chess") -> int:
     return SKILL_MAX
 
 
+#: The node caps of the skills that sit between two depths (see skill_params): beginner (3) and
+#: practice3 (7).
+_HALF_DEPTH_NODES = {3: 1_000, 7: 1_600}
+
+
 @dataclass(frozen=True)
 class SkillParams:
     """Search limits behind one skill level (mirrors engine.searcher.Strength)."""
@@ -95,16 +100,16 @@ def skill_params(skill: int) -> SkillParams:
     skill = max(0, min(SKILL_MAX, skill))
     if skill == SKILL_MAX:
         return SkillParams(99, None, 0, 0.0)
-    # Skills 3 and 4 may search to depth 3, as 5 does, within their smaller node caps: measured,
-    # skill 4 held to depth 2 scored 0.5 of 40 against skill 5, which put the levels 900 and 1000
-    # out of reach (docs/engine.md, "Calibration (measured)"). Skill 3 has skill 4's node cap and
-    # differs from it in its margin: with its own 1,228 nodes it scored 5.5 of 40 against skill 4,
-    # some 300 Elo below, under the beginner's 900.
-    depths = (1, 1, 2, 3, 3, 3, 3, 3, 4, 4, 4, 5, 5, 6, 6, 7, 8, 9, 10, 12)
+    # Strength jumps with each ply of depth (depth 2 lost all 40 games to depth 3; depth 3 at
+    # about 1250 on Stockfish's scale, depth 4 at about 1700). A level between two depths gets the
+    # deeper one within a node cap under which it completes on about half the moves: from a cold
+    # table our search needs a median of 624 nodes for depth 3 and 1,641 for depth 4 on book
+    # positions (docs/engine.md, "Calibration (measured)").
+    depths = (1, 1, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 6, 6, 7, 8, 9, 10, 12)
     margin = round(2 * (SKILL_MAX - skill) ** 2)
     return SkillParams(
         max_depth=depths[skill],
-        max_nodes=int(300 * 1.6 ** (4 if skill == 3 else skill)),
+        max_nodes=_HALF_DEPTH_NODES.get(skill, int(300 * 1.6 ** skill)),
         margin=margin,
         temperature=margin / 4,
     )

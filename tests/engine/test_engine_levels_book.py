@@ -26,7 +26,7 @@ from engine.book import (
     lines_from_tsv,
     read_scores,
 )
-from engine.levels import LEVELS, skill_for_elo, skill_params
+from engine.levels import LEVELS, SKILL_MAX, skill_for_elo, skill_params
 
 
 def test_named_and_practice_levels_exist_in_order_of_strength() -> None:
@@ -58,6 +58,17 @@ def test_skill_scale_is_monotonic() -> None:
     params = [skill_params(s) for s in range(21)]
     assert all(a.max_depth <= b.max_depth and a.margin >= b.margin for a, b in itertools.pairwise(params))
     assert params[20].margin == 0 and params[20].max_nodes is None
+
+
+def test_a_level_between_two_depths_completes_the_deeper_one_only_sometimes() -> None:
+    """Beginner and practice3 sit between two depths: the deeper one within a node cap smaller
+    than any full-depth skill's at that depth, yet enough to finish it on easy moves."""
+    params = {s: skill_params(s) for s in range(SKILL_MAX)}
+    for skill in (LEVELS["beginner"].skill, LEVELS["practice3"].skill):
+        p = params[skill]
+        assert p.max_nodes is not None and p.max_depth > params[skill - 1].max_depth
+        same_depth = [q.max_nodes for s, q in params.items() if s > skill and q.max_depth == p.max_depth]
+        assert same_depth and all(n is not None and n > p.max_nodes for n in same_depth)
 
 
 def test_levels_module_does_not_import_numba() -> None:
