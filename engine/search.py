@@ -197,7 +197,11 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
     tkey = np.int64(key)
     slot = 2 * np.int64(key & np.uint64((tt.shape[0] >> 1) - 1))
     tt_move = 0
+    tt_hit = False
+    tscore = 0
+    tbound = 0
     if not qnode and tt[slot] == tkey:
+        tt_hit = True
         data = tt[slot + 1]
         tt_move = data & 0x3FFFF
         tdepth = ((data >> 34) & 255) - 1
@@ -221,6 +225,11 @@ def search(tb: np.ndarray, ev: np.ndarray, bb: np.ndarray, mb: np.ndarray, st: n
     static = -INF
     if not checked:
         static = evaluate(tb, ev, bb, mb, st)
+        # a table score whose bound says it is nearer the truth stands in for the static score
+        if tt_hit and abs(tscore) < MATE_BOUND and (
+                tbound == BOUND_EXACT or (tbound == BOUND_LOWER and tscore > static)
+                or (tbound == BOUND_UPPER and tscore < static)):
+            static = tscore
         if qnode:
             if static >= beta:
                 return static
