@@ -18,6 +18,7 @@ import pytest
 from xiangqi_page import (
     ORIGIN,
     STATIC,
+    WAIT_MS,
     XQ_START,
     FakeDaemon,
     center,
@@ -371,7 +372,7 @@ def test_a_past_xiangqi_game_opens_in_the_viewer(browser: Any) -> None:
         assert centre[1] > center(page, "e9", "#viewer-board")[1]
         page.locator("#viewer-close").click()
         # the dialog's close event, which empties the viewer's board, is queued after the click
-        page.wait_for_function("() => document.querySelectorAll('[data-square]').length === 90", timeout=10_000)
+        page.wait_for_function("() => document.querySelectorAll('[data-square]').length === 90", timeout=WAIT_MS)
 
 
 def test_moves_sound_as_move_capture_and_check(browser: Any) -> None:
