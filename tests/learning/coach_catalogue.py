@@ -49,7 +49,7 @@ HAND: list[tuple[str, str, str, str]] = [
     # pawn against some play, is the coach's own 100 cp threshold give or take the engine's noise
     # (Stockfish 116-151 cp by node budget, ours 71-124 at 30k-300k nodes), so the verdict flipped
     # with every small search change (it did with the TT-score change). The cases here lose
-    # clearly more: the dawdling king turns a won pawn race (Stockfish +19.7) into a draw.
+    # clearly more: the dawdling king turns a won pawn race (Stockfish: mate in about 17) into a draw.
     ("king lets the pawn promote", "8/8/8/8/8/8/p7/2K4k w - - 0 1", "c1d2", "loses"),
     ("king dawdles instead of running the pawn", "8/8/8/6P1/3k4/8/1K6/8 w - - 0 1", "b2c2", "loses"),
     ("rook left en prise by the king", "8/8/4k3/R7/8/8/4r3/4K3 w - - 0 1", "e1d1", "loses"),
