@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.searcher import Searcher
-from engine.uci import UciProtocol, parse_go, parse_position
+from engine.uci import ParsedPosition, UciError, UciProtocol, parse_go, parse_position
 
 ENGINE_CMD = [sys.executable, "-m", "engine"]
 
@@ -142,7 +142,7 @@ def test_perft_bench_and_bad_input_over_raw_pipes(warm_cache: None) -> None:
 
 def test_parsers_reject_what_they_must() -> None:
     assert parse_go(["wtime", "100", "btime", "200", "infinite"]) == {"wtime": 100, "btime": 200, "infinite": True}
-    assert parse_position(["startpos", "moves", "e2e4"]).fen().startswith("rnbqkbnr/pppppppp/8/8/4P3")
+    assert parse_position(["startpos", "moves", "e2e4"]).board.fen().startswith("rnbqkbnr/pppppppp/8/8/4P3")
     for bad in (["depth", "x"], ["movetime"], ["bogus"]):
         with pytest.raises(ValueError):
             parse_go(bad)
@@ -159,3 +159,78 @@ def test_protocol_survives_arbitrary_lines(lines: list[str]) -> None:
             continue  # would start real searches; covered above
         assert protocol.handle(line.replace("\n", " ")) in (True, False)
     assert all(isinstance(x, str) for x in out)
+
+
+FEN_HEAD = ["fen", "r3k2r/pp3ppp/2n5/8/8/4B3/PPP2PPP/R3K2R", "w", "KQkq", "-", "0", "1"]
+
+
+def _random_moves(seed: int, head: list[str], plies: int) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    board = parse_position(head).board
+    out: list[str] = []
+    for _ in range(plies):
+        legal = list(board.legal_moves)
+        if not legal:
+            break
+        move = rng.choice(legal)
+        out.append(move.uci())
+        board.push(move)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), steps=st.lists(st.sampled_from(["extend", "back", "other", "same"]), max_size=12))
+def test_parse_position_from_the_previous_equals_a_fresh_parse(seed: int, steps: list[str]) -> None:
+    """A GUI's commands: the game grows, is taken back, switches head, repeats; every board equals a
+    fresh parse of the same command, move stack (for repetitions) included, and the cached board is
+    never changed by its users."""
+    heads = (["startpos"], FEN_HEAD)
+    games = [_random_moves(seed, head, 80) for head in heads]
+    which, n = 0, 0
+    previous: ParsedPosition | None = None
+    for k, step in enumerate(steps):
+        if step == "extend":
+            n = min(n + 1 + k % 3, len(games[which]))
+        elif step == "back":
+            n = max(0, n - 2)
+        elif step == "other":
+            which, n = 1 - which, min(n, len(games[1 - which]))
+        tokens = [*heads[which], "moves", *games[which][:n]] if n else list(heads[which])
+        got = parse_position(tokens, previous=previous)
+        fresh = parse_position(tokens)
+        assert got.board.fen() == fresh.board.fen()
+        assert got.board.move_stack == fresh.board.move_stack
+        if previous is not None:
+            before = previous.board.fen()
+            got.board.copy().push(next(iter(got.board.legal_moves), chess.Move.null()))
+            assert previous.board.fen() == before
+        previous = got
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "error"),
+    [
+        (["startpos", "moves", "e2e4"], ["startpos", "moves", "e2e4", "e2e4"], "illegal move e2e4"),
+        (["startpos", "moves", "e2e4"], ["startpos", "moves", "e2e4", "zz"], "bad move"),
+        (["startpos", "moves", "e2e4"], ["moves", "e2e4"], "position wants startpos or fen"),
+        (["startpos"], ["fen", "8/8/8/8/8/8/8/8", "w", "-", "-", "0", "1"], "impossible position"),
+    ],
+)
+def test_parse_position_from_the_previous_rejects_as_a_fresh_parse(first: list[str], then: list[str], error: str) -> None:
+    previous = parse_position(first)
+    for prev in (previous, None):
+        with pytest.raises(UciError, match=error):
+            parse_position(then, previous=prev)
+
+
+def test_protocol_keeps_its_position_after_a_bad_one() -> None:
+    sent: list[str] = []
+    proto = UciProtocol(sent.append, warm=False)
+    proto.cmd_position(["startpos", "moves", "e2e4", "e7e5"])
+    with pytest.raises(UciError):
+        proto.cmd_position(["startpos", "moves", "e2e4", "e7e5", "e1e3"])
+    proto.cmd_position(["startpos", "moves", "e2e4", "e7e5", "g1f3"])
+    assert isinstance(proto.board, chess.Board)
+    assert [m.uci() for m in proto.board.move_stack] == ["e2e4", "e7e5", "g1f3"]
