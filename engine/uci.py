@@ -210,7 +210,7 @@ def parse_position(tokens: list[str], *, previous: ParsedPosition | None = None)
         board = previous.board.copy()
         done = len(previous.moves)
     else:
-        board = _head_board(list(head))
+        board = _head_board(head)
         done = 0
     for uci in moves[done:]:
         try:
@@ -223,7 +223,7 @@ def parse_position(tokens: list[str], *, previous: ParsedPosition | None = None)
     return ParsedPosition(head, moves, board)
 
 
-def _head_board(head: list[str]) -> chess.Board:
+def _head_board(head: tuple[str, ...]) -> chess.Board:
     """The board ``startpos`` or ``fen <fen>`` names."""
     if head and head[0] == "startpos" and len(head) == 1:
         return chess.Board()

@@ -202,10 +202,11 @@ def test_parse_position_from_the_previous_equals_a_fresh_parse(seed: int, steps:
         fresh = parse_position(tokens)
         assert got.board.fen() == fresh.board.fen()
         assert got.board.move_stack == fresh.board.move_stack
-        if previous is not None:
+        if previous is not None:  # the result is a board of its own: playing on it leaves the cache as it was
             before = previous.board.fen()
-            got.board.copy().push(next(iter(got.board.legal_moves), chess.Move.null()))
+            got.board.push(next(iter(got.board.legal_moves), chess.Move.null()))
             assert previous.board.fen() == before
+            got.board.pop()
         previous = got
 
 
