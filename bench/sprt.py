@@ -13,6 +13,10 @@ plus UCI options (``--base-option NAME=VALUE``). The state is a JSON file,
 rerun the command (or just ``--name NAME``) to resume it. ``NAME.md`` beside it is the summary
 meant to be committed as evidence: W/D/L, pentanomial, LLR and bounds, Elo estimate, the load,
 and the command that reproduces the test.
+
+To use more cores, run the same test again under another name with another ``--seed`` (other
+openings), then ``--pool NAME1 NAME2 --name POOLED`` sums their pairs as fishtest sums its
+workers' and writes the pooled summary, ``POOLED.md``.
 """
 
 from __future__ import annotations
@@ -448,6 +452,51 @@ def run(state: State, base: Build, new: Build, player: Player, path: Path, *,
 
 
 STOPPED = "stopped undecided (by hand; rerun the command to resume)"
+#: what must agree for tests to be pooled: the same question asked on other openings
+POOL_KEYS = ("base_build", "control_args", "elo0", "elo1", "alpha", "beta", "adjudication")
+
+
+def pool(name: str, states: Sequence[State], *, code: Callable[[State], str] | None = None) -> State:
+    """Tests of one change on different opening seeds (fishtest's workers), counted as one.
+
+    Their new builds may differ only outside the engine (``code``, by default the git tree of
+    the build's engine/ folder, must be equal), and everything in ``POOL_KEYS`` must be equal.
+    The pooled decision is the GSPRT on the summed pentanomial, as fishtest sums its workers' pairs.
+    """
+    if len(states) < 2:
+        raise ValueError("pooling needs at least two tests")
+    code = code or (lambda state: engine_tree(state.config["new_build"]["sha"]))
+    first = states[0].config
+    for other in states[1:]:
+        for key in POOL_KEYS:
+            if other.config.get(key) != first.get(key):
+                raise ValueError(f"{other.name} differs from {states[0].name} in {key!r}: not the same test")
+        if code(other) != code(states[0]):
+            raise ValueError(f"{other.name} plays other engine code than {states[0].name}")
+    if len({s.config["seed"] for s in states}) < len(states):
+        raise ValueError("pooled tests must use different opening seeds, or they repeat games")
+    config = dict(first, seed=", ".join(str(s.config["seed"]) for s in states),
+                  new=" + ".join(s.config["new"] for s in states),
+                  max_games=sum(s.config["max_games"] for s in states))
+    state = State(name=name, config=config, command="python -m bench sprt --pool "
+                  + " ".join(s.name for s in states) + f" --name {name}")
+    for s in states:
+        for as_white, as_black in s.pairs:
+            state.add_pair(as_white, as_black)
+        state.seconds += s.seconds
+        state.load += s.load[-1:]
+    state.status = state.decide()
+    return state
+
+
+def engine_tree(sha: str) -> str:
+    """The git tree of a commit's engine/ folder: equal trees play the same games."""
+    if not sha or sha.endswith("+dirty"):
+        raise ValueError(f"build {sha or '.'} is not a commit: its engine cannot be compared")
+    try:
+        return _git("rev-parse", f"{sha}:engine")
+    except subprocess.CalledProcessError as exc:
+        raise ValueError(f"commit {sha[:10]} is not in this repository") from exc
 
 
 def mark_stopped(state: State, path: Path) -> None:
@@ -523,6 +572,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--builds", type=Path, default=BUILDS, help="where revisions are checked out")
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--nice", type=int, default=10, help="raise this process's (and the engines') niceness")
+    parser.add_argument("--pool", nargs="+", metavar="NAME", default=None,
+                        help="count these stored tests (one change, other seeds) as one test, --name")
     parser.add_argument("--stop", action="store_true",
                         help="only mark the stored test NAME as stopped undecided (its summary says so)")
     args = parser.parse_args(argv)
@@ -533,6 +584,14 @@ def main(argv: list[str]) -> int:
             print(f"-- SPRT {state.name}: {state.games} games, LLR {state.llr():.2f}, {state.status}")
         return 0
     path = args.results / f"{args.name}.json"
+    if args.pool:
+        try:
+            pooled = pool(args.name, [State.load_file(args.results / f"{n}.json") for n in args.pool])
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"cannot pool {args.pool}: {exc}") from exc
+        path.with_suffix(".md").write_text(pooled.summary())
+        print(pooled.summary())
+        return 0
     if args.stop:
         if not path.exists():
             raise SystemExit(f"no stored test {path}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -157,3 +157,54 @@ def test_a_real_game_at_fixed_nodes() -> None:
     finally:
         player.close()
     assert score == 0.5  # 16 plies: scored a draw
+
+
+def _seeded(seed: int, pairs: int, *, name: str) -> sprt.State:
+    state = _state(max_games=4000)[0]
+    state.name = name
+    state.config["seed"] = seed
+    for i in range(pairs):
+        state.add_pair(1.0 if i % 3 else 0.5, 0.5 if i % 2 else 0.0)
+    return state
+
+
+def test_pooled_tests_count_as_one() -> None:
+    a, b = _seeded(1, 30, name="a"), _seeded(2, 50, name="b")
+    pooled = sprt.pool("ab", [a, b], code=lambda state: "same tree")
+    assert pooled.pairs == a.pairs + b.pairs
+    assert pooled.penta == [x + y for x, y in zip(a.penta, b.penta, strict=True)]
+    assert pooled.wdl == [x + y for x, y in zip(a.wdl, b.wdl, strict=True)]
+    assert pooled.llr() == pytest.approx(sprt.llr_logistic(0.0, 5.0, pooled.penta))
+    assert pooled.llr() > max(a.llr(), b.llr())  # the same lean, more games: more evidence
+    summary = pooled.summary()
+    assert "seed 1, 2" in summary and "--pool a b --name ab" in summary
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda s: s.config.update(seed=1), "different opening seeds"),
+        (lambda s: s.config.update(elo1=10.0), "'elo1'"),
+        (lambda s: s.config["control_args"].update(nodes=20_000), "'control_args'"),
+        (lambda s: s.config["base_build"].update(sha="c" * 40), "'base_build'"),
+        (lambda s: s.config["new_build"].update(sha="d" * 40), "other engine code"),
+    ],
+)
+def test_only_the_same_question_on_other_openings_is_pooled(change: Callable[[sprt.State], object],
+                                                            message: str) -> None:
+    a, b = _seeded(1, 4, name="a"), _seeded(2, 4, name="b")
+    b.config = json.loads(json.dumps(b.config))  # its own copy to change
+    change(b)
+    with pytest.raises(ValueError, match=message):
+        sprt.pool("ab", [a, b], code=lambda state: state.config["new_build"]["sha"])
+
+
+def test_pooling_needs_two_tests_and_real_commits() -> None:
+    with pytest.raises(ValueError, match="at least two"):
+        sprt.pool("a", [_seeded(1, 2, name="a")])
+    with pytest.raises(ValueError, match="not a commit"):
+        sprt.engine_tree("abc+dirty")
+    with pytest.raises(ValueError, match="not in this repository"):
+        sprt.engine_tree("0" * 40)
+    tree = sprt.engine_tree(sprt.resolve("HEAD"))
+    assert len(tree) == 40 and tree == sprt.engine_tree(sprt.resolve("HEAD"))
