@@ -41,6 +41,7 @@ from engine.search import (
     W_PVL,
     W_SIZE,
 )
+from engine.timeman import Budget, Deepening
 
 log = logging.getLogger(__name__)
 
@@ -228,23 +229,18 @@ class Searcher:
             nodes += result.info.nodes if result.info else 0
         return nodes, time.perf_counter() - start
 
-    def _budget(self, board: Any, limits: Limits) -> tuple[float | None, float | None]:
-        """(soft, hard) time limits in seconds; soft stops new iterations, hard stops the search."""
+    def _budget(self, board: Any, limits: Limits) -> Budget | None:
+        """The move's time budget, or None when the search is not on a clock."""
         if limits.infinite:
-            return None, None
+            return None
         if limits.movetime is not None:
-            t = max(limits.movetime - self.move_overhead_ms, 5) / 1000
-            return t, t
+            return Budget.from_movetime(limits.movetime, overhead_ms=self.move_overhead_ms)
         first = self._first_to_move(board)
         left = limits.wtime if first else limits.btime
         if left is None:
-            return None, None
-        inc = (limits.winc if first else limits.binc) or 0
-        mtg = limits.movestogo or 30
-        left = max(left - self.move_overhead_ms, 5)
-        soft = min(left / mtg + inc * 0.75, left * 0.5)
-        hard = min(soft * 3, left * 0.75)
-        return soft / 1000, hard / 1000
+            return None
+        return Budget.from_clock(left, (limits.winc if first else limits.binc) or 0,
+                                 moves_to_go=limits.movestogo, overhead_ms=self.move_overhead_ms)
 
     def search(self, board: Any, limits: Limits, *, strength: Strength = FULL_STRENGTH,
                on_info: Callable[[Info], None] | None = None) -> Result:
@@ -259,10 +255,11 @@ class Searcher:
             node_cap = min(limits.nodes, strength.max_nodes)
         ctl[NODE_LIMIT] = node_cap if node_cap is not None else 2**62
         max_depth = min(limits.depth or MAXPLY - 1, strength.max_depth, MAXPLY - 1)
-        soft, hard = self._budget(board, limits)
+        budget = self._budget(board, limits)
+        deepening = Deepening(budget) if budget is not None else None
         timer: threading.Timer | None = None
-        if hard is not None:
-            timer = threading.Timer(hard, self.stop)
+        if budget is not None:
+            timer = threading.Timer(budget.hard, self.stop)
             timer.daemon = True
             timer.start()
         pos = self._position(board)
@@ -313,13 +310,13 @@ class Searcher:
                 last = Info(depth, int(ctl[SELDEPTH]), cp, mate, int(ctl[NODES]), int(elapsed * 1000), pv)
                 if on_info is not None:
                     on_info(last)
-                if soft is not None and elapsed > soft * 0.6:
+                if deepening is not None and deepening.should_stop(elapsed, best, score):
                     break
                 if mate is not None and depth > 2 * abs(mate) + 2 and not limits.infinite:
                     break
             if not strength.is_full and strength.margin > 0 and depth_done >= 1 and len(legal) > 1:
-                budget = max(4 * (last.nodes if last else 0), 5000)
-                weak = self._weakened_choice(board, pos, max(1, depth_done), strength, budget)
+                nodes_budget = max(4 * (last.nodes if last else 0), 5000)
+                weak = self._weakened_choice(board, pos, max(1, depth_done), strength, nodes_budget)
                 if weak is not None:
                     best, ponder = weak, None
         finally:
