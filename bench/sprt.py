@@ -486,6 +486,8 @@ def pool(name: str, states: Sequence[State], *, code: Callable[[State], str] | N
         state.seconds += s.seconds
         state.load += s.load[-1:]
     state.status = state.decide()
+    if state.status == "running" and all(s.status != "running" for s in states):
+        state.status = "stopped undecided (resume the pooled tests, then pool them again)"
     return state
 
 

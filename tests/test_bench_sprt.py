@@ -178,6 +178,9 @@ def test_pooled_tests_count_as_one() -> None:
     assert pooled.llr() > max(a.llr(), b.llr())  # the same lean, more games: more evidence
     summary = pooled.summary()
     assert "seed 1, 2" in summary and "--pool a b --name ab" in summary
+    assert pooled.status == "running"  # its tests may still be playing
+    a.status = b.status = sprt.STOPPED
+    assert sprt.pool("ab", [a, b], code=lambda state: "same tree").status.startswith("stopped undecided")
 
 
 @pytest.mark.parametrize(
