@@ -29,10 +29,15 @@ MIN_FALLING, MAX_FALLING = 0.85, 1.4
 
 @dataclass(frozen=True)
 class Budget:
-    """Seconds for one move: ``soft`` is its share, ``hard`` stops the search mid-iteration."""
+    """Seconds for one move: ``soft`` is its share, ``hard`` stops the search mid-iteration.
+
+    ``is_scalable``: whether the share may shrink or stretch with the search (a clock's may; a
+    fixed ``movetime`` is the caller's choice, so only its plain share stops deepening).
+    """
 
     soft: float
     hard: float
+    is_scalable: bool = True
 
     @classmethod
     def from_clock(cls, left_ms: int, inc_ms: int, *, moves_to_go: int | None, overhead_ms: int) -> Budget:
@@ -46,7 +51,7 @@ class Budget:
     def from_movetime(cls, movetime_ms: int, *, overhead_ms: int) -> Budget:
         """A fixed time per move: all of it, no more."""
         t = max(movetime_ms - overhead_ms, 5) / 1000
-        return cls(t, t)
+        return cls(t, t, is_scalable=False)
 
 
 @dataclass
@@ -73,4 +78,5 @@ class Deepening:
 
     def should_stop(self, elapsed: float, best: Any, score: int) -> bool:
         """Whether, ``elapsed`` seconds into the move, the next iteration should not start."""
-        return elapsed > self.budget.soft * ITERATION_SHARE * self.scale(best, score)
+        scale = self.scale(best, score) if self.budget.is_scalable else 1.0
+        return elapsed > self.budget.soft * ITERATION_SHARE * scale

@@ -62,6 +62,18 @@ def test_a_fixed_move_time_is_all_spent_and_no_more(movetime_ms: int, overhead_m
     assert budget.soft == pytest.approx(seconds) and budget.hard == pytest.approx(seconds)
 
 
+@pytest.mark.parametrize(
+    "history", [[("e2e4", 30)] * 6, [("e2e4", 30), ("d2d4", 30)] * 3, [("e2e4", 30)] * 3 + [("e2e4", -900)]])
+def test_a_fixed_move_time_stops_deepening_at_its_plain_share(history: list[tuple[str, int]]) -> None:
+    """`go movetime` keeps the share it always had (WAC and the only-move suite are run so)."""
+    deepening = Deepening(Budget.from_movetime(1_000, overhead_ms=0))
+    for best, score in history[:-1]:
+        deepening.scale(best, score)
+    threshold = timeman.ITERATION_SHARE
+    assert not deepening.should_stop(threshold - 0.01, *history[-1])
+    assert deepening.should_stop(threshold + 0.01, *history[-1])
+
+
 def _scales(history: list[tuple[str, int]]) -> list[float]:
     deepening = Deepening(Budget(1.0, 3.0))
     return [deepening.scale(best, score) for best, score in history]
