@@ -466,12 +466,12 @@ def pool(name: str, states: Sequence[State], *, code: Callable[[State], str] | N
     if len(states) < 2:
         raise ValueError("pooling needs at least two tests")
     code = code or (lambda state: engine_tree(state.config["new_build"]["sha"]))
-    first = states[0].config
+    first, first_code = states[0].config, code(states[0])
     for other in states[1:]:
         for key in POOL_KEYS:
             if other.config.get(key) != first.get(key):
                 raise ValueError(f"{other.name} differs from {states[0].name} in {key!r}: not the same test")
-        if code(other) != code(states[0]):
+        if code(other) != first_code:
             raise ValueError(f"{other.name} plays other engine code than {states[0].name}")
     if len({s.config["seed"] for s in states}) < len(states):
         raise ValueError("pooled tests must use different opening seeds, or they repeat games")
