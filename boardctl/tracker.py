@@ -34,6 +34,7 @@ How it decides, in brief (docs/events.md has the user's view):
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -183,10 +184,6 @@ class _Change:
     t: float
     square: Square
     occupied: bool
-    #: The timers as they were before this change (``_last_change``, ``_settled_done``,
-    #: ``_mismatch_at``, ``_mismatch_shown``, ``_capture_at``): a brush puts them back.
-    before: tuple[float, bool, float | None, bool, float | None] | None = None
-    seq: int = 0  # which square event this was (the tracker counts them)
 
 
 @dataclass(slots=True)
@@ -311,8 +308,12 @@ class Tracker:
         self._now = 0.0
         self._log: list[_Change] = []
         #: Changes younger than the brush time, whose decisions wait until they outlive it.
-        self._pending: list[_Change] = []
+        self._pending: deque[_Change] = deque()
         self._seq = 0  # square events seen
+        #: The sequence number of the last lift and the timers just before it (see _unbrush).
+        self._before_lift: tuple[int, float, bool, float | None, bool, float | None] = (
+            -1, 0.0, True, None, False, None
+        )
         self._lifted = 0  # squares with a lift in the log (a superset: brushes are not taken out)
         self._blinks: list[_Change] = []
         self._movable: dict[Square, bool] = {}  # squares with a legal move, in this position
@@ -465,7 +466,7 @@ class Tracker:
         self._now = t
         pending = self._pending
         while pending and pending[0].t + self._timing.brush < t:
-            self._fire(pending.pop(0), out)
+            self._fire(pending.popleft(), out)
         if not self._settled_done and t >= self._last_change + self._timing.settle:
             self._settled_done = True
             self._evaluate(self._last_change + self._timing.settle, out)
@@ -492,7 +493,10 @@ class Tracker:
             return
         self._occ ^= bit
         self._seq += 1
-        before = (self._last_change, self._settled_done, self._mismatch_at, self._mismatch_shown, self._capture_at)
+        if not ev.occupied:  # the timers before a lift: a brush puts them back (_unbrush)
+            self._before_lift = (
+                self._seq, self._last_change, self._settled_done, self._mismatch_at, self._mismatch_shown, self._capture_at
+            )
         self._last_change = ev.t
         self._settled_done = False
         self._mismatch_at = None
@@ -515,34 +519,53 @@ class Tracker:
                     del self._log[i]  # a brush, or a slid piece passing over
                     if ev.occupied and not prev.occupied:
                         self._blinks.append(prev)  # an occupied square blinked: maybe a victim pushed off
-                        self._unbrush(prev)
+                        self._unbrush()
                     return
                 break
-        change = _Change(ev.t, ev.square, ev.occupied, before, self._seq)
+        change = _Change(ev.t, ev.square, ev.occupied)
         self._log.append(change)
         if not ev.occupied:
             self._lifted |= bit
         # What this change may decide at once (the other side's lift proving the move released,
         # a change elsewhere closing a promotion) waits until it has outlived the brush time:
         # a brush is never a touch (docs/events.md).
-        self._pending.append(change)
+        if promotion is not None:
+            if ev.square != promotion.move.to_square:
+                self._pending.append(change)
+        elif not self._finished:
+            theirs = self._board.occupied_co[not self._board.turn]
+            if (ev.occupied or theirs & bit) and theirs & ~self._occ:
+                self._pending.append(change)
 
-    def _unbrush(self, lift: _Change) -> None:
+    def _unbrush(self) -> None:
         """A piece brushed (off and back within the brush time, nothing else between): no change
         at all, so the settle time and the delays run on as if it never was (a brush then cannot
         keep a promotion or a pushed-off capture from being judged)."""
-        if lift.before is not None and lift.seq == self._seq - 1:
-            self._last_change, _, self._mismatch_at, self._mismatch_shown, self._capture_at = lift.before
-            self._settled_done = False  # judged again as of then, now with the blink it left
+        seq, last_change, settled, mismatch_at, mismatch_shown, capture_at = self._before_lift
+        if seq == self._seq - 1:
+            self._last_change, self._mismatch_at, self._mismatch_shown, self._capture_at = (
+                last_change, mismatch_at, mismatch_shown, capture_at
+            )
+            # Judged again as of then, now with the blink it left, unless the board matched.
+            self._settled_done = settled and self._occ == self._board.occupied
 
     def _fire(self, change: _Change, out: list[Output]) -> None:
         """Decide, as of ``change`` (now known not to be a brush), what it decided when it came:
         the changes since are taken off the board, the decision made, and they are put back."""
         log = self._log
-        index = next((i for i, c in enumerate(log) if c is change), None)
-        if index is None:
-            return  # cancelled as a brush since, or a new position was taken meanwhile
+        index = len(log) - 1
         promotion = self._promotion
+        if index >= 0 and log[index] is change and promotion is None:
+            # The usual case: nothing changed since, so nothing to take off and put back.
+            board = self._board
+            theirs = board.occupied_co[not board.turn]
+            if not self._finished and (change.occupied or theirs & BIT[change.square]) and theirs & ~self._occ:
+                self._reply_started(change.t, out, hidden=False)  # the other side lifting, or a touchdown after it
+            return
+        while index >= 0 and log[index] is not change:
+            index -= 1
+        if index < 0:
+            return  # cancelled as a brush since, or a new position was taken meanwhile
         board = self._board
         if promotion is not None:
             if change.square == promotion.move.to_square:
@@ -559,12 +582,13 @@ class Tracker:
             if self._finished or not (change.occupied or theirs & BIT[change.square]) or not theirs & ~occ:
                 return  # neither the other side lifting nor a touchdown after its lift
         now_occ, last_change = self._occ, self._last_change
+        position = (self._board, len(board.move_stack))
         del log[cut:]
         self._occ = occ
         if promotion is not None:
             self._promotion_interrupted(out)
             if self._promotion is None:
-                self._pending.insert(0, change)  # the same change may now start the reply
+                self._pending.appendleft(change)  # the same change may now start the reply
         else:
             self._reply_started(change.t, out, hidden=False)  # the other side lifting, or a touchdown after it
         self._occ = now_occ
@@ -580,6 +604,10 @@ class Tracker:
             self._mismatch_at = None
             self._mismatch_shown = False
             self._capture_at = None
+            if (self._board, len(self._board.move_stack)) != position:
+                # A new position: the changes since may decide in it what they could not before.
+                waiting = {id(c) for c in self._pending}
+                self._pending = deque(sorted([*self._pending, *(c for c in later if id(c) not in waiting)], key=lambda c: c.t))
 
     def _on_button(self, ev: ButtonPressed, out: list[Output]) -> None:
         button = ev.button
@@ -813,7 +841,7 @@ class Tracker:
             assert lift is not None
             # The piece is down, not in the air, when the board has settled, the reply has set
             # down, or a square it could take blinked (its victim pushed off).
-            blinked = self._blinked_since(lift.t) & targets
+            blinked = self._blinked_since(lift.t) & targets if self._blinks else 0
             if not (hidden or extra or blinked):
                 return False
             # A lift of a piece it could take may be its own victim taken off by hand, unless the
@@ -970,14 +998,14 @@ class Tracker:
             if own & bit and touched is None and not board.move_stack and self._put_back_quickly(index):
                 continue  # straightened before the first move: the game has not begun; a later lift counts
             seen |= bit
-            if (touched is not None and own & bit) or self._is_knocked(index):
+            if touched is not None and own & bit:
                 continue
             if own & bit:
-                if touched is None and self._has_legal_move_from(change.square):
+                if touched is None and self._has_legal_move_from(change.square) and not self._is_knocked(index):
                     touched, touched_t = change.square, change.t
             elif theirs & bit & ~exclude and victim is None:
                 back = next((c.t for c in self._log[index + 1:] if c.square == change.square), t)
-                if back - change.t >= self._timing.settle and self._can_capture(change.square):
+                if back - change.t >= self._timing.settle and not self._is_knocked(index) and self._can_capture(change.square):
                     victim, victim_t = change.square, change.t
         if (touched, victim) != (turn.touched, turn.victim):
             self._turn = _Turn(
@@ -1015,6 +1043,8 @@ class Tracker:
     def _knocked_off(self) -> int:
         """Game pieces off their squares now, last lifted in a knock (pieces knocked over)."""
         off = self._board.occupied & ~self._occ
+        if off & (off - 1) == 0:
+            return 0  # a move and a knocked piece leave two squares empty at least
         found = 0
         for index, change in enumerate(self._log):
             if off & BIT[change.square] and change is self._last_event(change.square) and self._is_knocked(index):
@@ -1054,7 +1084,8 @@ class Tracker:
                 self._judge_move(t, confirmed, out, final=True)
             return
         candidates = self._explained(occ)
-        if not candidates:
+        off = board.occupied & ~occ
+        if not candidates and off & (off - 1):  # a move and a knocked piece leave two squares empty
             knocked = self._knocked_off()
             if knocked:
                 candidates = self._explained(occ | knocked)  # the move, with pieces knocked over aside
@@ -1082,7 +1113,7 @@ class Tracker:
         if hidden is not None and not self._turn.which:
             lift = self._first_lift(hidden)
             assert lift is not None
-            blinked = self._blinked_since(lift.t)
+            blinked = self._blinked_since(lift.t) if self._blinks else 0
             targets = self._capture_targets(hidden) if blinked else 0
             if blinked & targets:
                 # A square it could take blinked and all has been still since: its victim pushed
@@ -1305,28 +1336,13 @@ class Tracker:
             self._mismatch_at = t + self._timing.mismatch_delay
             self._mismatch_shown = False
             return
-        # A piece set down where it did not stand, or on a square emptied after a lift: released.
-        first_lift = min((c.t for c in self._log if not c.occupied and missing & BIT[c.square]), default=None)
-        # (A square refilled whose piece no missing piece could take is a piece put back: a
-        # knocked or straightened piece being restored, not a move.)
-        refilled = 0
-        if first_lift is not None:
-            for change in self._log:
-                lift = self._first_lift(change.square) if change.occupied else None
-                if (
-                    lift is not None and board.occupied & occ & BIT[change.square] and change.t > first_lift
-                    and missing & board.occupied_co[not board.color_at(change.square)]
-                    and not self._is_knocked(self._log.index(lift))
-                ):
-                    refilled |= BIT[change.square]
-        placed_on_emptied = bool(refilled)
-        if placed_on_emptied and not extra and own_missing == missing and own_missing.bit_count() == 1:
+        if own_missing and not extra and own_missing == missing and own_missing & (own_missing - 1) == 0 and self._refilled(missing, occ):
             # One own piece off and a square of the other side's refilled since it was lifted, and
             # no legal move tells that story: an illegal capture released, refused as a legal one
             # would be accepted (the tracker cannot tell it from the victim put back in the hand).
             self._refuse(t, Code.ILLEGAL_MOVE, f"{self._diff_detail()}: the piece from {self._name(_lsb(own_missing))} cannot take there", out, count=True)
             if self._refused is not None:
-                self._refused |= refilled  # its target too: putting it right adds no violation
+                self._refused |= self._refilled(missing, occ)  # its target too: putting it right adds no violation
             return
         castle = self._is_partial(occ)
         if castle is not None:
@@ -1335,6 +1351,8 @@ class Tracker:
             return  # a move half made: castling's king without its rook, an e.p. pawn beside its victim
         if self._check_over():
             return  # stalemate: clearing up
+        # A piece set down where it did not stand, or on a square emptied after a lift: released.
+        placed_on_emptied = bool(self._refilled(missing, occ))
         if missing and (extra or placed_on_emptied) and not own_missing and self._is_taking_back(occ):
             pass  # the last move's pieces on their way back: a takeback, not a move out of turn
         elif missing and (extra or placed_on_emptied):
@@ -1353,6 +1371,33 @@ class Tracker:
         self._mismatch_shown = False
         if self._restore is not None and self._restore is not Code.MISMATCH:
             self._mismatch_at = None  # already guiding a restore
+
+    def _refilled(self, missing: int, occ: int) -> int:
+        """Squares set down on after the first lift of a ``missing`` piece that were emptied in
+        this window and stand in the game: where a missing piece may have captured. (A square
+        whose piece no missing piece could take is a piece put back: a knocked or straightened
+        piece being restored, not a move.)"""
+        board = self._board
+        first_lift: float | None = None
+        placed = False
+        for change in self._log:
+            if change.occupied:
+                placed = True
+            elif first_lift is None and missing & BIT[change.square]:
+                first_lift = change.t
+        if first_lift is None or not placed:
+            return 0
+        refilled = 0
+        standing = board.occupied & occ
+        for change in self._log:
+            if not (change.occupied and standing & BIT[change.square] and change.t > first_lift):
+                continue
+            if not missing & board.occupied_co[not board.color_at(change.square)]:
+                continue
+            lift = self._first_lift(change.square)
+            if lift is not None and not self._is_knocked(self._log.index(lift)):
+                refilled |= BIT[change.square]
+        return refilled
 
     def _is_partial(self, occ: int) -> Move | bool | None:
         """Every difference from the game position belongs to one legal move, not yet finished:
