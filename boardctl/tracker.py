@@ -38,6 +38,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import NamedTuple
 
 from boardctl.core.geometry import Square
 from boardctl.core.rules import Color, GameBoard, Move, Variant
@@ -163,9 +164,9 @@ class Forfeit:
 Output = MoveMade | MoveTakenBack | TakebackOffered | GameStarted | Violation | Matched | Forfeit | ButtonPressed
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """What one event or tick produced: outputs in order, and the complete LED set wanted now."""
+class Step(NamedTuple):
+    """What one event or tick produced: outputs in order, and the complete LED set wanted now.
+    (A named tuple: one is made for every event, and a frozen dataclass costs more to make.)"""
 
     outputs: tuple[Output, ...]
     leds: tuple[LedIntent, ...]
@@ -300,6 +301,7 @@ class Tracker:
         self._board = variant.adopt(board) if board is not None else variant.board()
         self._policy = Policy(policy)
         self._timing = timing
+        self._settle, self._brush = timing.settle, timing.brush  # read on every event
         self._takeback = TakebackMode(takeback)
         self._arbiter = arbiter
         self._show_legal_moves = show_legal_moves
@@ -465,11 +467,11 @@ class Tracker:
             raise ValueError(f"time went backwards: {t} after {self._now}")
         self._now = t
         pending = self._pending
-        while pending and pending[0].t + self._timing.brush < t:
+        while pending and pending[0].t + self._brush < t:
             self._fire(pending.popleft(), out)
-        if not self._settled_done and t >= self._last_change + self._timing.settle:
+        if not self._settled_done and t >= self._last_change + self._settle:
             self._settled_done = True
-            self._evaluate(self._last_change + self._timing.settle, out)
+            self._evaluate(self._last_change + self._settle, out)
         if self._promotion is not None and t >= self._promotion.deadline and (
             not pending or self._promotion.deadline < pending[0].t
         ):
@@ -515,7 +517,7 @@ class Tracker:
         for i in range(len(self._log) - 1, -1, -1):
             prev = self._log[i]
             if prev.square == ev.square:
-                if ev.t - prev.t <= self._timing.brush:
+                if ev.t - prev.t <= self._brush:
                     del self._log[i]  # a brush, or a slid piece passing over
                     if ev.occupied and not prev.occupied:
                         self._blinks.append(prev)  # an occupied square blinked: maybe a victim pushed off
@@ -1026,6 +1028,10 @@ class Tracker:
         log = self._log
         change = log[index]
         window = self._timing.knock
+        if (index == 0 or change.t - log[index - 1].t > window) and (
+            index + 1 == len(log) or log[index + 1].t - change.t > window
+        ):
+            return False  # (the usual case: no change at all that close)
         for i in range(index - 1, -1, -1):
             other = log[i]
             if change.t - other.t > window:
@@ -1045,6 +1051,15 @@ class Tracker:
         off = self._board.occupied & ~self._occ
         if off & (off - 1) == 0:
             return 0  # a move and a knocked piece leave two squares empty at least
+        window = self._timing.knock
+        last_lift = float("-inf")
+        for change in self._log:
+            if not change.occupied:
+                if change.t - last_lift <= window:
+                    break
+                last_lift = change.t
+        else:
+            return 0  # no two lifts that close: nothing was knocked
         found = 0
         for index, change in enumerate(self._log):
             if off & BIT[change.square] and change is self._last_event(change.square) and self._is_knocked(index):

@@ -108,7 +108,17 @@ def _game_with_brushes(variant: Variant, seed: int, policy: Policy, *, blitz: bo
         made.append(previous)
         board.push(move)
     game = sorted([e for _, _, events in made for e in events], key=lambda e: e.t)
-    air = [a for a in (_in_air(b, m, e) for b, m, e in made) if a is not None]
+    air = []
+    for index, (before, move, events) in enumerate(made):
+        span = _in_air(before, move, events)
+        if span is None:
+            continue
+        following = made[index + 1] if index + 1 < len(made) else None
+        if following is not None and following[0].capture_square(following[1]) == before.landing_square(move):
+            # Taken at once by the reply: until the reply settles the board cannot tell the
+            # piece from one still in the air.
+            span = (span[0], max(span[1], following[2][-1].t + DEFAULT_TIMING.settle), span[2])
+        air.append(span)
     brushes: list[Event] = []
     for index, (before, _, events) in enumerate(made):
         start = made[index - 1][2][-1].t if index and made[index - 1][2] else max(0.01, events[0].t - 0.5)
