@@ -16,11 +16,12 @@
 
   async function call(method) {
     const init = { method, headers: {} };
+    // LAN mode: the invitation (its code is the guest's seat) comes only with the PIN.
+    const pin = localStorage.getItem("boardctl-pin");
+    if (pin) init.headers[PIN_HEADER] = pin;
     if (method === "POST") {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify({ color: document.getElementById("invite-color").value });
-      const pin = localStorage.getItem("boardctl-pin");
-      if (pin) init.headers[PIN_HEADER] = pin;
     }
     const res = await fetch("/api/invite", init);
     const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
