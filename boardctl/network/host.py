@@ -19,7 +19,7 @@ from aiohttp import WSMsgType, web
 from boardctl.daemon import Daemon
 from boardctl.events import Code
 from boardctl.network import protocol
-from boardctl.network.link import Link
+from boardctl.network.link import Link, RequestRefused
 from boardctl.network.protocol import (
     Error,
     Hello,
@@ -189,7 +189,7 @@ class HostLink(Link):
                 continue
             try:
                 self.receive(msg.data, where="message from the other board")
-            except (ProtocolError, RemoteMoveError) as exc:
+            except (ProtocolError, RemoteMoveError, RequestRefused) as exc:
                 bad += 1
                 log.warning("network: refused: %s", exc)
                 await ws.send_str(protocol.dumps(Error(str(exc))))
@@ -212,6 +212,15 @@ class HostLink(Link):
         local = session.local_color()
         assert local is not None
         guest = not local
+        offered = None
+        if kind == "accept":
+            offered, self.offer_out = self.offer_out, None  # an answer settles the offer either way
+        if session.is_over() and not (kind == "accept" and offered == "rematch"):
+            # The result is final: a late resignation, claim or acceptance changes nothing.
+            raise RequestRefused(f"{kind}: the game is over ({session.record.result}, "
+                                 f"{session.record.termination or 'no reason'}); its result is final")
+        if kind == "accept" and offered is None:
+            raise RequestRefused("accept: this board has no offer standing (a move or the end withdrew it)")
         if kind == "resign":
             session.remote_end("0-1" if guest else "1-0", f"{session.variant.color_name(guest)} resigned", now)
         elif kind == "claim":
@@ -221,7 +230,6 @@ class HostLink(Link):
             else:
                 self._send_soon(Request("decline"))
         elif kind == "accept":
-            offered, self.offer_out = self.offer_out, None
             if offered == "draw":
                 session.remote_end("1/2-1/2", "draw agreed", now)
             elif offered == "takeback":

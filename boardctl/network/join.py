@@ -23,7 +23,7 @@ from boardctl.daemon import Daemon
 from boardctl.errors import BoardctlError, ConfigError
 from boardctl.events import Code
 from boardctl.network import protocol
-from boardctl.network.link import Link
+from boardctl.network.link import Link, RequestRefused
 from boardctl.network.protocol import (
     Error,
     Hello,
@@ -211,7 +211,7 @@ class JoinLink(Link):
                         continue
                     try:
                         self.receive(msg.data, where="message from the host")
-                    except (ProtocolError, RemoteMoveError) as exc:
+                    except (ProtocolError, RemoteMoveError, RequestRefused) as exc:
                         log.warning("network: refused from the host: %s", exc)
             finally:
                 self._ws = None
