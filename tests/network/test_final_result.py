@@ -9,14 +9,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from network.peers import FakeGuest, FakeHost, state
-from network.test_endpoint import _make, _session, _until, hosted, run
 
 from boardctl.daemon import Daemon
 from boardctl.events import Button, ButtonPressed
 from boardctl.network import host as host_mod
 from boardctl.network.join import Address, JoinLink
 from boardctl.storage import GameStore
+from network.peers import FakeGuest, FakeHost, state
+from network.test_endpoint import _make, _session, _until, hosted, run
 
 
 @pytest.fixture(autouse=True)
