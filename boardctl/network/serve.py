@@ -17,8 +17,9 @@ import signal
 import socket
 import ssl
 import time
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from boardctl import config as config_mod
 from boardctl.config import Config
@@ -39,6 +40,26 @@ log = logging.getLogger(__name__)
 
 #: The endpoint of the game on the host's web server.
 PATH = "/net"
+
+_T = TypeVar("_T")
+
+
+async def unless_stopped(work: Awaitable[_T], stop: asyncio.Event) -> _T | None:
+    """``work``'s result, or None as soon as ``stop`` is set (SIGTERM, Ctrl-C): ``work`` is then
+    cancelled, however long it would still wait (a host that cannot be reached, or never answers)."""
+    task = asyncio.ensure_future(work)
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+        if not task.done():
+            task.cancel()
+    if task.done() and not task.cancelled():
+        return task.result()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+    return None
 
 
 def add_host_arguments(parser: argparse.ArgumentParser) -> None:
@@ -187,7 +208,10 @@ async def serve(role: str, args: argparse.Namespace) -> int:
                     raise ConfigError("join: give --code CODE (the invitation code the host printed)")
                 else:
                     hello = Hello(variant=variant.name, code=args.code.strip().upper())
-                welcome = await handshake(address, hello, tls=tls)
+                welcome = await unless_stopped(handshake(address, hello, tls=tls), stop)
+                if welcome is None:  # stopped while the host could not be reached: nothing to save yet
+                    log.warning("join: stopped before %s answered; nothing was saved", address.url)
+                    return 0
                 game_variant = get_variant(welcome.variant)
                 session = Session(_settings(cfg, color=welcome.color, variant=game_variant.name,
                                             time_control=welcome.time_control), fen=welcome.fen, variant=game_variant)
