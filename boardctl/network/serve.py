@@ -27,14 +27,13 @@ from boardctl.daemon import Daemon, _start_web
 from boardctl.errors import BoardctlError, ConfigError, GameFileError
 from boardctl.launch import _start_fen, add_arguments, check_game_ready, config_from_args
 from boardctl.network.host import HostLink, attach
-from boardctl.network.join import Address, JoinLink, handshake, tls_option
+from boardctl.network.join import Address, JoinLink, check_welcome, handshake, tls_option
 from boardctl.network.protocol import Hello
 from boardctl.network.tokens import Ticket, TicketStore, new_code
 from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
 from boardctl.storage import GameRecord, GameStore
 from boardctl.tracker import Policy
-from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
@@ -212,9 +211,9 @@ async def serve(role: str, args: argparse.Namespace) -> int:
                 if welcome is None:  # stopped while the host could not be reached: nothing to save yet
                     log.warning("join: stopped before %s answered; nothing was saved", address.url)
                     return 0
-                game_variant = get_variant(welcome.variant)
-                session = Session(_settings(cfg, color=welcome.color, variant=game_variant.name,
-                                            time_control=welcome.time_control), fen=welcome.fen, variant=game_variant)
+                start = check_welcome(welcome, variant=variant)  # nothing of the host's is used unchecked
+                session = Session(_settings(cfg, color=welcome.color, variant=variant.name,
+                                            time_control=welcome.time_control), fen=start.fen(), variant=variant)
                 session.set_players(welcome.white, welcome.black)
                 token = welcome.token
                 store.save(session.record)
