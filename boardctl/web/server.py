@@ -605,28 +605,38 @@ class WebServer:
     async def _game_file(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
         folder = self._games_path()
-        if name.endswith(".json") and folder is not None:
+        if name.endswith(".json"):
             pgn_name = name[: -len(".json")] + ".pgn"
-            path = (folder / pgn_name).resolve()
-            if not _GAME_NAME_RE.match(pgn_name) or path.parent != folder.resolve() or not path.is_file():
+            path = game_path(folder, pgn_name)
+            if path is None:
                 return _error(404, f"no game {pgn_name!r}")
             try:
                 data = await asyncio.to_thread(game_for_viewer, path)
             except BoardctlError as exc:
                 return _error(422, str(exc))
             return web.json_response(data)
-        if not _GAME_NAME_RE.match(name) or folder is None:
-            return _error(404, f"no game {name!r}")
-        try:
-            path = (folder / name).resolve(strict=True)
-            if path.parent != folder.resolve() or not path.is_file():
-                return _error(404, f"no game {name!r}")
-        except (OSError, RuntimeError):  # missing, dangling, a symlink loop
+        path = game_path(folder, name)
+        if path is None:
             return _error(404, f"no game {name!r}")
         return web.FileResponse(
             path,
             headers={"Content-Type": "application/x-chess-pgn", "Content-Disposition": f'attachment; filename="{name}"'},
         )
+
+
+def game_path(folder: Path | None, name: str) -> Path | None:
+    """The saved game ``name`` (a ``.pgn`` file name) in ``folder``, resolved safely: None for a
+    bad name, a missing or dangling file, a directory, a symlink loop (of the file or of the folder
+    itself) and a link that leads out of the folder."""
+    if folder is None or not _GAME_NAME_RE.match(name):
+        return None
+    try:
+        path = (folder / name).resolve(strict=True)
+        if path.parent != folder.resolve(strict=True) or not path.is_file():
+            return None
+    except (OSError, RuntimeError):  # missing, dangling, a symlink loop (RuntimeError before 3.13)
+        return None
+    return path
 
 
 class Annotator:
