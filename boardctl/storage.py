@@ -446,14 +446,42 @@ class GameStore:
         return notes
 
     def load(self, game_id: str) -> GameRecord:
+        """The game's state file; a damaged one is rebuilt from the game's event log (the source
+        of truth) and saved again, the damaged file kept as ``<id>.json.damaged``."""
         path = self.path(game_id, ".json")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise GameFileError(f"no game {game_id!r} in {self.root}") from None
         except (OSError, ValueError) as exc:
-            raise GameFileError(f"{path}: cannot read ({exc})") from None
-        return GameRecord.from_json(data, where=str(path))
+            return self._rebuild(game_id, f"cannot read ({exc})")
+        try:
+            return GameRecord.from_json(data, where=str(path))
+        except GameFileError as exc:
+            return self._rebuild(game_id, str(exc).removeprefix(f"{path}: "))
+
+    def _rebuild(self, game_id: str, damage: str) -> GameRecord:
+        """The game ``game_id`` rebuilt from its ``.jsonl`` when its state file is damaged
+        (``damage`` says how); GameFileError naming the command that shows what the log holds
+        when it cannot be."""
+        from boardctl.replay import rebuild_record  # replay runs the session, which saves here
+
+        state, events = self.path(game_id, ".json"), self.path(game_id, ".jsonl")
+        if not events.is_file():
+            raise GameFileError(f"{state}: {damage}; no event log {events.name} to rebuild it from")
+        try:
+            record = rebuild_record(events, game_id)
+        except GameFileError as exc:
+            raise GameFileError(f"{state} is damaged ({damage}) and its log cannot rebuild it ({exc}); "
+                                f"to recover what the log holds: boardctl replay {events}") from None
+        try:
+            os.replace(state, state.with_name(state.name + ".damaged"))
+            self.save(record)
+        except (OSError, StorageError) as exc:
+            log.warning("cannot save %s rebuilt from %s: %s", state.name, events.name, exc)
+        log.warning("%s was damaged (%s); rebuilt from %s: %d moves, result %s", state, damage, events.name,
+                    len(record.moves), record.result)
+        return record
 
     def ids(self) -> list[str]:
         """Game ids, oldest first (ids start with the UTC start time)."""
