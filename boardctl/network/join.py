@@ -266,6 +266,8 @@ class JoinLink(Link):
         self._apply_state(message, now)
 
     def on_takeback(self, message: Takeback, now: float) -> None:
+        if self.session.is_over():  # a result is final on this board too (docs/network-protocol.md)
+            raise RequestRefused(f"takeback: the game is over ({self.session.record.result}); its result is final")
         self.session.remote_takeback(message.moves, now)
         self.daemon.refresh(Code.TAKEBACK)
 
