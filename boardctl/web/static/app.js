@@ -704,7 +704,6 @@ function connect() {
     $("#connection").textContent = "connected";
     $("#connection").className = "ok";
     $("#connection").dataset.connected = "true";
-    givePin();
   };
   ws.onmessage = (ev) => {
     let msg;
@@ -733,17 +732,12 @@ function connect() {
   };
 }
 
-function givePin() {
-  // LAN mode: a socket that gave the PIN also gets the network game's invitation (its code).
-  if (app.pinRequired && localStorage.getItem("boardctl-pin")) send(undefined).catch(() => {});
-}
-
 function send(action) {
-  // Returns a promise settled by the server's reply; no action: only the PIN is given.
+  // Returns a promise settled by the server's reply.
   return new Promise((resolve, reject) => {
     if (!app.ws || app.ws.readyState !== WebSocket.OPEN) { reject(new Error("not connected")); return; }
     const id = app.nextId++;
-    const msg = action === undefined ? { id } : { id, action };
+    const msg = { id, action };
     const pin = localStorage.getItem("boardctl-pin");
     if (pin) msg.pin = pin;
     app.pending.set(id, { resolve, reject });
@@ -1080,7 +1074,6 @@ function setupControls() {
     if (!/^[0-9]{4,12}$/.test(pin)) { showError("The PIN is 4 to 12 digits (run 'boardctl pin' on the board's computer)."); return; }
     localStorage.setItem("boardctl-pin", pin);
     showError("");
-    givePin();
   });
   $("#new-game-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
