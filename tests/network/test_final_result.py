@@ -123,3 +123,32 @@ def test_the_end_withdraws_the_hosts_offer_on_the_guests_board(tmp_path: Path) -
                 await task
 
     run(scenario)
+
+
+def test_the_offerers_move_withdraws_the_hosts_offer_on_the_guests_board(tmp_path: Path) -> None:
+    """The host offers a draw and then moves: on the guest's board the offer is gone, so its draw
+    button offers a draw of its own instead of accepting one."""
+
+    async def scenario() -> None:
+        async with FakeHost() as fake:
+            guest = Daemon(_session("black", time_control="5+0"), store=GameStore(tmp_path / "guest"))
+            link = JoinLink(guest, Address.from_string(fake.url), "T" * 43, tls=None)
+            stop = asyncio.Event()
+            task = asyncio.get_running_loop().create_task(link.run(stop))
+            try:
+                await _until(lambda: link.is_connected)
+                await fake.send(state())
+                await fake.send({"type": "request", "kind": "draw"})
+                await _until(lambda: guest.session.draw_offer)
+                await fake.send(state(["e2e4"]))  # the offerer's move
+                await _until(lambda: guest.session.pending is not None)
+                assert not guest.session.draw_offer and link.offer_in is None
+                _press(guest, Button.DRAW)
+                await _until(lambda: bool(fake.sent_by_guest("request")))
+                assert fake.sent_by_guest("request") == [{"type": "request", "kind": "draw"}]
+                assert guest.session.record.result == "*"
+            finally:
+                stop.set()
+                await task
+
+    run(scenario)
