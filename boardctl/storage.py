@@ -25,6 +25,7 @@ import errno
 import json
 import logging
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -505,8 +506,8 @@ class GameStore:
         except GameFileError as exc:
             raise GameFileError(f"{state} is damaged ({damage}) and its log cannot rebuild it ({exc}); "
                                 f"to recover what the log holds: boardctl replay {events}") from None
-        try:
-            os.replace(state, state.with_name(state.name + ".damaged"))
+        try:  # a copy of the damaged file is kept; the state file is replaced only by a good one
+            shutil.copyfile(state, state.with_name(state.name + ".damaged"))
             self.save(record)
         except (OSError, StorageError) as exc:
             log.warning("cannot save %s rebuilt from %s: %s", state.name, events.name, exc)

@@ -87,3 +87,24 @@ def test_a_game_the_log_cannot_rebuild_is_listed_as_damaged_with_the_recovery_co
     assert listed.returncode == 0 and "Traceback" not in listed.stderr
     line = next(line for line in listed.stdout.splitlines() if line.startswith(game_id))
     assert "damaged" in line and f"boardctl replay {games / game_id}.jsonl" in line
+
+
+def test_a_rebuild_that_cannot_be_saved_leaves_the_game_findable(recorded: tuple[Path, str], tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk while saving the rebuilt state: the game is still returned, and the damaged
+    file stays where it was, so the next start rebuilds it again (the game is never lost)."""
+    from boardctl import storage
+
+    games = _copy(recorded[0], tmp_path / "games")
+    game_id = recorded[1]
+    state = games / f"{game_id}.json"
+    state.write_text("{")
+
+    def full(path: Path, text: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(storage, "write_atomically", full)
+    assert GameStore(games).load(game_id).moves == ["e2e4", "d7d5"]
+    assert state.read_text() == "{"
+    monkeypatch.undo()
+    assert GameStore(games).unfinished("record") is not None
