@@ -902,7 +902,7 @@ class Session:
 
     def _on_button(self, button: Button, t: float) -> None:
         if self.local_color() is not None and button in (Button.RESIGN, Button.CLAIM, Button.DRAW, Button.TAKEBACK):
-            if self.is_over() and button != Button.TAKEBACK:
+            if self.is_over():  # one record on both boards: its result is final (no takeback either)
                 self.warning = f"the game is over ({self.record.result})"
             else:
                 self._network_button(button, t)
@@ -1003,6 +1003,9 @@ class Session:
             # A network game's result may rest on the other side's word (its resignation, its
             # acceptance of this board's offer, the host's flag): logged so replay ends it here too.
             self._log_entry(GameDecided(max(t, self.t), result, termination))
+            # Any end withdraws the offers still open (a draw, a takeback): nothing can accept them now.
+            self.remote_offer = None
+            self.draw_offer = False
         self._request = None
         self._orientation_assumed()
         self.tracker.finish()  # from now on pieces moved are cleared up (the pending move goes too)

@@ -301,13 +301,25 @@
       box.children[1].append(phone);
       box.children[2].append(watch);
     };
-    const poll = () => fetch("/api/state").then((r) => r.json()).then((state) => {
-      if (state.invite) {
-        button.hidden = false;
-        button.onclick = () => { show(state.invite); box.hidden = !box.hidden; };
-      }
-    }).catch(() => {});
-    poll();
+    // LAN mode: the invitation (its code is the guest's seat) comes only with the PIN. A hosting
+    // board's page asks again with the stored PIN, and whenever a PIN is entered; never in a loop
+    // and never on another daemon's page (a wrong PIN counts towards the lockout).
+    let hosting = false;
+    const poll = (withPin) => {
+      const pin = withPin ? localStorage.getItem("boardctl-pin") : null;
+      fetch("/api/state", pin ? { headers: { "X-Boardctl-Pin": pin } } : {}).then((r) => r.json()).then((state) => {
+        if (state.invite) {
+          button.hidden = false;
+          button.onclick = () => { show(state.invite); box.hidden = !box.hidden; };
+        } else if (!withPin && state.network && state.network.role === "host") {
+          hosting = true;
+          if (localStorage.getItem("boardctl-pin")) poll(true);
+        }
+      }).catch(() => {});
+    };
+    poll(false);
+    const pinForm = document.getElementById("pin-form");
+    if (pinForm) pinForm.addEventListener("submit", () => { if (hosting) setTimeout(() => poll(true), 0); });
   }
 
   if (mode === "play") document.addEventListener("DOMContentLoaded", playPage);
