@@ -1,11 +1,23 @@
-"""Tracker throughput: human-like event streams for whole games, events per second on one core."""
+"""Tracker throughput: human-like event streams for whole games, events per second on one core.
+
+``--against REV`` also runs the same streams through the tracker of git revision ``REV``, in
+alternating subprocesses (one round each, in turn), and prints the ratio: a change's cost measured
+in one run, on the same load.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import pickle
 import random
 import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
 
 from boardctl.core.rules import Variant
 from boardctl.events import Event
@@ -24,14 +36,65 @@ def _streams(games: int, seed: int, variant: Variant | None = None) -> list[tupl
     return streams
 
 
+#: One round in a subprocess: the streams from a pickle, the CPU seconds on stdout.
+_ROUND = """
+import pickle, sys, time
+from boardctl.tracker import Tracker
+from boardctl.variants import get_variant
+variant = get_variant(sys.argv[2])
+with open(sys.argv[1], "rb") as f:
+    streams = pickle.load(f)
+start = time.process_time()
+for policy, events in streams:
+    feed = Tracker(policy=policy, variant=variant).feed
+    for event in events:
+        feed(event)
+print(time.process_time() - start)
+"""
+
+
+def _round(root: Path, streams: Path, variant: str) -> float:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-c", _ROUND, str(streams), variant], env=env, check=True, capture_output=True, text=True, cwd=root
+    )
+    return float(out.stdout.strip())
+
+
+def against(rev: str, streams: list[tuple[Policy, list[Event]]], variant: str, rounds: int) -> None:
+    """The same streams through this tree's tracker and revision ``rev``'s, rounds alternating."""
+    here = Path(__file__).resolve().parent.parent
+    total = sum(len(events) for _, events in streams)
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        old.mkdir()
+        archive = subprocess.run(["git", "archive", rev, "boardctl"], cwd=here, check=True, capture_output=True).stdout
+        with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+            tar.extractall(old, filter="data")
+        data = Path(tmp) / "streams.pickle"
+        data.write_bytes(pickle.dumps(streams))
+        new_rates, old_rates = [], []
+        for index in range(rounds):
+            # Which runs first alternates too: a round after another runs a little faster.
+            for root, rates in [(here, new_rates), (old, old_rates)][:: 1 if index % 2 else -1]:
+                rates.append(total / _round(root, data, variant))
+    new, base = statistics.median(new_rates), statistics.median(old_rates)
+    print(f"tracker ({variant}) against {rev}: {new:,.0f} vs {base:,.0f} events/s per CPU second, "
+          f"ratio {new / base:.3f} (median of {rounds} alternating rounds)")
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="bench.tracker")
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--variant", choices=NAMES, default="chess")
+    parser.add_argument("--against", metavar="REV", help="also time git revision REV's tracker on the same streams")
     args = parser.parse_args(argv)
     variant = get_variant(args.variant)
     streams = _streams(args.games, seed=1, variant=variant)
+    if args.against:
+        against(args.against, streams, variant.name, args.rounds)
+        return
     total = sum(len(events) for _, events in streams)
     rates, cpu_rates = [], []
     worst = 0.0

@@ -309,6 +309,10 @@ class Tracker:
         self.illegal_counts: dict[Color, int] = {True: 0, False: 0}
         self._now = 0.0
         self._log: list[_Change] = []
+        #: Each square's last change and first lift in the log (looked up on every judgement).
+        self._last_at: dict[Square, _Change] = {}
+        self._first_lift_at: dict[Square, _Change] = {}
+        self._placed = 0  # squares with a placement in the log
         #: Changes younger than the brush time, whose decisions wait until they outlive it.
         self._pending: deque[_Change] = deque()
         self._seq = 0  # square events seen
@@ -467,8 +471,10 @@ class Tracker:
             raise ValueError(f"time went backwards: {t} after {self._now}")
         self._now = t
         pending = self._pending
-        while pending and pending[0].t + self._brush < t:
-            self._fire(pending.popleft(), out)
+        if pending:
+            brush = self._brush
+            while pending and pending[0].t + brush < t:
+                self._fire(pending.popleft(), out)
         if not self._settled_done and t >= self._last_change + self._settle:
             self._settled_done = True
             self._evaluate(self._last_change + self._settle, out)
@@ -519,6 +525,7 @@ class Tracker:
             if prev.square == ev.square:
                 if ev.t - prev.t <= self._brush:
                     del self._log[i]  # a brush, or a slid piece passing over
+                    self._reindex()
                     if ev.occupied and not prev.occupied:
                         self._blinks.append(prev)  # an occupied square blinked: maybe a victim pushed off
                         self._unbrush()
@@ -526,6 +533,11 @@ class Tracker:
                 break
         change = _Change(ev.t, ev.square, ev.occupied)
         self._log.append(change)
+        self._last_at[ev.square] = change
+        if ev.occupied:
+            self._placed |= bit
+        elif ev.square not in self._first_lift_at:
+            self._first_lift_at[ev.square] = change
         if not ev.occupied:
             self._lifted |= bit
         # What this change may decide at once (the other side's lift proving the move released,
@@ -535,7 +547,8 @@ class Tracker:
             if ev.square != promotion.move.to_square:
                 self._pending.append(change)
         elif not self._finished:
-            theirs = self._board.occupied_co[not self._board.turn]
+            board = self._board
+            theirs = board.occupied_co[not board.turn]
             if (ev.occupied or theirs & bit) and theirs & ~self._occ:
                 self._pending.append(change)
 
@@ -586,6 +599,7 @@ class Tracker:
         now_occ, last_change = self._occ, self._last_change
         position = (self._board, len(board.move_stack))
         del log[cut:]
+        self._reindex()
         self._occ = occ
         if promotion is not None:
             self._promotion_interrupted(out)
@@ -598,6 +612,7 @@ class Tracker:
             if self._log is not log:
                 log = self._log
             log.extend(later)
+            self._reindex()
             for c in later:
                 if not c.occupied:
                     self._lifted |= BIT[c.square]
@@ -664,6 +679,7 @@ class Tracker:
         logger.info("resync changed %s squares", (ev.occupancy ^ self._occ).bit_count())
         self._occ = ev.occupancy
         self._log.clear()
+        self._reindex()
         self._blinks.clear()
         self._last_change = ev.t
         self._settled_done = False
@@ -691,16 +707,23 @@ class Tracker:
         return known
 
     def _last_event(self, square: Square) -> _Change | None:
-        for change in reversed(self._log):
-            if change.square == square:
-                return change
-        return None
+        return self._last_at.get(square)
 
     def _first_lift(self, square: Square) -> _Change | None:
+        return self._first_lift_at.get(square)
+
+    def _reindex(self) -> None:
+        """The log changed other than by appending a change: index it again."""
+        last: dict[Square, _Change] = {}
+        first: dict[Square, _Change] = {}
+        placed = 0
         for change in self._log:
-            if change.square == square and not change.occupied:
-                return change
-        return None
+            last[change.square] = change
+            if change.occupied:
+                placed |= BIT[change.square]
+            elif change.square not in first:
+                first[change.square] = change
+        self._last_at, self._first_lift_at, self._placed = last, first, placed
 
     def _passed_home_lift(self, occ: int) -> _Change | None:
         """While a takeback is being restored, a piece carried back may pass its home square within a
@@ -839,11 +862,14 @@ class Tracker:
         square = self._hidden_from((occ | eligible) & ~extra)
         if square is not None:
             lift = self._first_lift(square)
-            targets = self._capture_targets(square)
             assert lift is not None
             # The piece is down, not in the air, when the board has settled, the reply has set
             # down, or a square it could take blinked (its victim pushed off).
-            blinked = self._blinked_since(lift.t) & targets if self._blinks else 0
+            blinked = self._blinked_since(lift.t) if self._blinks else 0
+            if not (hidden or extra or blinked):
+                return False
+            targets = self._capture_targets(square)
+            blinked &= targets
             if not (hidden or extra or blinked):
                 return False
             # A lift of a piece it could take may be its own victim taken off by hand, unless the
@@ -902,6 +928,7 @@ class Tracker:
         if not self._judge_move(t, move, out, final=True):
             return False
         self._log.extend(reply)  # the other side's lifts open the reply
+        self._reindex()
         for change in reply:
             if not change.occupied:
                 self._lifted |= BIT[change.square]
@@ -1003,7 +1030,9 @@ class Tracker:
             if touched is not None and own & bit:
                 continue
             if own & bit:
-                if touched is None and self._has_legal_move_from(change.square) and not self._is_knocked(index):
+                if touched is None and self._has_legal_move_from(change.square) and not (
+                    len(self._log) > 1 and self._is_knocked(index)
+                ):
                     touched, touched_t = change.square, change.t
             elif theirs & bit & ~exclude and victim is None:
                 back = next((c.t for c in self._log[index + 1:] if c.square == change.square), t)
@@ -1213,10 +1242,12 @@ class Tracker:
             self._promotion = None  # still in the hand: judge again from the log when it settles
             return
         self._log.remove(last)
+        self._reindex()
         self._occ |= to_bit
         self._close_promotion(out)
         self._occ &= ~to_bit
         self._log.append(last)
+        self._reindex()
         self._lifted |= to_bit
         self._last_change = last.t
 
@@ -1251,6 +1282,9 @@ class Tracker:
     def _reset_window(self) -> None:
         """A new position to judge from: forget the log and what was shown about the old one."""
         self._log.clear()
+        self._last_at.clear()
+        self._first_lift_at.clear()
+        self._placed = 0
         self._lifted = 0
         self._blinks.clear()
         self._movable.clear()
@@ -1351,7 +1385,10 @@ class Tracker:
             self._mismatch_at = t + self._timing.mismatch_delay
             self._mismatch_shown = False
             return
-        if own_missing and not extra and own_missing == missing and own_missing & (own_missing - 1) == 0 and self._refilled(missing, occ):
+        if (
+            own_missing and self._placed & occ & board.occupied and not extra and own_missing == missing
+            and own_missing & (own_missing - 1) == 0 and self._refilled(missing, occ)
+        ):
             # One own piece off and a square of the other side's refilled since it was lifted, and
             # no legal move tells that story: an illegal capture released, refused as a legal one
             # would be accepted (the tracker cannot tell it from the victim put back in the hand).
