@@ -277,7 +277,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             on_daemon(daemon, stop)
         if daemon.coach is not None and session.is_coached():
             await daemon.coach.coach.start()  # ready before the first move (it loads like the engine)
-        web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
+        web = await _start_web(daemon, cfg, port_chosen=args.port is not None, fresh=bool(args.new or args.fen),
+                               command=_command_line(args, mode, store))
         if input_clock is not None:
             if web is not None:
                 stack.push_async_callback(web.close)
@@ -305,6 +306,19 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             stack.push_async_callback(_finish_view, view, task, daemon)
         await daemon.run_board(stop)
     return 0
+
+
+def _command_line(args: argparse.Namespace, mode: str, store: GameStore) -> str:
+    """The command as given, with ``--games-dir`` when it was given: what the log names as the
+    way back to a game this run left unfinished (another variant's)."""
+    from boardctl.games import demo_games_dir
+
+    command = getattr(args, "command", mode)
+    line = f"boardctl {command}"
+    given = getattr(args, "games_dir", None)
+    if given and not (command == "demo" and Path(given) == demo_games_dir()):
+        line += f" --games-dir {store.root}"
+    return line
 
 
 def _opponent(mode: str, args: argparse.Namespace, cfg: Config) -> Any:

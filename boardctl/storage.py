@@ -76,6 +76,11 @@ def pgn_termination(result: str, detail: str) -> str:
     return "normal"
 
 
+#: The JSON files of a games folder that are not games: a network game's tickets
+#: (``boardctl.network.tokens.TicketStore``), read by host and join, never resumed or repaired here.
+NOT_GAMES = frozenset({"network-host", "network-join"})
+
+
 @dataclass
 class GameRecord:
     """Everything needed to write the PGN and to resume; JSON round-trips through :meth:`to_json`."""
@@ -456,10 +461,11 @@ class GameStore:
         return GameRecord.from_json(data, where=str(path))
 
     def ids(self) -> list[str]:
-        """Game ids, oldest first (ids start with the UTC start time)."""
+        """Game ids, oldest first (ids start with the UTC start time); the network tickets kept
+        beside the games (:data:`NOT_GAMES`) are not games."""
         if not self.root.is_dir():
             return []
-        return sorted(p.name.removesuffix(".json") for p in self.root.glob("*.json"))
+        return sorted(stem for p in self.root.glob("*.json") if (stem := p.name.removesuffix(".json")) not in NOT_GAMES)
 
     def records(self) -> Iterator[GameRecord]:
         for game_id in self.ids():
