@@ -6,6 +6,9 @@ Games of boardctl demo are kept apart, so that play never resumes one; --demo re
 chess games keep SAN. ``open FILE`` sets up the position after ``--ply N`` (default: the last)
 of the one game in FILE (a PGN; in xiangqi also an XQF file) and plays on from it, against the
 engine by default (``--mode record``: two people), with every option of ``boardctl play``.
+The record's game is what it says of itself (XQF, a ``Game`` or ``Variant`` tag, the ranks of
+its FEN), else the game its moves are legal in; ``--variant`` is trusted unless the record says
+or its moves show it is of the other game (``boardctl.records.read_any_record``).
 """
 
 from __future__ import annotations
@@ -124,17 +127,6 @@ def _demo_hint(store: GameStore) -> str:
     return ""
 
 
-def guess_variant(data: bytes) -> str:
-    """The game a record is of: XQF files and PGNs tagged ``[Game "Chinese Chess"]`` (or
-    ``[Variant "xiangqi"]``) are xiangqi, anything else chess."""
-    if data[:2] == b"XQ":
-        return "xiangqi"
-    head = data[:4096].decode("utf-8", errors="replace").lower()
-    if '[game "chinese chess"]' in head or '[variant "xiangqi"]' in head:
-        return "xiangqi"
-    return "chess"
-
-
 #: Largest record ``games open`` reads: a PGN of one long game is some tens of kilobytes.
 MAX_RECORD_BYTES = 1024 * 1024
 
@@ -142,8 +134,7 @@ MAX_RECORD_BYTES = 1024 * 1024
 def read_opened(args: argparse.Namespace) -> tuple[str, str, str]:
     """``(variant, fen, note)``: the game ``games open`` plays on from, read from ``args.file`` at
     ``args.ply``; every fault is one GameFileError naming the file."""
-    from boardctl.records import RecordError, read_record
-    from boardctl.variants import get_variant
+    from boardctl.records import RecordError, read_any_record
 
     path: Path = args.file
     try:
@@ -153,15 +144,8 @@ def read_opened(args: argparse.Namespace) -> tuple[str, str, str]:
         raise GameFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(data) > MAX_RECORD_BYTES:
         raise GameFileError(f"{path}: larger than {MAX_RECORD_BYTES} bytes; is it one game?")
-    name = guess_variant(data)
-    if args.variant is not None and args.variant != name:
-        raise GameFileError(f"{path}: a {name} record, but --variant {args.variant} was given")
     try:
-        variant = get_variant(name)
-    except ImportError:
-        raise GameFileError(f"{path}: a {name} record, and this build has no {name} rules yet") from None
-    try:
-        game = read_record(variant, data)
+        variant, game = read_any_record(data, named=args.variant)
         board = game.board_after(variant, args.ply)
     except RecordError as exc:
         raise GameFileError(f"{path}: {exc}") from None

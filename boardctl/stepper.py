@@ -81,22 +81,12 @@ def read_game_file(path: Path, *, variant_name: str | None = None) -> ReplayGame
 
 def read_game_data(data: bytes, *, source: str, name: str, variant_name: str | None = None) -> ReplayGame:
     """The one game in ``data`` (a record's bytes); GameFileError names ``source``."""
-    from boardctl.games import guess_variant
-    from boardctl.records import RecordError, read_record
-    from boardctl.variants import get_variant
+    from boardctl.records import RecordError, read_any_record
 
     if len(data) > MAX_RECORD_BYTES:
         raise GameFileError(f"{source}: larger than {MAX_RECORD_BYTES} bytes; is it one game?")
-    game_name = guess_variant(data)
-    if variant_name is not None and variant_name != game_name:
-        raise GameFileError(f"{source}: a {game_name} record, but --variant {variant_name} was given")
     try:
-        variant = get_variant(game_name)
-    except ImportError:
-        raise GameFileError(f"{source}: a {game_name} record, and this build has no {game_name} rules yet") from None
-    try:
-        game = read_record(variant, data)
-        game.board_after(variant)  # every move legal
+        variant, game = read_any_record(data, named=variant_name)  # every move legal
     except RecordError as exc:
         raise GameFileError(f"{source}: {exc}") from None
     if not game.moves:
