@@ -2,7 +2,8 @@
 game), and any game record to play on from.
 
 Games of boardctl demo are kept apart, so that play never resumes one; --demo reads them.
-``export --notation`` writes xiangqi moves in ICCS (H2-E2), WXF (C2.5) or Chinese (炮二平五);
+``export --notation`` writes xiangqi moves in ICCS (H2-E2), WXF (C2.5) or Chinese (炮二平五 马８进７;
+``chinese-ascii``: 马8进7);
 chess games keep SAN. ``open FILE`` sets up the position after ``--ply N`` (default: the last)
 of the one game in FILE (a PGN; in xiangqi also an XQF file) and plays on from it, against the
 engine by default (``--mode record``: two people), with every option of ``boardctl play``.
@@ -81,7 +82,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     export.add_argument("games", nargs="*", help="game ids or prefixes. Default: all games.")
     export.add_argument("-o", "--output", type=Path, metavar="FILE", help="Write here. Default: standard output.")
     export.add_argument("--notation", choices=NOTATIONS, default=None, help=(
-        "How xiangqi moves are written: iccs (H2-E2), wxf (C2.5) or chinese (炮二平五); chess games keep SAN. "
+        "How xiangqi moves are written: iccs (H2-E2), wxf (C2.5), chinese (炮二平五 马８进７, Black's digits "
+        "full-width as Chinese PGN files print them) or chinese-ascii (马8进7); chess games keep SAN. "
         "Default: iccs."))
     _add_open(actions)
     from boardctl.stepper import add_step
@@ -90,7 +92,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 #: Xiangqi move notations of ``games export --notation`` (boardctl.variants.xiangqi.notation).
-NOTATIONS = ("iccs", "wxf", "chinese")
+NOTATIONS = ("iccs", "wxf", "chinese", "chinese-ascii")
 
 
 def _add_open(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -199,7 +201,7 @@ def xiangqi_pgn(record: GameRecord, notation: str) -> str:
             "Result": record.result}
     if record.fen != get_variant("xiangqi").starting_fen:
         head["FEN"] = record.fen
-    head["Format"] = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese"}[notation]
+    head["Format"] = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "chinese-ascii": "Chinese"}[notation]
     for name in ("Game", "Result", "FEN", "Format", "SetUp"):
         tags.pop(name, None)
     lines = [f'[{name} "{value}"]' for name, value in {**head, **tags}.items()]

@@ -125,7 +125,7 @@ def test_export_keeps_san_for_chess_whatever_the_notation(tmp_path: Path) -> Non
 def test_export_refuses_an_unknown_notation(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "boardctl", "games", "export", "--notation", "san",
                           "--games-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "invalid choice: 'san' (choose from 'iccs', 'wxf', 'chinese')" in out.stderr
+    assert out.returncode == 2 and "invalid choice: 'san' (choose from 'iccs', 'wxf', 'chinese', 'chinese-ascii')" in out.stderr
 
 
 # -- xiangqi records (boardctl.variants.xiangqi.records) -------------------------------------------
@@ -187,7 +187,8 @@ class _XiangqiGame:
 
 @pytest.mark.parametrize(
     ("notation", "fmt", "first", "second"),
-    [("iccs", "ICCS", "H2-E2", "H9-G7"), ("wxf", "WXF", "C2.5", "H8+7"), ("chinese", "Chinese", "炮二平五", "马8进7")],
+    [("iccs", "ICCS", "H2-E2", "H9-G7"), ("wxf", "WXF", "C2.5", "H8+7"), ("chinese", "Chinese", "炮二平五", "马８进７"),
+     ("chinese-ascii", "Chinese", "炮二平五", "马8进7")],
 )
 def test_xiangqi_export_in_each_notation(notation: str, fmt: str, first: str, second: str) -> None:
     from boardctl.games import _export_text

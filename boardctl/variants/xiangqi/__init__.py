@@ -10,7 +10,7 @@
   ``repetition`` and ``sixty_moves`` (draws) are ruled by pyffish (``judge.py``, pinned, the
   engine's judge), asked only when a position has recurred or 50 moves a side passed.
 - ``notation.py``: :func:`~.notation.iccs` (``H2-E2``), :func:`~.notation.wxf` (``C2.5``,
-  ``R+.3``), :func:`~.notation.chinese` (``炮二平五``, ``马8进7``, ``前车平三``),
+  ``R+.3``), :func:`~.notation.chinese` (``炮二平五``, ``马８进７``, ``前车平三``),
   :func:`~.notation.write_line` and :func:`~.notation.parse_move` (any of them).
 - ``records.py``, for ``boardctl games open FILE --ply N`` and ``boardctl games export
   --notation iccs|wxf|chinese``:

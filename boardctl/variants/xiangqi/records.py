@@ -9,7 +9,8 @@ The functions ``boardctl games open`` and ``boardctl games export`` use:
   the file and the line (PGN) or the move (XQF).
 - :func:`export` ``(moves, start_fen, notation, *, tags, result) -> str``: a PGN document whose
   moves are written in ``iccs`` (``H2-E2``, ``Format "ICCS"``), ``wxf`` (``C2.5``) or
-  ``chinese`` (``炮二平五``).
+  ``chinese`` (``炮二平五 马８进７``, Black's digits full-width as Chinese PGN files print them;
+  ``chinese-ascii``: ``马8进7``).
 - :func:`read_pgn` / :func:`write_pgn` do the same on text.
 
 PGN follows the Chinese-chess convention: the first tag is ``[Game "Chinese Chess"]``, then
@@ -39,7 +40,7 @@ from boardctl.variants.xiangqi.notation import NOTATIONS, parse_move, write
 #: Records larger than this are refused (a game is a few kilobytes).
 MAX_BYTES = 4 * 1024 * 1024
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-FORMATS = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "uci": "UCCI"}
+FORMATS = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "chinese-ascii": "Chinese", "uci": "UCCI"}
 
 
 class Record(NamedTuple):
@@ -171,7 +172,7 @@ def export(
     tags: Mapping[str, str] | None = None,
     result: str = "*",
 ) -> str:
-    """``boardctl games export --notation iccs|wxf|chinese``: the game as a PGN document."""
+    """``boardctl games export --notation iccs|wxf|chinese|chinese-ascii``: the game as a PGN document."""
     return write_pgn(moves, start_fen=start_fen, notation=notation, tags=tags, result=result)
 
 
