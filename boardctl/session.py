@@ -925,6 +925,9 @@ class Session:
             self._end("1/2-1/2", f"draw claimed: {claim}", t)
         elif self.variant.name == "chess":
             self.warning = "no draw to claim (neither threefold repetition nor the fifty-move rule)"
+        elif self.variant.name == "xiangqi":
+            self.warning = ("no draw to claim in xiangqi: a repetition is ruled at once and 60 moves by each side "
+                            "without a capture draw by themselves")
         else:
             self.warning = f"no draw to claim in {self.variant.name}"
 
