@@ -16,7 +16,7 @@
   --notation iccs|wxf|chinese``:
 
   - ``read_record(path) -> Record(start_fen, moves, tags)``: PGN (UTF-8 or GB18030, moves in
-    any notation) or XQF (through cchess); one ``GameFileError`` naming file and line or move;
+    any notation) or XQF (its main line only, ``xqf.py``); one ``GameFileError`` naming file and line or move;
   - ``position_after(record, ply)``: the board after ``ply`` moves (default all), moves on
     its stack;
   - ``export(moves, start_fen, notation, *, tags, result) -> str``: a PGN document in the

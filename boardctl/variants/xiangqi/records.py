@@ -19,23 +19,22 @@ others (``Event``, ``Date``, ``Termination``...). The reader takes moves in any 
 (:func:`boardctl.variants.xiangqi.notation.parse_move`), skips comments, variations and NAGs,
 and reads UTF-8 or GB18030 (the usual encoding of Chinese PGN files).
 
-XQF, the commonest binary format, is read through cchess (pinned); its standard output is
-captured (cchess prints warnings) and its moves are checked again by our rules.
+XQF, the commonest binary format, is read by :mod:`boardctl.variants.xiangqi.xqf`: the main line
+only, in one pass over it, however many variations follow; its moves are checked by our rules.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TextIO
+from typing import NamedTuple, TextIO
 
 from boardctl.core.rules import GameText, ReadGame
 from boardctl.errors import GameFileError
 from boardctl.variants.xiangqi.board import STARTING_FEN, IllegalMoveError, XiangqiBoard
 from boardctl.variants.xiangqi.notation import NOTATIONS, parse_move, write
+from boardctl.variants.xiangqi.xqf import XqfError, move_uci, placement_fen, read_xqf_bytes
 
 #: Records larger than this are refused (a game is a few kilobytes).
 MAX_BYTES = 4 * 1024 * 1024
@@ -359,36 +358,29 @@ def _start(
 
 
 def read_xqf(path: str | Path, *, source: str | None = None) -> Record:
-    """An XQF record's main line, read through cchess; GameFileError names the file (or
-    ``source``, which may be empty) and the fault."""
+    """An XQF record's main line; GameFileError names the file (or ``source``, which may be
+    empty) and the fault."""
     source = str(path) if source is None else source
     try:
-        import cchess
-    except ImportError as exc:  # pragma: no cover - a pinned dependency
-        raise GameFileError(f"{_in(source)}reading XQF needs the cchess package ({exc})") from None
-    sink = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(sink):  # cchess prints its warnings
-            game: Any = cchess.read_from_xqf(str(path))
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
     except OSError as exc:
         raise GameFileError(f"{_in(source)}cannot read: {exc.strerror or exc}") from None
-    except Exception as exc:
-        raise GameFileError(
-            f"{_in(source)}not a readable XQF record ({type(exc).__name__}: {exc})"
-        ) from None
-    if game is None:
-        raise GameFileError(f"{_in(source)}not an XQF record (no 'XQ' magic)")
+    return xqf_record(data, source=source)
+
+
+def xqf_record(data: bytes, *, source: str = "") -> Record:
+    """The main line of the XQF record ``data`` (:mod:`boardctl.variants.xiangqi.xqf`: the
+    variations after it are never read), each move checked by our rules."""
+    if len(data) > MAX_BYTES:
+        raise GameFileError(f"{_in(source)}larger than a record may be ({MAX_BYTES} bytes)")
     try:
-        setup = str(game.init_board.to_fen())
-        lines = game.dump_iccs_moves()
-        main = [str(m) for m in lines[0]] if lines else []
-        info = {str(k): str(v) for k, v in game.info.items()}
-    except Exception as exc:
-        raise GameFileError(
-            f"{_in(source)}not a readable XQF record ({type(exc).__name__}: {exc})"
-        ) from None
+        game = read_xqf_bytes(data)
+    except XqfError as exc:
+        raise GameFileError(f"{_in(source)}not a readable XQF record: {exc}") from None
+    main = [move_uci(move) for move in game.moves]
     try:
-        board = XiangqiBoard(setup)
+        board = XiangqiBoard(f"{placement_fen(game.placement)} {game.side_to_move()} - - 0 1")
     except ValueError as exc:
         raise GameFileError(f"{_in(source)}the set-up is not a xiangqi position: {exc}") from None
     start_fen = board.fen()
@@ -397,16 +389,7 @@ def read_xqf(path: str | Path, *, source: str | None = None) -> Record:
             board.push_uci(uci)
         except IllegalMoveError as exc:
             raise GameFileError(f"{_in(source)}move {i + 1}: {exc}") from None
-    tags = {"Game": "Chinese Chess"}
-    for ours, theirs in (
-        ("Red", "red"),
-        ("Black", "black"),
-        ("Result", "result"),
-        ("Event", "event"),
-        ("Title", "title"),
-    ):
-        if info.get(theirs):
-            tags[ours] = info[theirs]
+    tags = {"Game": "Chinese Chess", **game.tags}
     if start_fen != STARTING_FEN:
         tags["FEN"] = start_fen
     return Record(start_fen, tuple(main), tags)
