@@ -12,8 +12,9 @@ Three pure parts, each tested on tables of cases:
   letters, the river and palaces of xiangqi, turned round when you play Black; whose move it is,
   your colour, both clocks, the last move, the engine's reply or hint, and what the LEDs ask for;
 - :func:`parse` reads one typed line into a :class:`Command`: ``e2e4`` or ``h2e2`` (a move from
-  square to square, point to point), ``e4`` (lift or place one piece), chess SAN (``Nf3``,
-  ``O-O``), ``!hint`` and the other buttons, ``help``, ``quit``. Every mistake raises
+  square to square, point to point), chess SAN (``e4``, ``Nf3``, ``O-O``: a bare square that is
+  a legal move now plays it), ``lift e2``/``place e4`` (one piece by hand; a bare square that is
+  no move does the same), ``!hint`` and the other buttons, ``help``, ``quit``. Every mistake raises
   :class:`InputError` whose message says in plain words what is wrong and what to type instead;
 - the reader's ``hand_steps`` turn a move into what a hand does on wood: the captured piece off
   first (and kept off longer than a brush), the piece lifted and set down, the rook after the king.
@@ -66,8 +67,10 @@ BUTTON_WORDS: dict[str, Button] = {
 }
 
 HELP = """\
-Moves:   e2e4 (from and to square), or SAN: Nf3, exd5, O-O, e8=Q (a capture takes the piece off first)
-Pieces:  a bare square such as e2 lifts the piece there, or places one if the square is empty
+Moves:   e2e4 (from and to square), or SAN: e4, Nf3, exd5, O-O, e8=Q (a capture takes the piece off first);
+         a bare square that is a legal move now, such as e4, plays that pawn move
+Pieces:  lift e2 / place e4 move one piece by hand; a bare square that is no move (or while a piece
+         is in the air) lifts the piece there, or places one if the square is empty
 Buttons: !hint  !takeback  !draw  !claim  !resign  !new-game  !promote-knight (also without the !)
 Other:   . or an empty line redraws, flip turns the board round, help or ? shows this,
          quit or Ctrl-D stops (the game is saved and resumes next time)"""
@@ -75,12 +78,14 @@ Other:   . or an empty line redraws, flip turns the board round, help or ? shows
 HELP_XIANGQI = """\
 Moves:   h2e2 (from and to point, files a-i from Red's left, ranks 0-9 from Red's side),
          ICCS H2-E2, WXF C2.5 or Chinese 炮二平五 (a capture takes the piece off first)
-Pieces:  a bare point such as h2 lifts the piece there, or places one if the point is empty
+Pieces:  lift h2 / place e2 move one piece by hand; so does a bare point such as h2 (it lifts
+         the piece there, or places one if the point is empty)
 Buttons: !hint  !takeback  !draw  !claim  !resign  !new-game (also without the !)
 Other:   . or an empty line redraws, flip turns the board round, help or ? shows this,
          quit or Ctrl-D stops (the game is saved and resumes next time)"""
 
-SHORT_HELP = "Type a move (e2e4, Nf3, O-O), a square to lift or place a piece (e2), !hint, !takeback, !resign; help for more."
+SHORT_HELP = ("Type a move (e4, e2e4, Nf3, O-O), lift e2 / place e4 to move one piece by hand, !hint, !takeback, "
+              "!resign; help for more.")
 
 
 @dataclass(frozen=True)
@@ -282,6 +287,10 @@ class Position:
     def words(self) -> GameWords:
         return WORDS.get(self.variant, WORDS["chess"])
 
+    def at_rest(self) -> bool:
+        """The pieces stand where the game has them (no piece in the air, no move half made)."""
+        return self.occupancy == sum(1 << square for square in self.pieces)
+
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> Position:
         geometry = geometry_of(state)
@@ -329,7 +338,7 @@ def not_a_command(text: str, position: Position) -> InputError:
     words = position.words
     return InputError(
         f"'{text}' is not a move, a {words.square} or a command. Type a move such as {words.move_example}, "
-        f"a {words.square} such as {words.square_example} to lift or place one piece, !hint or !takeback; "
+        f"lift {words.square_example} or place {words.square_example} to move one piece by hand, !hint or !takeback; "
         "help lists everything."
     )
 
@@ -353,9 +362,35 @@ def parse(text: str, position: Position) -> Command:
             names = ", ".join(f"!{b.value}" for b in Button)
             raise InputError(f"There is no button '{name}'. The buttons are {names}.")
         return Press(button)
+    hand = _HAND.fullmatch(word)
+    if hand is not None:
+        return _hand(hand[1], hand[2], position)
     if position.geometry.is_name(word):
-        return Toggle(position.geometry.parse(word))
+        square = position.geometry.parse(word)
+        if position.at_rest():  # a bare square that is a legal move now (chess SAN ``e4``) plays it
+            with contextlib.suppress(InputError):
+                command = position.reader.parse_move(word, position)
+                if command.legal:
+                    return command
+        return Toggle(square)
     return position.reader.parse_move(raw, position)
+
+
+#: The explicit hand actions: ``lift e2``, ``place e4`` (also ``up``/``down``).
+_HAND = re.compile(r"(lift|place|up|down)\s+(\S+)")
+
+
+def _hand(verb: str, name: str, position: Position) -> Toggle:
+    words, geometry = position.words, position.geometry
+    if not geometry.is_name(name):
+        raise InputError(f"'{name}' is not a {words.square}: type {verb} {words.square_example}")
+    square = geometry.parse(name)
+    occupied = bool(position.occupancy >> square & 1)
+    if verb in ("lift", "up") and not occupied:
+        raise InputError(f"There is no piece on {name} to lift")
+    if verb in ("place", "down") and occupied:
+        raise InputError(f"{name[0].upper()}{name[1:]} is occupied: lift its piece first (lift {name})")
+    return Toggle(square)
 
 
 def check_turn(uci: str, legal: bool, position: Position, reader: MoveReader) -> None:
@@ -814,6 +849,9 @@ class TerminalView:
             case Toggle(square):
                 self._last_input = self._clock()
                 board.toggle(physical(square))
+                # The next line is read against the board with this piece up or down (a bare
+                # square then finishes a move made by hand rather than being read as SAN).
+                await self._until_seen(state.get("occupancy"))
             case MakeMove(move, legal):
                 steps: list[HandStep] = (position.reader.hand_steps(position, move) if legal
                                          else [Lift(move.from_square), Place(move.to_square)])
@@ -842,6 +880,12 @@ class TerminalView:
                     # reads Nf3 while Black is still to move.
                     await self._until_counted(len(state.get("moves") or []))
         return True
+
+    async def _until_seen(self, occupancy_before: Any) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + MOVE_COUNT_WAIT
+        while loop.time() < deadline and self.daemon.state().get("occupancy") == occupancy_before:
+            await asyncio.sleep(QUIET)
 
     async def _until_counted(self, moves_before: int) -> None:
         loop = asyncio.get_running_loop()
