@@ -53,6 +53,9 @@ CAPTURE_PAUSE = 0.25
 QUIET_AFTER_INPUT = 0.45
 #: Otherwise (engine move, hint, clock) redraw after this little quiet.
 QUIET = 0.05
+#: A second ``!resign`` within this many seconds confirms the first (the page's Resign does the same).
+RESIGN_CONFIRM = 5.0
+
 #: After a legal typed move, wait at most this long (seconds) for the tracker to count it.
 MOVE_COUNT_WAIT = 1.5
 
@@ -71,7 +74,8 @@ Moves:   e2e4 (from and to square), or SAN: e4, Nf3, exd5, O-O, e8=Q (a capture 
          a bare square that is a legal move now, such as e4, plays that pawn move
 Pieces:  lift e2 / place e4 move one piece by hand; a bare square that is no move (or while a piece
          is in the air) lifts the piece there, or places one if the square is empty
-Buttons: !hint  !takeback  !draw  !claim  !resign  !new-game  !promote-knight (also without the !)
+Buttons: !hint  !takeback  !draw  !claim  !resign (twice: it asks first)  !new-game  !promote-knight
+         (also without the !)
 Other:   . or an empty line redraws, flip turns the board round, help or ? shows this,
          quit or Ctrl-D stops (the game is saved and resumes next time)"""
 
@@ -80,7 +84,7 @@ Moves:   h2e2 (from and to point, files a-i from Red's left, ranks 0-9 from Red'
          ICCS H2-E2, WXF C2.5 or Chinese 炮二平五 (a capture takes the piece off first)
 Pieces:  lift h2 / place e2 move one piece by hand; so does a bare point such as h2 (it lifts
          the piece there, or places one if the point is empty)
-Buttons: !hint  !takeback  !draw  !claim  !resign  !new-game (also without the !)
+Buttons: !hint  !takeback  !draw  !claim  !resign (twice: it asks first)  !new-game (also without the !)
 Other:   . or an empty line redraws, flip turns the board round, help or ? shows this,
          quit or Ctrl-D stops (the game is saved and resumes next time)"""
 
@@ -793,6 +797,7 @@ class TerminalView:
         self._shown: dict[str, Any] | None = None
         self._last_input = float("-inf")
         self._clock = clock or (lambda: asyncio.get_running_loop().time())
+        self._resign_asked: float | None = None  # when a first !resign asked for its confirmation
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -816,6 +821,8 @@ class TerminalView:
         state = self.daemon.state()
         try:
             command = parse(text, Position.from_state(state))
+            if command != Press(Button.RESIGN):
+                self._resign_asked = None  # anything else withdraws a resignation asked for
             return await self._do(command, state)
         except InputError as exc:
             message = str(exc)
@@ -844,6 +851,10 @@ class TerminalView:
                 self._black_at_bottom = not current
                 self.draw(self.daemon.state())
             case Press(button):
+                if button == Button.RESIGN and not self._resign_confirmed():
+                    self.write(f"Resign the game? Type !resign again within {RESIGN_CONFIRM:g} s to confirm; "
+                               "anything else keeps playing.\n> ")
+                    return True
                 self._last_input = self._clock()
                 board.press(button)
             case Toggle(square):
@@ -880,6 +891,15 @@ class TerminalView:
                     # reads Nf3 while Black is still to move.
                     await self._until_counted(len(state.get("moves") or []))
         return True
+
+    def _resign_confirmed(self) -> bool:
+        """Whether this ``!resign`` confirms one typed just before (as the page's second click)."""
+        asked, self._resign_asked = self._resign_asked, None
+        now = self._clock()
+        if asked is not None and now - asked <= RESIGN_CONFIRM:
+            return True
+        self._resign_asked = now
+        return False
 
     async def _until_seen(self, occupancy_before: Any) -> None:
         loop = asyncio.get_running_loop()
