@@ -790,6 +790,9 @@ class Session:
         self.record.result, self.record.termination = "*", ""
         self.coach_notes.trim(len(self.record.moves))
         self._extra_leds = []
+        # The engine's line, score and book flag belonged to a position taken back: shown no more
+        # (a stale "9...h5 10. Qh3" with White to move) until the engine answers again.
+        self._engine_pv, self._engine_score, self._engine_book = None, None, False
         self.serial += 1
         self._dirty = True
         self._restore_clocks(out.t)
