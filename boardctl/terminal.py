@@ -563,7 +563,26 @@ def _in_palace(geometry: Geometry, square: Square) -> bool:
     return 3 <= file <= 5 and (rank <= 2 or rank >= geometry.ranks - 3)
 
 
-def _board_rows(position: Position, lit: Mapping[Square, list[str]], style: str, black_at_bottom: bool) -> list[str]:
+#: Xiangqi's file numbers as boards print them: Red's 一..九 from Red's right, Black's １..９ from Black's right.
+RED_FILE_NUMBERS = "一二三四五六七八九"
+BLACK_FILE_NUMBERS = "１２３４５６７８９"
+#: The colour of Red's pieces on a terminal that shows colour (ANSI red, bold).
+RED_INK, NO_INK = "\x1b[1;31m", "\x1b[0m"
+
+
+def _file_numbers(files: list[int], red: bool, style: str, cell_width: int, indent: int) -> str:
+    """The row of one side's xiangqi file numbers under ``files`` (as drawn, left to right)."""
+    def number(file: int) -> str:
+        n = 9 - file if red else file + 1
+        if style != "unicode":
+            return str(n)
+        return RED_FILE_NUMBERS[n - 1] if red else BLACK_FILE_NUMBERS[n - 1]
+
+    return (" " * indent + "".join(pad(f" {number(f)}", cell_width) for f in files)).rstrip()
+
+
+def _board_rows(position: Position, lit: Mapping[Square, list[str]], style: str, black_at_bottom: bool,
+                colour: bool = False) -> list[str]:
     geometry = position.geometry
     xiangqi = position.variant == "xiangqi"
     # A chess square is 3 columns (" ♞ "); a xiangqi point 4, room for a double-width character.
@@ -585,19 +604,26 @@ def _board_rows(position: Position, lit: Mapping[Square, list[str]], style: str,
             else:
                 mark = PALACE_POINT if xiangqi and _in_palace(geometry, square) else EMPTY_SQUARE
             if square in lit:
-                cells.append(pad(f"[{mark}]", cell_width))
+                cell = pad(f"[{mark}]", cell_width)
             elif piece is not None and not sensed:
-                cells.append(pad(f"({mark})", cell_width))
+                cell = pad(f"({mark})", cell_width)
             else:
-                cells.append(pad(f" {mark} ", cell_width))
+                cell = pad(f" {mark} ", cell_width)
+            if colour and xiangqi and piece is not None and is_first_side(piece):
+                cell = cell.replace(mark, f"{RED_INK}{mark}{NO_INK}", 1)  # after padding: ink takes no columns
+            cells.append(cell)
         rows.append(f" {rank + geometry.first_rank:>{label_width}} {''.join(cells)}".rstrip() if xiangqi
                     else f" {rank + geometry.first_rank} {''.join(cells)}")
     if xiangqi:
         # The river runs between ranks 4 and 5, whichever side is at the bottom.
         river = _river(style, 1 + label_width + 1 + cell_width * geometry.files)
         rows.insert(geometry.ranks // 2, river)
+        # Each side's file numbers on its own edge (Black's above when Red is at the bottom).
+        indent = label_width + 2
+        rows.insert(0, _file_numbers(files, black_at_bottom, style, cell_width, indent))
+        rows.append(_file_numbers(files, not black_at_bottom, style, cell_width, indent))
         letters = "".join(pad(f" {'abcdefghijklmnopqrstuvwxyz'[f]}", cell_width) for f in files)
-        rows.append(" " * (label_width + 2) + letters.rstrip())
+        rows.append(" " * indent + letters.rstrip())
     else:
         rows.append("    " + "  ".join("abcdefghijklmnopqrstuvwxyz"[f] for f in files))
     return rows
@@ -617,13 +643,15 @@ def _river(style: str, width: int) -> str:
 
 
 def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom: bool | None = None,
-           notes: tuple[str, ...] = ()) -> str:
+           notes: tuple[str, ...] = (), colour: bool = False) -> str:
     """One state line as text: board, players and clocks, last move, and what to do next.
 
     ``black_at_bottom`` defaults to whether you play Black. Squares the sensors see differently
     from the game: ``(x)`` a piece of the game lifted off, ``?`` a piece the game does not have
     there; ``[x]`` a lit square (the LEDs' reasons are listed below the board). Xiangqi is drawn
-    on its 9x10 points with the river across the middle and ``+`` on the palaces' empty points.
+    on its 9x10 points with the river across the middle, ``+`` on the palaces' empty points and
+    each side's file numbers on its edge (Red's 一..九, Black's １..９); with ``colour`` (a terminal
+    that shows it) Red's pieces are red.
     """
     position = Position.from_state(state)
     geometry = position.geometry
@@ -635,7 +663,7 @@ def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom:
     for lamp in state.get("leds") or []:
         square = geometry.parse(str(lamp["square"]))
         lit.setdefault(geometry.turned(square) if flipped else square, []).append(str(lamp["why"]))
-    rows = _board_rows(position, lit, style, black_at_bottom)
+    rows = _board_rows(position, lit, style, black_at_bottom, colour)
     color_keys = ("red", "black") if position.variant == "xiangqi" else ("white", "black")
 
     def player(color: bool) -> str:
@@ -771,6 +799,17 @@ def choose_style(style: str, out: TextIO) -> str:
     return style
 
 
+def shows_colour(out: TextIO) -> bool:
+    """Whether ``out`` is a terminal that shows colour (not when ``NO_COLOR`` is set, no-color.org,
+    nor for ``TERM=dumb``)."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def reads_input(fd: int = 0) -> bool:
     """Whether ``fd`` is somewhere a person or a script types (a terminal, a pipe, a file), not ``/dev/null``."""
     import stat
@@ -792,6 +831,7 @@ class TerminalView:
         self.daemon = daemon
         self.out = out
         self.style = choose_style(style, out)
+        self.colour = shows_colour(out)
         self.notes = notes
         self._black_at_bottom: bool | None = None
         self._shown: dict[str, Any] | None = None
@@ -811,7 +851,7 @@ class TerminalView:
     def draw(self, state: Mapping[str, Any], *, first: bool = False) -> None:
         self._shown = _compared(state)
         text = render(state, style=self.style, black_at_bottom=self._black_at_bottom,
-                      notes=self.notes if first else ())
+                      notes=self.notes if first else (), colour=self.colour)
         self.write("\n" + text + "\n> ")
 
     # -- input ----------------------------------------------------------------------------------
