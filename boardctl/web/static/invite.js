@@ -54,6 +54,16 @@
     box.replaceChildren(el("h2", {}, "Invitation"), ...rows);
   }
 
+  // The colours offered: the game's two sides (as the server names them) and random.
+  function fillColours(select) {
+    const sides = document.body.dataset.variant === "xiangqi" ? ["red", "black"] : ["white", "black"];
+    const wanted = [...sides, "random"];
+    if ([...select.options].map((o) => o.value).join() === wanted.join()) return;
+    const index = Math.max(0, select.selectedIndex);
+    select.replaceChildren(...wanted.map((c) => el("option", { value: c }, c)));
+    select.selectedIndex = index;
+  }
+
   async function setUp() {
     if (window.BOARDCTL_NETWORK_PAGE) return; // a phone's or a spectator's page
     const controls = document.getElementById("controls");
@@ -62,7 +72,9 @@
     try { data = await call("GET"); } catch { return; } // not offered here (a host's or guest's page)
     if (!data.available) return;
     const color = el("select", { id: "invite-color", "aria-label": "Your colour in the invited game" });
-    for (const c of ["white", "black", "random"]) color.append(el("option", { value: c }, c));
+    fillColours(color);
+    // The game's own sides: red and black in xiangqi (the page learns its game from the first state).
+    new MutationObserver(() => fillColours(color)).observe(document.body, { attributes: true, attributeFilter: ["data-variant"] });
     const button = el("button", { type: "button", id: "invite-start",
       title: "Host a game for a friend's board or phone (as boardctl host does)" }, "Invite a friend");
     const box = el("section", { id: "invite-start-box", "aria-label": "Invitation", hidden: "" });

@@ -184,10 +184,22 @@
       const record = await file.files[0].text();
       app.send({ step: { record, watch: watch.checked } }).catch(() => {});
     });
-    box.append(el("p", {}, "An opening lesson on the board:"), lesson,
+    const intro = el("p", {}, "An opening lesson on the board:");
+    const chessOnly = el("p", { id: "lesson-chess-only", class: "note", hidden: "" },
+      "The opening lessons are chess only (boardctl learn teaches chess openings); a xiangqi game can be replayed below.");
+    box.append(intro, lesson, chessOnly,
       el("p", {}, "Replay a game (PGN) on the board; hint steps forward, takeback back:"), replay);
     const games = document.getElementById("past-games");
     games.parentNode.insertBefore(box, games);
+    // The lessons and their White/Black list are chess's: a xiangqi page says so instead.
+    const follow = () => {
+      const xiangqi = document.body.dataset.variant === "xiangqi";
+      intro.hidden = lesson.hidden = xiangqi;
+      lesson.style.display = xiangqi ? "none" : "";  // .buttons is a flex box: hidden alone does not hide it
+      chessOnly.hidden = !xiangqi;
+    };
+    follow();
+    new MutationObserver(follow).observe(document.body, { attributes: true, attributeFilter: ["data-variant"] });
   }
 
   if (window.BOARDCTL_NETWORK_PAGE) {
