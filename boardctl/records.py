@@ -42,6 +42,8 @@ class ReadGame:
     headers: dict[str, str] = field(default_factory=dict)
     #: The record names its start position (a ``FEN`` tag, or a binary record's set-up).
     has_fen: bool = False
+    #: The main line's comments: ``comments[ply]`` follows move ``ply`` (0: before the first).
+    comments: dict[int, str] = field(default_factory=dict)
 
     def board_after(self, variant: Variant, plies: int | None = None) -> GameBoard:
         """The position after ``plies`` moves (all by default), with those moves on its stack."""
@@ -55,6 +57,24 @@ class ReadGame:
             except ValueError:
                 raise RecordError(f"ply {ply}: {uci} is not a legal move there") from None
         return board
+
+
+#: A comment's commands (``[%clk 0:05:00]``, ``[%eval 0.3]``): for programs, not for people.
+_COMMAND = re.compile(r"\[%[^\]]*\]")
+#: Longest comment kept, in characters.
+MAX_COMMENT = 2000
+
+
+def clean_comment(text: str) -> str:
+    """A PGN comment as people read it: without its commands and braces, spaces collapsed."""
+    return " ".join(_COMMAND.sub(" ", text).strip("{} \n\t").split())[:MAX_COMMENT]
+
+
+def add_comment(comments: dict[int, str], ply: int, text: str) -> None:
+    """Keep ``text`` (cleaned) as the comment after move ``ply``, after any already there."""
+    cleaned = clean_comment(text)
+    if cleaned:
+        comments[ply] = f"{comments[ply]} {cleaned}" if ply in comments else cleaned
 
 
 def read_record(

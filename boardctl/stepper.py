@@ -55,6 +55,8 @@ class ReplayGame:
     moves: tuple[str, ...]
     headers: dict[str, str] = field(default_factory=dict)
     source: str = ""
+    #: The record's comments on the main line: ``comments[ply]`` follows move ``ply`` (0: before the first).
+    comments: dict[int, str] = field(default_factory=dict)
 
     def boards(self, variant: Variant) -> list[GameBoard]:
         """The position before each move and after the last (``len(moves) + 1`` boards)."""
@@ -92,7 +94,7 @@ def read_game_data(data: bytes, *, source: str, name: str, variant_name: str | N
     if not game.moves:
         raise GameFileError(f"{source}: the game has no moves to step through")
     headers = {k: v for k, v in game.headers.items() if k in SHOWN_TAGS and v not in ("", "?")}
-    return ReplayGame(variant.name, game.fen, tuple(game.moves), headers, source=name)
+    return ReplayGame(variant.name, game.fen, tuple(game.moves), headers, source=name, comments=dict(game.comments))
 
 
 def game_from_store(store: GameStore, name: str) -> ReplayGame:
@@ -273,6 +275,7 @@ class StepGuide:
             "wrong": None if self.wrong is None else {"move": self.wrong[0], "right": self.wrong[1]},
             "headers": dict(self.game.headers),
             "source": self.game.source,
+            "comment": self.game.comments.get(ply),  # the record's words on the move just made (0: the start)
         }
         out: dict[str, Any] = {"step": info}
         if self.message:

@@ -745,7 +745,66 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
     warning = state.get("warning")
     if warning and not str(warning).startswith("game over"):
         out.append(f"Note: {warning}")
+    out.extend(guide_lines(state))
     out.extend(_coach_lines(state))
+    return out
+
+
+def guide_lines(state: Mapping[str, Any]) -> list[str]:
+    """A lesson's or a replay's words, as the page shows them (lessons.js): the lesson, its line
+    and move, what to do next with the lesson's note, the note on the last move, a wrong move,
+    the score; a replay's game, move and next move; and the guide's message."""
+    out: list[str] = []
+    lesson = state.get("lesson")
+    if isinstance(lesson, Mapping) and lesson:
+        mode = "quiz" if lesson.get("mode") == "quiz" else "guided"
+        plies = int(lesson.get("plies") or 0)
+        out.append(f"Lesson: {lesson.get('title')} ({lesson.get('eco')}), {mode}, you play {lesson.get('color')}: "
+                   f"{lesson.get('line')}, move {min(int(lesson.get('ply') or 0), plies)} of {plies}")
+        nxt = lesson.get("next")
+        if lesson.get("ended"):
+            out.append("Lesson: the line is over.")
+        elif lesson.get("your_turn") and isinstance(nxt, Mapping):
+            note = lesson.get("next_note")
+            out.append(f"Lesson: your move {nxt.get('san')}" + (f": {note}" if note else ""))
+        elif lesson.get("your_turn"):
+            out.append("Lesson: your move (quiz: no hint; !hint shows it).")
+        if lesson.get("note"):
+            out.append(f"Lesson note: {lesson['note']}")
+        wrong = lesson.get("wrong")
+        if isinstance(wrong, Mapping):
+            out.append(f"Lesson: {wrong.get('move')} is not the lesson's move: put it back. "
+                       f"The lesson plays {wrong.get('right')}.")
+        score = lesson.get("score")
+        if isinstance(score, Mapping) and (score.get("moves") or score.get("mistakes")):
+            mistakes = int(score.get("mistakes") or 0)
+            out.append(f"Score: {score.get('first_try')} of {score.get('moves')} right at the first try "
+                       f"({score.get('percent')} %), {mistakes} wrong {'try' if mistakes == 1 else 'tries'}")
+    step = state.get("step")
+    if isinstance(step, Mapping) and step:
+        given = step.get("headers")
+        headers: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        players = " - ".join(str(h) for h in (headers.get("White") or headers.get("Red"), headers.get("Black")) if h)
+        where = ", ".join(str(h) for h in (headers.get("Event"), headers.get("Date")) if h)
+        ply, plies = int(step.get("ply") or 0), int(step.get("plies") or 0)
+        if ply >= plies:
+            nxt = "the end"
+        elif step.get("next"):
+            nxt = f"next {step['next']}"
+        else:
+            nxt = "!hint shows the next move, !takeback goes back"
+        out.append(f"Replay: {players or step.get('source')}" + (f" ({where})" if where else "")
+                   + f", move {ply} of {plies}, {nxt}")
+        comment = step.get("comment")
+        if comment:
+            out.append(f"Comment: {comment}")
+        wrong = step.get("wrong")
+        if isinstance(wrong, Mapping):
+            out.append(f"Replay: {wrong.get('move')} is not the game's move: put it back. The game plays "
+                       f"{wrong.get('right')}.")
+    message = state.get("message")
+    if message:
+        out.append(str(message))
     return out
 
 

@@ -28,13 +28,14 @@ def read_record(data: str | bytes, *, max_plies: int) -> ReadGame:
     games, a game with neither moves nor a set-up, and more than ``max_plies`` moves."""
     if len(data) > MAX_BYTES:
         raise RecordError(f"larger than a record may be ({MAX_BYTES} bytes)")
+    comments: dict[int, str] = {}
     try:
         if isinstance(data, bytes) and data[:2] == b"XQ":
             record = xqf_record(data)
             has_fen = record.start_fen != STARTING_FEN
         else:
             text = _decode(data, "") if isinstance(data, bytes) else data
-            tags, fen, moves, _ = _parse(text, "", lenient=False)
+            tags, fen, moves, _ = _parse(text, "", lenient=False, comments=comments)
             record = Record(fen, moves, tags)
             has_fen = "FEN" in tags
             more = _games_in(text) - 1
@@ -47,7 +48,7 @@ def read_record(data: str | bytes, *, max_plies: int) -> ReadGame:
     if not has_fen and not record.moves:
         raise RecordError("the game has no moves and no FEN tag")
     headers = {k[:MAX_NAME]: v[:MAX_VALUE] for k, v in list(record.tags.items())[:MAX_TAGS]}
-    return ReadGame(fen=record.start_fen, moves=record.moves, headers=headers, has_fen=has_fen)
+    return ReadGame(fen=record.start_fen, moves=record.moves, headers=headers, has_fen=has_fen, comments=comments)
 
 
 def _games_in(text: str) -> int:

@@ -32,6 +32,7 @@ from typing import NamedTuple, TextIO
 
 from boardctl.core.rules import GameText, ReadGame
 from boardctl.errors import GameFileError
+from boardctl.records import add_comment
 from boardctl.variants.xiangqi.board import STARTING_FEN, IllegalMoveError, XiangqiBoard
 from boardctl.variants.xiangqi.notation import NOTATIONS, parse_move, write
 from boardctl.variants.xiangqi.xqf import XqfError, move_uci, placement_fen, read_xqf_bytes
@@ -221,9 +222,10 @@ def read_pgn(text: str, *, source: str = "<pgn>") -> Record:
 
 
 def _parse(
-    text: str, source: str, *, lenient: bool
+    text: str, source: str, *, lenient: bool, comments: dict[int, str] | None = None
 ) -> tuple[dict[str, str], str, tuple[str, ...], list[str]]:
-    """Tags, start FEN, moves and (when ``lenient``) the faults met, which otherwise raise."""
+    """Tags, start FEN, moves and (when ``lenient``) the faults met, which otherwise raise;
+    the main line's comments go into ``comments`` (by the ply they follow) when it is given."""
     errors: list[str] = []
 
     def fail(message: str) -> None:
@@ -257,6 +259,8 @@ def _parse(
         if kind == "comment":
             if not value.endswith("}"):
                 fail(f"{where}: a comment opened with '{{' is never closed")
+            elif comments is not None and not depth and not stopped:
+                add_comment(comments, len(moves), value)
             continue
         if kind == "tag":
             if seen_moves:

@@ -66,7 +66,8 @@
     document.getElementById("lesson-wrong").textContent = wrong;
     const s = lesson.score;
     document.getElementById("lesson-score").textContent =
-      `${s.first_try} of ${s.moves} right at the first try` + (s.moves ? ` (${s.percent} %)` : "") + `, ${s.mistakes} wrong`;
+      `${s.first_try} of ${s.moves} right at the first try` + (s.moves ? ` (${s.percent} %)` : "") +
+      `, ${s.mistakes} wrong ${s.mistakes === 1 ? "try" : "tries"}`;
     document.getElementById("lesson-show").hidden = Boolean(lesson.ended) || !lesson.your_turn;
   }
 
@@ -109,7 +110,9 @@
       fwd.addEventListener("click", () => { stepper.target = null; press("hint").catch(() => {}); });
       slider.addEventListener("input", (ev) => stepTo(Number(ev.target.value)));
       nav.append(back, slider, fwd);
-      box.append(el("h2", { id: "step-title" }), el("p", { id: "step-ply" }), nav, el("ol", { id: "step-moves", class: "step-moves" }));
+      box.append(el("h2", { id: "step-title" }), el("p", { id: "step-ply" }), nav,
+        el("p", { id: "step-comment", class: "lesson-note", "aria-live": "polite" }),
+        el("ol", { id: "step-moves", class: "step-moves" }));
     }
     box.hidden = false;
     box.dataset.watch = String(Boolean(step.watch));
@@ -119,6 +122,7 @@
     document.getElementById("step-title").textContent = `Replay: ${players || step.source}` + (where ? ` (${where})` : "");
     const next = step.ply < step.plies ? (step.watch || step.next ? ` · next ${step.sans[step.ply]}` : " · hint shows the next move") : " · the end";
     document.getElementById("step-ply").textContent = `Move ${step.ply} of ${step.plies}` + next;
+    document.getElementById("step-comment").textContent = step.comment || "";
     const slider = document.getElementById("step-slider");
     slider.max = String(step.plies);
     if (stepper.target === null || !stepper.busy) slider.value = String(step.ply);
