@@ -1,4 +1,5 @@
-"""A xiangqi page speaks of red and black (issue 35, finding 4): the "Invite a friend" colour
+"""A xiangqi page speaks of red and black (issue 35, finding 4; and 11: what is chess only
+says so where it is): the "Invite a friend" colour
 list offered ``white`` and the evaluation bar was black and white. Against a real xiangqi
 daemon (``play --variant xiangqi`` with the bundled engine, where the bar shows), in Chromium, on both sizes of the page: every option, label and
 visible word, and the bar's colours; the chess page keeps white and black."""
@@ -65,6 +66,16 @@ def test_a_xiangqi_page_speaks_of_red_and_black(page: Any, size: str) -> None:
     shot(page, "xiangqi-words", size)
 
 
+def test_the_opponents_say_they_play_chess_only(page: Any, size: str) -> None:
+    """Issue 35, finding 11: Play failed with an error out of view; the panel now says it."""
+    page.wait_for_function("() => window.boardctl.state && window.boardctl.state.variant === 'xiangqi'",
+                           timeout=WAIT_MS)
+    page.locator("#characters summary").click()
+    assert page.is_visible("#char-chess-only")
+    assert "chess only" in page.inner_text("#char-chess-only")
+    assert page.locator("#char-list .char-play").evaluate_all("bs => bs.filter(b => b.checkVisibility()).length") == 0
+
+
 def test_the_invitation_is_for_red_or_black(page: Any, size: str) -> None:
     """The colour chosen is the one the server hosts for (red is the first side)."""
     page.wait_for_selector("#invite-color")
@@ -78,3 +89,6 @@ def test_the_chess_page_keeps_white_and_black(browser: Any, tmp_path: Path) -> N
         assert page.eval_on_selector_all("#invite-color option", "os => os.map(o => o.value)") == [
             "white", "black", "random"]
         assert rgb(page, "#eval-fill") == (255, 255, 255)
+        page.locator("#characters summary").click()
+        page.wait_for_selector("#char-list .char-play")
+        assert not page.is_visible("#char-chess-only") and page.locator("#char-list .char-play").first.is_visible()
