@@ -155,7 +155,8 @@ class GameRecord:
         headers["TimeControl"] = tc.pgn() if tc else "-"
         opening = openings.classify(self.board())
         if opening is not None:
-            headers["ECO"] = opening.eco
+            if opening.eco:  # xiangqi's openings have no code
+                headers["ECO"] = opening.eco
             headers["Opening"] = opening.name
         headers["Termination"] = pgn_termination(self.result, self.termination)
         notes: dict[int, list[str]] = {}

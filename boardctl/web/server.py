@@ -755,7 +755,7 @@ def _opening_name(board: GameBoard) -> str | None:
     except ImportError:  # the openings table is optional for the page
         return None
     found = classify(board)
-    return f"{found.eco} {found.name}" if found is not None else None
+    return " ".join(filter(None, (found.eco, found.name))) if found is not None else None
 
 
 def list_games(folder: Path) -> list[dict[str, Any]]:
