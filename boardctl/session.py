@@ -1176,13 +1176,20 @@ class Session:
             "warning": self.warning,
             "game": self.record.id,
             "notice": self.notice,
-            "opponent": self.settings.opponent or None,
+            "opponent": self.settings.opponent or self._network_opponent(),
             "coach": self._coach_line(),
             "review": [v.to_json() for v in self.coach_notes.review()] if self.is_over() and self.is_coached() else None,
         }
         if self.guide is not None:
             line.update(self.guide.state(self))
         return line
+
+    def _network_opponent(self) -> str | None:
+        """In a network game, the other board's player as the record names them (``Guest``)."""
+        if self.settings.mode != "network" or self.record.human not in self.variant.color_names:
+            return None
+        theirs = self.record.black if self.record.human == self.variant.color_names[0] else self.record.white
+        return theirs or None
 
     def _eval(self) -> dict[str, int] | None:
         """The engine's last score, from White's side: ``{"cp": n}`` or ``{"mate": n}``."""

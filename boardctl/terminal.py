@@ -728,8 +728,21 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
             out.append("The engine is thinking…")
     elif position.human is not None:
         out.append(f"Your move ({mine}).")
+    elif state.get("mode") == "network" and position.pending is not None:
+        text = reader.move_text(position, position.pending) or position.pending
+        who = state.get("opponent") or "Your friend"
+        out.append(f"{who} plays {text}: make it on this board (type {reader.how_to_type(position, position.pending)}).")
     else:
         out.append(f"{mine} to move.")
+    network = state.get("network")
+    if state.get("mode") == "network" and isinstance(network, Mapping):
+        who = state.get("opponent") or "Your friend"
+        if network.get("connected"):
+            out.append(f"Playing {who} over the network (connected).")
+        elif network.get("role") == "host" and not network.get("joined"):
+            out.append(f"Waiting for {who} to join with the invitation.")
+        else:
+            out.append(f"{who}'s board is not connected: it rejoins by itself.")
     if reader.is_check(position):
         out.append(f"{mine} is in check.")
     if not state.get("matching", True):

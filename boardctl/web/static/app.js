@@ -495,6 +495,20 @@ function fillMoveList(list, sanMoves, startFen, marked) {
   return blackFirst ? 1 : 0;
 }
 
+// Who makes the move lit for this board: the engine, or in a network game the friend by name.
+function moverName(state) {
+  return state.mode === "network" ? (state.opponent || "Your friend") : "Engine";
+}
+
+// A network game's opponent and whether their board is connected, in words.
+function networkText(state) {
+  if (state.mode !== "network" || !state.network) return "";
+  const who = state.opponent || "Your friend";
+  if (state.network.connected) return `Playing ${who} over the network (connected).`;
+  if (state.network.role === "host" && !state.network.joined) return `Waiting for ${who} to join with the invitation.`;
+  return `${who}'s board is not connected: it rejoins by itself.`;
+}
+
 // Whether a xiangqi game's moves are shown in Chinese (炮二平五), as the page does by default.
 function xiangqiChinese(state) {
   return stateGeometry(state).name === "xiangqi" && app.notation === "chinese";
@@ -575,7 +589,7 @@ function renderInfo(state) {
   const parts = [];
   const over = isOver(state);
   if (over) parts.push(`Game over: ${state.result}` + (state.termination ? ` (${state.termination}).` : "."));
-  else if (state.pending) parts.push(`Engine plays ${(xiangqiChinese(state) && state.pending_chinese) || state.pending_san || state.pending}: make the move on the board.`);
+  else if (state.pending) parts.push(`${moverName(state)} plays ${(xiangqiChinese(state) && state.pending_chinese) || state.pending_san || state.pending}: make the move on the board.`);
   else if (state.thinking && state.matching === false) parts.push("The engine moves once the pieces are set up.");
   else if (state.thinking) parts.push("Engine is thinking…");
   else if (state.fen) {
@@ -595,6 +609,8 @@ function renderInfo(state) {
   const clock = state.clock;
   if (clock && !over && clock.running === null && state.matching === false) parts.push("The clocks start once the pieces are set up.");
   if (state.draw_offer) parts.push("A draw is offered.");
+  const network = networkText(state);
+  if (network) parts.push(network);
   // The tracker's own mismatch list says what the board hint says, in terser words.
   const sameAsHint = Boolean(hintText) && /: mismatch: /.test(state.warning || "");
   if (state.warning && !sameAsHint && !(over && /^game over/i.test(state.warning))) parts.push(state.warning);

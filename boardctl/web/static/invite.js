@@ -81,7 +81,19 @@
     controls.append(button, color);
     controls.after(box);
     show(box, data);
+    let armed = 0;  // when a first click asked to confirm leaving the game under way
     button.addEventListener("click", async () => {
+      const s = typeof app !== "undefined" ? app.state : null;
+      const underWay = s && s.mode !== "network" && (s.result || "*") === "*" && (s.moves || []).length > 0;
+      if (underWay && Date.now() - armed > 5000) {
+        armed = Date.now();
+        box.hidden = false;
+        box.replaceChildren(el("p", { role: "alert", id: "invite-start-confirm" },
+          `This leaves the game under way (${s.moves.length} half-moves; it stays saved, unfinished). ` +
+          "Press Invite a friend again within 5 s to invite anyway."));
+        return;
+      }
+      armed = 0;
       try {
         show(box, await call("POST"));
         box.hidden = false;
