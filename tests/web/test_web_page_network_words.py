@@ -68,3 +68,38 @@ def test_invite_asks_before_leaving_a_game_under_way(browser: Any, daemon: Runni
         page.click("#invite-start")
         page.wait_for_function("() => window.boardctl.state.mode === 'network'", timeout=WAIT_MS)
         assert state(page)["moves"] == []
+
+
+def test_a_used_invitation_shows_no_empty_link_and_one_invite_button(browser: Any, tmp_path: Path) -> None:
+    """Hosted from the page, joined by another board (``join --stdio``): the code is used, so no
+    ``?play=`` link without a code, and only the page's own Invite (not network.js's too)."""
+    import json
+    import urllib.request
+
+    from network.harness import Board, free_port
+
+    (tmp_path / "host").mkdir()
+    with run_daemon(tmp_path / "host", "--settle", "0.15", mode="record") as host:
+        port = host.url.rstrip("/").rsplit(":", 1)[1]
+        request = urllib.request.Request(f"{host.url}api/invite", data=json.dumps({"color": "white"}).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            invite = json.loads(answer.read())["invite"]
+        guest = Board(["join", invite["address"], "--code", invite["code"], "--board", "sim", "--stdio", "--port",
+                       str(free_port()), "--games-dir", str(tmp_path / "guest")], tmp_path / "guest-home")
+        try:
+            guest.send({})
+            guest.wait_for(lambda s: bool(s.get("network", {}).get("connected")), 30)
+            with open_page(browser, host, "desktop") as page:
+                page.wait_for_function("() => window.boardctl.state.invite && !window.boardctl.state.invite.code",
+                                       timeout=WAIT_MS)
+                page.wait_for_selector("#invite-start")
+                page.wait_for_timeout(1000)  # network.js's own poll has answered
+                page.click("#invite-start")  # shows the invitation (hosting already)
+                page.wait_for_selector("#invite-start-phone-used", timeout=WAIT_MS)
+                assert page.locator("a[href$='?play=']").count() == 0
+                assert page.locator("#invite").is_hidden() and page.locator("#invite-start").is_visible()
+                assert port in invite["address"]
+        finally:
+            if guest.proc.poll() is None:
+                guest.kill()

@@ -35,7 +35,10 @@
     const base = `${location.protocol}//${location.host}/`;
     const code = invite.code || "";
     const local = /\/\/(127\.|\[::1\]|localhost)/.test(invite.address);
-    const phone = el("a", { href: `${base}?play=${code}`, id: "invite-start-phone" }, `${base}?play=${code}`);
+    // A used code opens nothing: no ?play= link then, only the words.
+    const phone = code
+      ? el("a", { href: `${base}?play=${code}`, id: "invite-start-phone" }, `${base}?play=${code}`)
+      : el("span", { id: "invite-start-phone-used" }, "the code is used (the other board has joined)");
     const watch = el("a", { href: `${base}?watch`, id: "invite-start-watch" }, `${base}?watch`);
     const rows = [
       el("p", { id: "invite-start-address" }, `Address: ${invite.address}`),

@@ -296,13 +296,18 @@
           (invite.fingerprint ? ` --fingerprint ${invite.fingerprint}` : "")),
         el("p", {}, "A phone: "), el("p", {}, "Spectators: "),
       );
-      const phone = el("a", { href: `${base}?play=${invite.code || ""}`, id: "invite-phone" }, `${base}?play=${invite.code || ""}`);
+      // A used code opens nothing: no ?play= link then, only the words.
+      const phone = invite.code
+        ? el("a", { href: `${base}?play=${invite.code}`, id: "invite-phone" }, `${base}?play=${invite.code}`)
+        : el("span", { id: "invite-phone-used" }, "the code is used (the other board has joined)");
       const watch = el("a", { href: `${base}?watch`, id: "invite-watch" }, `${base}?watch`);
       box.children[1].append(phone);
       box.children[2].append(watch);
     };
-    const poll = () => fetch("/api/state").then((r) => r.json()).then((state) => {
-      if (state.invite) {
+    const pageInvite = fetch("/api/invite").then((r) => (r.ok ? r.json() : null)).catch(() => null);
+    const poll = () => Promise.all([fetch("/api/state").then((r) => r.json()), pageInvite]).then(([state, own]) => {
+      // Where the page's own "Invite a friend" (invite.js) shows the invitation: one button, not two.
+      if (state.invite && !(own && own.available)) {
         button.hidden = false;
         button.onclick = () => { show(state.invite); box.hidden = !box.hidden; };
       }
