@@ -41,10 +41,11 @@ def resume_notice(record: GameRecord, *, command: str) -> str:
     return f"{head} New game: {command}"
 
 
-def abandon_unfinished(store: GameStore, mode: str) -> list[GameRecord]:
-    """Mark every unfinished game of ``mode`` abandoned (``--new``), so none is resumed later."""
+def abandon_unfinished(store: GameStore, mode: str, *, variant: str | None = None) -> list[GameRecord]:
+    """Mark every unfinished game of ``mode`` (of ``variant`` when given: ``--new`` leaves the
+    other game's alone) abandoned, so none is resumed later."""
     marked = []
-    while (record := store.unfinished(mode)) is not None:
+    while (record := store.unfinished(mode, variant=variant)) is not None:
         record.termination = ABANDONED
         store.save(record)
         log.info("game %s (%d moves) marked %s", record.id, len(record.moves), ABANDONED)

@@ -162,11 +162,14 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
     variant = get_variant(cfg.game_variant)
     record: GameRecord | None = None
     if not args.new and not args.fen:
-        record = store.unfinished(mode)
-        if record is not None and record.variant != variant.name:
-            log.log(announce, "an unfinished game of %s is kept for boardctl %s --variant %s",
-                    record.variant, mode, record.variant)
-            record = None
+        record = store.unfinished(mode, variant=variant.name)  # this game's own: another variant's never
+        other = store.unfinished(mode)
+        if (other is not None and other.variant != variant.name and other.moves
+                and (record is None or other.id > record.id)):
+            # Said even above the terminal view: a newer game this command leaves, and the way back to it.
+            log.warning("Left unfinished: the %s game %s (%d plies); this command plays %s. To return to it: %s "
+                        "--variant %s", other.variant, other.id, len(other.moves), variant.name,
+                        _command_line(args, mode, store), other.variant)
         if record is not None:
             log.log(announce, "%s", resume_notice(record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
             if record.level:
@@ -174,7 +177,7 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
             if record.mode == "play" and record.human in ("white", "black"):  # it keeps its opponent too
                 settings = replace(settings, opponent=_resumed_opponent(record))
     elif args.new:
-        abandon_unfinished(store, mode)
+        abandon_unfinished(store, mode, variant=variant.name)
     fen = _start_fen(args.fen, variant) if args.fen else variant.starting_fen
     session = Session(settings, record=record, fen=fen)
     note = getattr(args, "open_note", None)  # boardctl games open: where the position came from

@@ -286,3 +286,49 @@ def test_the_xiangqi_demo_leaves_the_chess_demos_network_game_alone(terminal: Ca
     back.signal_group(signal.SIGINT)
     assert back.wait() == 0
     assert_quiet(back.out)
+
+
+# -- an unfinished game of the other variant (play/record's own) -----------------------------------
+
+MOVES = {
+    "chess": ['{"t": 0}', '{"t": 1, "square": "e2", "occupied": false}', '{"t": 1.2, "square": "e4", "occupied": true}',
+              '{"t": 2}'],
+    "xiangqi": ['{"t": 0}', '{"t": 1, "square": "h2", "occupied": false}',
+                '{"t": 1.2, "square": "e2", "occupied": true}', '{"t": 2}'],
+}
+
+
+def _record_run(tmp_path: Path, games: Path, stdin: list[str], *extra: str) -> tuple[dict[str, Any], str]:
+    out = subprocess.run([sys.executable, "-m", "boardctl", "record", "--board", "sim", "--stdio", "--no-web",
+                          "--games-dir", str(games), *extra], input="".join(f"{line}\n" for line in stdin),
+                         capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"),
+                              "XDG_CONFIG_HOME": str(tmp_path / "config")})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1]), out.stderr
+
+
+@pytest.mark.parametrize(("first", "then"), [("chess", "xiangqi"), ("xiangqi", "chess")])
+def test_an_unfinished_game_of_the_other_variant_is_named_with_the_way_back(tmp_path: Path, first: str,
+                                                                         then: str) -> None:
+    games = tmp_path / "games"
+    left, _ = _record_run(tmp_path, games, MOVES[first], "--variant", first)
+    assert len(left["moves"]) == 1
+    now, stderr = _record_run(tmp_path, games, ['{"t": 0}'], "--variant", then)
+    assert now["variant"] == then and now["game"] != left["game"] and now["moves"] == []
+    assert (f"Left unfinished: the {first} game {left['game']} (1 plies); this command plays {then}. "
+            f"To return to it: boardctl record --games-dir {games} --variant {first}") in stderr, stderr
+    back, stderr = _record_run(tmp_path, games, ['{"t": 0}'], "--variant", first)
+    assert back["game"] == left["game"] and back["moves"] == left["moves"] and "Left unfinished" not in stderr
+
+
+def test_new_abandons_only_the_named_variants_games(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    xiangqi, _ = _record_run(tmp_path, games, MOVES["xiangqi"], "--variant", "xiangqi")
+    chess, _ = _record_run(tmp_path, games, MOVES["chess"], "--variant", "chess")
+    fresh, _ = _record_run(tmp_path, games, ['{"t": 0}'], "--variant", "chess", "--new")
+    assert fresh["game"] not in (chess["game"], xiangqi["game"])
+    assert json.loads((games / f"{chess['game']}.json").read_text())["termination"] == "abandoned"
+    assert json.loads((games / f"{xiangqi['game']}.json").read_text())["termination"] == ""
+    back, _ = _record_run(tmp_path, games, ['{"t": 0}'], "--variant", "xiangqi")
+    assert back["game"] == xiangqi["game"] and back["moves"] == ["h2e2"]
