@@ -138,7 +138,7 @@
     }
     const status = document.getElementById("net-status");
     const net = { ws: null, state: null, color: null, variant: "chess", selected: null, since: 0, delay: 500,
-      promoting: null };
+      promoting: null, offer: null };
 
     function send(msg) {
       if (net.ws && net.ws.readyState === WebSocket.OPEN) net.ws.send(JSON.stringify(msg));
@@ -163,6 +163,18 @@
       if (s.result !== "*") status.textContent = `Game over: ${s.result} (${s.termination})`;
       else status.textContent = myTurn() ? `Your move (${mine})` : `Waiting for the board (${theirs})`;
       page.dataset.turn = myTurn() ? "mine" : "theirs";
+      showButtons(s.result !== "*");
+    }
+
+    // Only the buttons that mean something now: the game's during it (no claim in xiangqi, whose
+    // draws rule themselves), Rematch after the result, Accept and Decline while an offer waits.
+    function showButtons(over) {
+      for (const b of buttons.querySelectorAll("[data-request]")) {
+        const kind = b.dataset.request;
+        if (kind === "rematch") b.hidden = !over || net.offer === "rematch";
+        else if (kind === "accept" || kind === "decline") b.hidden = !net.offer;
+        else b.hidden = over || (kind === "claim" && net.variant === "xiangqi");
+      }
     }
 
     function clickSquare(name, piece) {
@@ -217,13 +229,16 @@
           page.dataset.connected = "true";
         } else if (msg.type === "state") {
           if (net.state && msg.moves.length !== net.state.moves.length && promo) { net.promoting = null; promo.hidden = true; }
+          if (!net.state || msg.moves.length !== net.state.moves.length || msg.result !== net.state.result) net.offer = null;
           net.state = msg;
           net.since = performance.now();
-          document.getElementById("net-offer").hidden = true;
+          document.getElementById("net-offer").hidden = !net.offer;
           render();
         } else if (msg.type === "request") {
           const offer = document.getElementById("net-offer");
           offer.hidden = false;
+          net.offer = msg.kind === "decline" ? null : msg.kind;
+          if (net.state) render();
           offer.textContent = msg.kind === "decline" ? "Your opponent declined."
             : `Your opponent ${msg.kind === "draw" ? "offers a draw" : msg.kind === "takeback" ? "asks for a takeback"
               : msg.kind === "rematch" ? "offers a rematch (colours swapped)" : msg.kind}.`;
