@@ -161,3 +161,19 @@ def test_the_phone_shows_only_the_buttons_that_mean_something_now(browser: Any, 
                                 timeout=WAIT_MS)
         assert _shown(phone) == ["rematch"]
         assert host.close() == 0
+
+
+def test_the_phone_names_the_moves(browser: Any, tmp_path: Path) -> None:
+    """Issue 35, finding 8: the phone's page listed the moves in UCI (e2e4 e7e5)."""
+    with phone_joined(browser, tmp_path) as joined:
+        host, phone = joined.host, joined.phone
+        host.make("e2e4")
+        phone.wait_for_selector('#net-page[data-turn="mine"]', timeout=WAIT_MS)
+        phone.click('#net-board [data-square="g8"]')
+        phone.click('#net-board [data-square="f6"]')
+        host.wait_for(lambda s: s["pending"] == "g8f6", 30)
+        host.make("g8f6")
+        host.make("b1c3")
+        phone.wait_for_function("() => document.getElementById('net-moves').textContent === 'e4 Nf6 Nc3'",
+                                timeout=WAIT_MS)
+        assert host.close() == 0

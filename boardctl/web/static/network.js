@@ -159,7 +159,9 @@
       const theirs = mine === names[0] ? names[1] : names[0];
       drawBoard(s, geo(), flipped, clickSquare, net.selected, s.moves[s.moves.length - 1]);
       drawClocks(s.remaining, s.running, mine, theirs, net.since);
-      document.getElementById("net-moves").textContent = s.moves.join(" ");
+      // The moves by name (SAN; WXF in xiangqi) when the host sends them, else as coordinates.
+      const listed = Array.isArray(s.san) && s.san.length === s.moves.length ? s.san : s.moves;
+      document.getElementById("net-moves").textContent = listed.join(" ");
       if (s.result !== "*") status.textContent = `Game over: ${s.result} (${s.termination})`;
       else status.textContent = myTurn() ? `Your move (${mine})` : `Waiting for the board (${theirs})`;
       page.dataset.turn = myTurn() ? "mine" : "theirs";
