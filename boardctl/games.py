@@ -248,9 +248,16 @@ def run(args: argparse.Namespace) -> int:
     store = GameStore(root)
     out = sys.stdout
     if args.action == "list":
-        records = list(store.records())
-        if not records:
+        records: list[GameRecord] = []
+        damaged: list[str] = []
+        for game_id in store.ids():
+            try:
+                records.append(store.load(game_id))  # a damaged state file is rebuilt from its log
+            except GameFileError as exc:
+                damaged.append(f"{game_id}  damaged: {exc}\n")
+        if not records and not damaged:
             sys.stderr.write(f"no games saved in {store.root}{_demo_hint(store)}\n")
+        out.writelines(damaged)
         for record in records:
             opening = record.to_pgn().headers.get("Opening", "")
             unfinished = "left midway" if record.mode in GUIDED_MODES else "unfinished"  # a lesson, a replay

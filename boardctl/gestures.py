@@ -291,29 +291,34 @@ def events_for_game(
     board = _adopt(board, variant)
     out: list[Event] = []
     previous: tuple[GameBoard, Move, list[Event]] | None = None
-    floor = float("-inf")  # the end of the move before the previous one: the replier's own move
+    own: list[Event] = []  # the events of the move before the previous one: the replier's own move
+    floor = float("-inf")  # the end of that move
     for move in moves:
         promote_by = hand.rng.choice(["choose", "cycle"]) if not hand.blitz else "choose"
         events = hand.move(board, move, promote_by=promote_by)
         if previous is not None and hand.blitz:
-            events = _after_release(hand, previous, events)
+            events = _after_release(hand, previous, events, own)
         if previous is not None and overlap and hand.rng.random() < overlap:
             events = _overlapped(hand, previous, events, floor)
         out.extend(events)
         if previous is not None and previous[2]:
             floor = max(e.t for e in previous[2])
+            own = previous[2]
         previous = (board.copy(stack=False), move, events)
         board.push(move)
     return sorted(out, key=lambda e: e.t)
 
 
-def _after_release(hand: Hand, previous: tuple[GameBoard, Move, list[Event]], events: list[Event]) -> list[Event]:
+def _after_release(
+    hand: Hand, previous: tuple[GameBoard, Move, list[Event]], events: list[Event], earlier: list[Event]
+) -> list[Event]:
     """A hand cannot take a piece up within the brush time of its landing (that reads as a blink):
-    a reply that starts on a square the previous move just filled waits a little longer."""
+    a reply that starts on a square the previous move (or the replier's own, ``earlier``) just
+    filled waits a little longer."""
     _, _, before = previous
     if not events or not before or not isinstance(events[0], SquareChanged):
         return events
-    last = {e.square: e.t for e in before if isinstance(e, SquareChanged)}
+    last = {e.square: e.t for e in [*earlier, *before] if isinstance(e, SquareChanged)}
     landed = last.get(events[0].square)
     wait = 0.0 if landed is None else landed + hand.timing.brush + 0.05 - events[0].t
     if wait <= 0:
@@ -339,6 +344,9 @@ def _overlapped(
         return events  # only the replying side's own piece, on a square the move leaves alone
     when = round(places[-1].t - hand.rng.uniform(0.0, 0.29), 4)
     earlier = [e.t for e in before if e.t < places[-1].t]
-    if when <= max(before[0].t, floor, *earlier[-1:]):
-        return events  # not before the mover's hand began, nor during a slide (it reads as set down there)
+    if when <= max(before[0].t, floor + hand.timing.brush + 0.05, *earlier[-1:]):
+        # Not before the mover's hand began, nor during a slide (it reads as set down there), nor
+        # within the brush time of the replier's own last placement (a piece set down and taken
+        # up again that fast is a piece passing over, as the tracker reads it).
+        return events
     return [SquareChanged(when, first.square, False), *events[1:]]

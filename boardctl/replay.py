@@ -250,6 +250,31 @@ def replay(
     return run.finished_games(), run.warnings
 
 
+def rebuild_record(log: Path, game_id: str) -> GameRecord:
+    """The game ``game_id`` as its event log ``log`` (the source of truth) has it, replayed with
+    the daemon's own code: for a state file ``<id>.json`` that was damaged. GameFileError when the
+    log cannot rebuild it (unreadable, malformed, no header line of that game)."""
+    try:
+        with log.open("rb") as handle:
+            events = read_events(iter_lines(handle), name=str(log))
+    except OSError as exc:
+        raise GameFileError(f"{log}: cannot read ({exc.strerror or exc})") from None
+    except EventFormatError as exc:
+        raise GameFileError(str(exc)) from None
+    headers = [e for e in events if isinstance(e, GameHeader) and isinstance(e.game.get("record"), dict)
+               and e.game["record"].get("id") == game_id]
+    if not headers:
+        raise GameFileError(f"{log}: no header line of game {game_id} to start a replay from")
+    games, _ = replay(events)
+    for game in reversed(games):
+        if game.record.id == game_id:
+            record = game.record
+            # The replay turns no board round; the game's own orientation is the header's.
+            record.orientation = str(headers[-1].game["record"].get("orientation", record.orientation))
+            return record
+    raise GameFileError(f"{log}: the replay did not reach game {game_id}")
+
+
 def add_parser(sub: Any) -> None:
     from boardctl.cli import describe
 

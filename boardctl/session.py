@@ -40,6 +40,7 @@ from boardctl.events import (
     Tick,
 )
 from boardctl.learning.coach import CoachNotes, Verdict
+from boardctl.orientation import Readings
 from boardctl.storage import GameRecord, Violation
 from boardctl.tracker import (
     Forfeit,
@@ -181,21 +182,12 @@ class Session:
         self.resumed = record is not None
         self.record = record if record is not None else self._new_record(fen or self.variant.starting_fen)
         self.flipped: bool | None = {"normal": False, "flipped": True}.get(self.record.orientation)
-        #: Auto orientation: a first lift that may be a capture's victim, held until the next change.
-        self._held_lift: SquareChanged | None = None
         board = self.record.board()
         if occupancy is not None:
             occupancy = self._logical_bb(occupancy)
-        self.tracker = Tracker(
-            board,
-            policy=Policy(settings.policy),
-            timing=Timing(settle=settings.settle),
-            takeback=TakebackMode(settings.takeback),
-            arbiter=settings.arbiter,
-            occupancy=occupancy,
-            show_legal_moves=settings.legal_moves,
-            variant=self.variant,
-        )
+        self.tracker = self._make_tracker(board, occupancy)
+        #: Auto orientation before the first move: both readings of the board (boardctl.orientation).
+        self._readings: Readings | None = self._make_readings() if self.flipped is None else None
         self.clock = self._make_clock()
         self.serial = 0  # bumped whenever the game changes under a pending engine request
         self.observer = observer
@@ -288,6 +280,47 @@ class Session:
             time_control=s.time_control,
             variant=self.variant.name,
         )
+
+    def _make_tracker(self, board: GameBoard, occupancy: int | None) -> Tracker:
+        settings = self.settings
+        return Tracker(
+            board,
+            policy=Policy(settings.policy),
+            timing=Timing(settle=settings.settle),
+            takeback=TakebackMode(settings.takeback),
+            arbiter=settings.arbiter,
+            occupancy=occupancy,
+            show_legal_moves=settings.legal_moves,
+            variant=self.variant,
+        )
+
+    def _make_readings(self) -> Readings:
+        """The board read as it stands (``self.tracker``) and turned round, from the same position."""
+        turned = self._make_tracker(self.tracker.board.copy(), self.geometry.turn_mask(self.tracker.occupancy))
+        return Readings(self.geometry, self.tracker, turned)
+
+    def _orientation_told(self, flipped: bool) -> None:
+        """The first move told which way round the board stands: keep that reading, and log the
+        events sensed so far in game orientation."""
+        readings = self._readings
+        assert readings is not None
+        self._readings = None
+        self.flipped = flipped
+        self.record.orientation = "flipped" if flipped else "normal"
+        self.tracker = readings.turned if flipped else readings.normal
+        for event in readings.unlogged:
+            self._log_entry(self._to_logical(event))
+            if self._need_snapshot_log:  # a resumed game: what the switches showed, first
+                start = self._logical_bb(readings.normal_start)
+                self._log.insert(len(self._log) - 1, (self.record.id, Snapshot(event.t, start)))
+                self._need_snapshot_log = False
+        self._dirty = True
+
+    def _orientation_assumed(self) -> None:
+        """Something other than a move (a takeback, the engine, the result) needs one reading
+        before a move told: the board as it stands."""
+        if self._readings is not None:
+            self._orientation_told(False)
 
     def _make_clock(self) -> Clock | None:
         control = TimeControl.from_string(self.record.time_control)
@@ -422,6 +455,7 @@ class Session:
             self._shown_left = round(left, 3)
             self._clock_waits = False
             self.clock.start(not mover, t)  # this board's time runs from the moment it is lit
+        self._orientation_assumed()
         self._apply(self.tracker.expect(move, t))
         self._after(t)
         return True
@@ -476,9 +510,11 @@ class Session:
         if lit or plies > 0:
             self._log_entry(RemoteTakeback(t, moves))  # replay cannot tell it from this board's events
         if lit:
+            self._orientation_assumed()
             self._apply(self.tracker.expect(None, t))
         if plies > 0:
             self.remote_offer = None
+            self._orientation_assumed()
             self._apply(self.tracker.take_back(plies, t))
             if self.is_over():
                 self.record.result, self.record.termination = "*", ""
@@ -576,37 +612,7 @@ class Session:
         """Where the game's pieces stand, in the board's wiring (what a matching board senses)."""
         return self._logical_bb(self.board.occupied)
 
-    def _is_capture_first(self, lifted: Square, then: SquareChanged) -> bool:
-        """Auto orientation, the first lift read as-is a piece the side to move can take: it was
-        that capture, victim off first, when the next change lifts the taker (xiangqi's cannons can
-        capture on the first move; chess cannot, so a chess lift never waits here)."""
-        board = self.board
-        return not then.occupied and any(
-            m.from_square == then.square and m.to_square == lifted
-            for m in board.generate_legal_moves(1 << then.square, 1 << lifted)
-        )
-
-    def _may_be_capture(self, event: Event) -> bool:
-        """The first lift of an auto-oriented board that could be a victim taken off first, read
-        as-is or with the board turned round (a turned board's victim sits on the near side)."""
-        if self.flipped is not None or not isinstance(event, SquareChanged) or event.occupied:
-            return False
-        board = self.board
-        for square in (event.square, self.geometry.turned(event.square)):
-            if board.color_at(square) == (not board.turn) and any(
-                True for _ in board.generate_legal_moves(board.occupied_by(board.turn), 1 << square)
-            ):
-                return True
-        return False
-
     def _to_logical(self, event: Event) -> Event:
-        if self.flipped is None and isinstance(event, SquareChanged) and not event.occupied:
-            # Auto orientation: White's first move lifts a piece from White's side.
-            geometry = self.geometry
-            self.flipped = geometry.rank_of(event.square) >= geometry.ranks // 2
-            self.record.orientation = "flipped" if self.flipped else "normal"
-            log.info("orientation: %s (from the first lift, %s)", self.record.orientation, geometry.square_name(event.square))
-            self._dirty = True
         if isinstance(event, SquareChanged):
             return replace(event, square=self._logical_sq(event.square))
         if isinstance(event, Snapshot):
@@ -622,28 +628,22 @@ class Session:
         if event.t < self.t:
             # Stamped before a timer tick that ran first (events queue up between threads).
             event = replace(event, t=self.t)
-        before = self.t
         self._advance(event.t)
-        held, self._held_lift = self._held_lift, None
-        if held is None and self._may_be_capture(event):
-            assert isinstance(event, SquareChanged)
-            self._held_lift = event  # which side Red sits on: the next change tells
+        if self._readings is not None:
+            self._feed_both(event)
             return
-        if held is not None:
-            turned = self.geometry.turned
-            if isinstance(event, SquareChanged) and self._is_capture_first(held.square, event):
-                self.flipped = False
-            elif isinstance(event, SquareChanged) and self._is_capture_first(
-                turned(held.square), replace(event, square=turned(event.square))
-            ):
-                self.flipped = True
-            if self.flipped is not None:
-                self.record.orientation = "flipped" if self.flipped else "normal"
-                log.info("orientation: %s (a capture, victim %s off first)", self.record.orientation,
-                         self.geometry.square_name(held.square))
-                self._dirty = True
-            self._feed_one(replace(held, t=max(held.t, before)))  # after any tick that ran meanwhile
         self._feed_one(event)
+
+    def _feed_both(self, event: Event) -> None:
+        """Auto orientation before the first move: both readings take the event."""
+        readings = self._readings
+        assert readings is not None
+        readings.unlogged.append(event)
+        flipped, step = readings.feed(event)
+        if flipped is not None:
+            self._orientation_told(flipped)
+        self._apply(step)
+        self._after(event.t)
 
     def _feed_one(self, event: Event) -> None:
         logical = self._to_logical(event)
@@ -663,6 +663,16 @@ class Session:
         t = max(t, self.t)
         self._advance(t)
         game, result = self.record, self.record.result
+        readings = self._readings
+        if readings is not None:
+            flipped, step = readings.tick(t)
+            if step.outputs:
+                readings.unlogged.append(Tick(t))  # a tick that changed something: replay needs it
+            if flipped is not None:
+                self._orientation_told(flipped)
+            self._apply(step)
+            self._after(t)
+            return
         step = self.tracker.tick(t)
         self._apply(step)
         self._after(t)
@@ -677,6 +687,7 @@ class Session:
             if self.clock is not None and not self.is_over() and self.clock.running is None:
                 self._clock_waits = True  # started by _start_clock_when_matching
             if self._resume_pending is not None:
+                self._orientation_assumed()
                 self._apply(self.tracker.expect(self._resume_pending, t))
                 self._resume_pending = None
             if self._request is not None:
@@ -832,6 +843,8 @@ class Session:
         if self.flipped is not None and self.settings.orientation == "auto":
             self.record.orientation = "flipped" if self.flipped else "normal"  # the board stays where it is
         self.flipped = {"normal": False, "flipped": True}.get(self.record.orientation)
+        if self.flipped is None:
+            self._readings = self._make_readings()  # a new game: the first move tells again
         self.clock = self._make_clock()
         self._clock_waits = self.clock is not None  # starts once the pieces are set up
         self.notice = None
@@ -857,11 +870,13 @@ class Session:
         """The tracker began a game by itself in a network game (the start position set up after
         the result, or a cleared board set up): that asks for a rematch; the game stays."""
         if self.is_over():
+            self._orientation_assumed()
             self.tracker.finish()  # the pieces now stand for the next game; no move counts until agreed
         else:
             lit = self._legal(self.record.board(), self.record.pending) if self.record.pending else None
             self._restoring = True
             try:
+                self._orientation_assumed()
                 self._apply(self.tracker.new_game(t, self.record.board()))
                 if lit is not None and self.is_remote_turn():
                     self._apply(self.tracker.expect(lit, t))
@@ -890,7 +905,7 @@ class Session:
 
     def _on_button(self, button: Button, t: float) -> None:
         if self.local_color() is not None and button in (Button.RESIGN, Button.CLAIM, Button.DRAW, Button.TAKEBACK):
-            if self.is_over() and button != Button.TAKEBACK:
+            if self.is_over():  # one record on both boards: its result is final (no takeback either)
                 self.warning = f"the game is over ({self.record.result})"
             else:
                 self._network_button(button, t)
@@ -967,6 +982,7 @@ class Session:
     def take_back(self, t: float) -> None:
         """One takeback: against the engine the engine's reply and the human's move together."""
         if self.pending is not None:
+            self._orientation_assumed()
             self._apply(self.tracker.expect(None, t))
         plies = 1
         if self.settings.mode == "play" and not self.is_engine_turn() and len(self.record.moves) >= 2:
@@ -976,6 +992,7 @@ class Session:
             self.warning = "nothing to take back"
             return
         self._request = None
+        self._orientation_assumed()
         self._apply(self.tracker.take_back(plies, t))
         self._request = None  # the human moves next (or the engine, after the board matches)
         self._schedule_engine(t, delay=TAKEBACK_GRACE)
@@ -992,7 +1009,11 @@ class Session:
             # A network game's result may rest on the other side's word (its resignation, its
             # acceptance of this board's offer, the host's flag): logged so replay ends it here too.
             self._log_entry(GameDecided(max(t, self.t), result, termination))
+            # Any end withdraws the offers still open (a draw, a takeback): nothing can accept them now.
+            self.remote_offer = None
+            self.draw_offer = False
         self._request = None
+        self._orientation_assumed()
         self.tracker.finish()  # from now on pieces moved are cleared up (the pending move goes too)
         self._tracker_leds = self.tracker.leds()
         if self.clock is not None:
@@ -1041,6 +1062,8 @@ class Session:
         move = self._legal(self.board, reply.move.uci())
         if request.kind == "hint":
             self.tracker.hint(move)
+            if self._readings is not None:
+                self._readings.turned.hint(move)
             self._tracker_leds = self.tracker.leds()
             return
         if move is None:
@@ -1055,6 +1078,7 @@ class Session:
             engine_color = self.board.turn
             self._shown_left = round(self.clock.moved(engine_color, t), 3)
             self.clock.start(not engine_color, t)  # the human's time runs from the moment it is shown
+        self._orientation_assumed()
         self._apply(self.tracker.expect(move, t))
         self._after(t)
 

@@ -25,6 +25,7 @@ import errno
 import json
 import logging
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -58,6 +59,9 @@ PGN_VIOLATIONS = frozenset({"illegal-move", "touch-move", "castling-rook-first"}
 
 #: An unfinished game replaced by a new one (--new, the page's New game, the new-game button).
 ABANDONED = "abandoned"
+#: JSON files in the games folder that are not games: the network games' tickets
+#: (boardctl.network.tokens.TicketStore), never to be read or repaired as game state files.
+NOT_GAMES = frozenset({"network-host", "network-join"})
 
 
 def pgn_termination(result: str, detail: str) -> str:
@@ -74,11 +78,6 @@ def pgn_termination(result: str, detail: str) -> str:
     if "forfeit" in detail or "illegal" in detail:
         return "rules infraction"
     return "normal"
-
-
-#: The JSON files of a games folder that are not games: a network game's tickets
-#: (``boardctl.network.tokens.TicketStore``), read by host and join, never resumed or repaired here.
-NOT_GAMES = frozenset({"network-host", "network-join"})
 
 
 @dataclass
@@ -370,6 +369,32 @@ def cut_partial_line(path: Path, *, fd: int | None = None) -> int:
             os.close(fd)
 
 
+def folder_problem(root: Path) -> OSError | None:
+    """Why ``root`` cannot be a folder, named (its ``strerror`` completes "the games folder is ..."):
+    a file, a symbolic link loop, a link to nothing, a path through a file; None when it is a
+    folder or can be made one."""
+    try:
+        if root.is_dir():
+            return None
+        if root.is_symlink():
+            try:
+                root.resolve(strict=True)
+            except RuntimeError:  # Python before 3.13 says a loop this way
+                return OSError(errno.ELOOP, "a symbolic link loop, not a folder")
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    return OSError(errno.ELOOP, "a symbolic link loop, not a folder")
+                return OSError(errno.ENOENT, f"a symbolic link to {os.readlink(root)}, which does not exist")
+        if root.exists():
+            return OSError(errno.ENOTDIR, "a file, not a folder")
+        for parent in root.parents:
+            if parent.exists() and not parent.is_dir():
+                return OSError(errno.ENOTDIR, f"inside {parent}, which is a file, not a folder")
+    except OSError:
+        return None  # nothing more to say than mkdir's own error
+    return None
+
+
 class GameStore:
     """The games directory."""
 
@@ -380,15 +405,17 @@ class GameStore:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            problem = folder_problem(self.root)
+            if problem is not None:  # named, not "File exists"
+                raise StorageError(f"games folder {self.root} is {problem.strerror}", cause=problem) from None
             raise StorageError(f"cannot create games folder {self.root}: {_reason(exc)}", cause=exc) from None
 
     def check(self) -> None:
         """Make sure games can be saved here (the folder exists or can be made, and takes a file);
         raises :class:`StorageError` saying what is wrong."""
-        if self.root.exists() and not self.root.is_dir():
-            raise StorageError(
-                f"games folder {self.root} is a file, not a folder", cause=OSError(errno.ENOTDIR, "Not a directory")
-            )
+        problem = folder_problem(self.root)
+        if problem is not None:
+            raise StorageError(f"games folder {self.root} is {problem.strerror}", cause=problem)
         self.ensure()
         try:
             fd, probe = tempfile.mkstemp(dir=self.root, prefix=".boardctl-probe.", suffix=TMP_SUFFIX)
@@ -452,21 +479,50 @@ class GameStore:
         return notes
 
     def load(self, game_id: str) -> GameRecord:
+        """The game's state file; a damaged one is rebuilt from the game's event log (the source
+        of truth) and saved again, the damaged file kept as ``<id>.json.damaged``."""
         path = self.path(game_id, ".json")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise GameFileError(f"no game {game_id!r} in {self.root}") from None
         except (OSError, ValueError) as exc:
-            raise GameFileError(f"{path}: cannot read ({exc})") from None
-        return GameRecord.from_json(data, where=str(path))
+            return self._rebuild(game_id, f"cannot read ({exc})")
+        try:
+            return GameRecord.from_json(data, where=str(path))
+        except GameFileError as exc:
+            return self._rebuild(game_id, str(exc).removeprefix(f"{path}: "))
+
+    def _rebuild(self, game_id: str, damage: str) -> GameRecord:
+        """The game ``game_id`` rebuilt from its ``.jsonl`` when its state file is damaged
+        (``damage`` says how); GameFileError naming the command that shows what the log holds
+        when it cannot be."""
+        from boardctl.replay import rebuild_record  # replay runs the session, which saves here
+
+        state, events = self.path(game_id, ".json"), self.path(game_id, ".jsonl")
+        if not events.is_file():
+            raise GameFileError(f"{state}: {damage}; no event log {events.name} to rebuild it from")
+        try:
+            record = rebuild_record(events, game_id)
+        except GameFileError as exc:
+            raise GameFileError(f"{state} is damaged ({damage}) and its log cannot rebuild it ({exc}); "
+                                f"to recover what the log holds: boardctl replay {events}") from None
+        try:  # a copy of the damaged file is kept; the state file is replaced only by a good one
+            shutil.copyfile(state, state.with_name(state.name + ".damaged"))
+            self.save(record)
+        except (OSError, StorageError) as exc:
+            log.warning("cannot save %s rebuilt from %s: %s", state.name, events.name, exc)
+        log.warning("%s was damaged (%s); rebuilt from %s: %d moves, result %s", state, damage, events.name,
+                    len(record.moves), record.result)
+        return record
 
     def ids(self) -> list[str]:
-        """Game ids, oldest first (ids start with the UTC start time); the network tickets kept
-        beside the games (:data:`NOT_GAMES`) are not games."""
+        """Game ids, oldest first (ids start with the UTC start time); the folder's other JSON
+        files (:data:`NOT_GAMES`) are not games."""
         if not self.root.is_dir():
             return []
-        return sorted(stem for p in self.root.glob("*.json") if (stem := p.name.removesuffix(".json")) not in NOT_GAMES)
+        names = (p.name.removesuffix(".json") for p in self.root.glob("*.json"))
+        return sorted(name for name in names if name not in NOT_GAMES)
 
     def records(self) -> Iterator[GameRecord]:
         for game_id in self.ids():

@@ -34,9 +34,11 @@ How it decides, in brief (docs/events.md has the user's view):
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import NamedTuple
 
 from boardctl.core.geometry import Square
 from boardctl.core.rules import Color, GameBoard, Move, Variant
@@ -89,6 +91,9 @@ class Timing:
 
     settle: float = 0.3
     brush: float = 0.1
+    #: Two or more pieces lifted within this of each other were knocked (a sleeve, an elbow): no
+    #: hand lifts two at once, so none of them is a touch (FIDE 4.3: "deliberately").
+    knock: float = 0.06
     promotion_window: float = 2.0
     mismatch_delay: float = 1.0
 
@@ -159,9 +164,9 @@ class Forfeit:
 Output = MoveMade | MoveTakenBack | TakebackOffered | GameStarted | Violation | Matched | Forfeit | ButtonPressed
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """What one event or tick produced: outputs in order, and the complete LED set wanted now."""
+class Step(NamedTuple):
+    """What one event or tick produced: outputs in order, and the complete LED set wanted now.
+    (A named tuple: one is made for every event, and a frozen dataclass costs more to make.)"""
 
     outputs: tuple[Output, ...]
     leds: tuple[LedIntent, ...]
@@ -296,6 +301,7 @@ class Tracker:
         self._board = variant.adopt(board) if board is not None else variant.board()
         self._policy = Policy(policy)
         self._timing = timing
+        self._settle, self._brush = timing.settle, timing.brush  # read on every event
         self._takeback = TakebackMode(takeback)
         self._arbiter = arbiter
         self._show_legal_moves = show_legal_moves
@@ -303,6 +309,13 @@ class Tracker:
         self.illegal_counts: dict[Color, int] = {True: 0, False: 0}
         self._now = 0.0
         self._log: list[_Change] = []
+        #: Changes younger than the brush time, whose decisions wait until they outlive it.
+        self._pending: deque[_Change] = deque()
+        self._seq = 0  # square events seen
+        #: The sequence number of the last lift and the timers just before it (see _unbrush).
+        self._before_lift: tuple[int, float, bool, float | None, bool, float | None] = (
+            -1, 0.0, True, None, False, None
+        )
         self._lifted = 0  # squares with a lift in the log (a superset: brushes are not taken out)
         self._blinks: list[_Change] = []
         self._movable: dict[Square, bool] = {}  # squares with a legal move, in this position
@@ -453,11 +466,16 @@ class Tracker:
         if t < self._now:
             raise ValueError(f"time went backwards: {t} after {self._now}")
         self._now = t
-        if not self._settled_done and t >= self._last_change + self._timing.settle:
+        pending = self._pending
+        while pending and pending[0].t + self._brush < t:
+            self._fire(pending.popleft(), out)
+        if not self._settled_done and t >= self._last_change + self._settle:
             self._settled_done = True
-            self._evaluate(self._last_change + self._timing.settle, out)
-        if self._promotion is not None and t >= self._promotion.deadline:
-            self._close_promotion(out)
+            self._evaluate(self._last_change + self._settle, out)
+        if self._promotion is not None and t >= self._promotion.deadline and (
+            not pending or self._promotion.deadline < pending[0].t
+        ):
+            self._close_promotion(out)  # (a change before the deadline is judged first)
         if self._capture_at is not None and t >= self._capture_at:
             at, self._capture_at = self._capture_at, None
             self._hidden_capture(at, out)
@@ -475,9 +493,12 @@ class Tracker:
         if bool(self._occ & bit) == ev.occupied:
             logger.debug("ignoring repeated %s at %s", "place" if ev.occupied else "lift", ev.t)
             return
-        if self._promotion is not None and ev.square != self._promotion.move.to_square:
-            self._promotion_interrupted(ev, out)
         self._occ ^= bit
+        self._seq += 1
+        if not ev.occupied:  # the timers before a lift: a brush puts them back (_unbrush)
+            self._before_lift = (
+                self._seq, self._last_change, self._settled_done, self._mismatch_at, self._mismatch_shown, self._capture_at
+            )
         self._last_change = ev.t
         self._settled_done = False
         self._mismatch_at = None
@@ -485,32 +506,110 @@ class Tracker:
         self._capture_at = None
         if self._occ == 0:
             self._cleared = True
-        if self._promotion is not None:
+        promotion = self._promotion
+        if promotion is not None and ev.square == promotion.move.to_square:
             # The swap on the promotion square: the window restarts once the new piece is down.
             if ev.occupied:
-                self._promotion.placed_t = ev.t
-                self._promotion.deadline = ev.t + self._timing.settle + self._timing.promotion_window
+                promotion.placed_t = ev.t
+                promotion.deadline = ev.t + self._timing.settle + self._timing.promotion_window
             else:
-                self._promotion.deadline = float("inf")
+                promotion.deadline = float("inf")
         for i in range(len(self._log) - 1, -1, -1):
             prev = self._log[i]
             if prev.square == ev.square:
-                if ev.t - prev.t <= self._timing.brush:
+                if ev.t - prev.t <= self._brush:
                     del self._log[i]  # a brush, or a slid piece passing over
                     if ev.occupied and not prev.occupied:
                         self._blinks.append(prev)  # an occupied square blinked: maybe a victim pushed off
+                        self._unbrush()
                     return
                 break
-        self._log.append(_Change(ev.t, ev.square, ev.occupied))
+        change = _Change(ev.t, ev.square, ev.occupied)
+        self._log.append(change)
         if not ev.occupied:
             self._lifted |= bit
+        # What this change may decide at once (the other side's lift proving the move released,
+        # a change elsewhere closing a promotion) waits until it has outlived the brush time:
+        # a brush is never a touch (docs/events.md).
+        if promotion is not None:
+            if ev.square != promotion.move.to_square:
+                self._pending.append(change)
+        elif not self._finished:
+            theirs = self._board.occupied_co[not self._board.turn]
+            if (ev.occupied or theirs & bit) and theirs & ~self._occ:
+                self._pending.append(change)
+
+    def _unbrush(self) -> None:
+        """A piece brushed (off and back within the brush time, nothing else between): no change
+        at all, so the settle time and the delays run on as if it never was (a brush then cannot
+        keep a promotion or a pushed-off capture from being judged)."""
+        seq, last_change, settled, mismatch_at, mismatch_shown, capture_at = self._before_lift
+        if seq == self._seq - 1:
+            self._last_change, self._mismatch_at, self._mismatch_shown, self._capture_at = (
+                last_change, mismatch_at, mismatch_shown, capture_at
+            )
+            # Judged again as of then, now with the blink it left, unless the board matched.
+            self._settled_done = settled and self._occ == self._board.occupied
+
+    def _fire(self, change: _Change, out: list[Output]) -> None:
+        """Decide, as of ``change`` (now known not to be a brush), what it decided when it came:
+        the changes since are taken off the board, the decision made, and they are put back."""
+        log = self._log
+        index = len(log) - 1
+        promotion = self._promotion
+        if index >= 0 and log[index] is change and promotion is None:
+            # The usual case: nothing changed since, so nothing to take off and put back.
+            board = self._board
+            theirs = board.occupied_co[not board.turn]
+            if not self._finished and (change.occupied or theirs & BIT[change.square]) and theirs & ~self._occ:
+                self._reply_started(change.t, out, hidden=False)  # the other side lifting, or a touchdown after it
+            return
+        while index >= 0 and log[index] is not change:
+            index -= 1
+        if index < 0:
+            return  # cancelled as a brush since, or a new position was taken meanwhile
         board = self._board
-        theirs = board.occupied_co[not board.turn]
-        if (
-            (ev.occupied or theirs & bit) and theirs & ~self._occ
-            and self._promotion is None and not self._finished
-        ):
-            self._reply_started(ev.t, out, hidden=False)  # the other side lifting, or a touchdown after it
+        if promotion is not None:
+            if change.square == promotion.move.to_square:
+                return
+            cut = index  # the promotion closes before this change, which belongs to the next move
+        else:
+            cut = index + 1
+        later = log[cut:] if cut < len(log) else []
+        occ = self._occ
+        for c in later:
+            occ ^= BIT[c.square]
+        if promotion is None:
+            theirs = board.occupied_co[not board.turn]
+            if self._finished or not (change.occupied or theirs & BIT[change.square]) or not theirs & ~occ:
+                return  # neither the other side lifting nor a touchdown after its lift
+        now_occ, last_change = self._occ, self._last_change
+        position = (self._board, len(board.move_stack))
+        del log[cut:]
+        self._occ = occ
+        if promotion is not None:
+            self._promotion_interrupted(out)
+            if self._promotion is None:
+                self._pending.appendleft(change)  # the same change may now start the reply
+        else:
+            self._reply_started(change.t, out, hidden=False)  # the other side lifting, or a touchdown after it
+        self._occ = now_occ
+        if later:
+            if self._log is not log:
+                log = self._log
+            log.extend(later)
+            for c in later:
+                if not c.occupied:
+                    self._lifted |= BIT[c.square]
+            self._last_change = max(last_change, self._last_change)
+            self._settled_done = False
+            self._mismatch_at = None
+            self._mismatch_shown = False
+            self._capture_at = None
+            if (self._board, len(self._board.move_stack)) != position:
+                # A new position: the changes since may decide in it what they could not before.
+                waiting = {id(c) for c in self._pending}
+                self._pending = deque(sorted([*self._pending, *(c for c in later if id(c) not in waiting)], key=lambda c: c.t))
 
     def _on_button(self, ev: ButtonPressed, out: list[Output]) -> None:
         button = ev.button
@@ -737,17 +836,34 @@ class Tracker:
         first_reply = min(self._lift_t(sq) for sq in _squares(eligible))
         if extra and not all(self._placed_after(sq, first_reply) for sq in _squares(extra)):
             return False
-        square = self._hidden_from((occ | eligible) & ~extra) if hidden or extra else None
+        square = self._hidden_from((occ | eligible) & ~extra)
         if square is not None:
             lift = self._first_lift(square)
             targets = self._capture_targets(square)
             assert lift is not None
-            if targets and first_reply > lift.t and eligible & ~targets:
+            # The piece is down, not in the air, when the board has settled, the reply has set
+            # down, or a square it could take blinked (its victim pushed off).
+            blinked = self._blinked_since(lift.t) & targets if self._blinks else 0
+            if not (hidden or extra or blinked):
+                return False
+            # A lift of a piece it could take may be its own victim taken off by hand, unless the
+            # reply has set down elsewhere since and a blink says which victim was pushed off (a
+            # blink alone may be a brush while the piece is still in the air).
+            known = blinked if extra else 0
+            if targets and first_reply > lift.t and eligible & ~(known or targets):
                 self._update_touch(t, exclude=eligible)
                 capture = self._resolve_hidden(t, square, targets, out)
                 if capture is not None:
                     return self._complete_with_reply(t, capture, eligible | extra, out)
         return False
+
+    def _blinked_since(self, t: float) -> int:
+        """The squares that blinked (a brush of an occupied square) at ``t`` or later."""
+        mask = 0
+        for blink in self._blinks:
+            if blink.t >= t:
+                mask |= BIT[blink.square]  # a square may blink twice: a mask, never a sum
+        return mask
 
     def _placed_after(self, square: Square, t: float) -> bool:
         last = self._last_event(square)
@@ -831,7 +947,7 @@ class Tracker:
         """The capture to record, or None while the player is asked which (``which-capture``)."""
         lift = self._first_lift(square)
         assert lift is not None
-        blinked = sum(BIT[b.square] for b in self._blinks if b.t >= lift.t) & targets
+        blinked = self._blinked_since(lift.t) & targets
         if blinked:
             targets = blinked
         if targets.bit_count() == 1:
@@ -881,21 +997,74 @@ class Tracker:
             bit = BIT[change.square]
             if change.occupied or seen & bit:
                 continue
+            if own & bit and touched is None and not board.move_stack and self._put_back_quickly(index):
+                continue  # straightened before the first move: the game has not begun; a later lift counts
             seen |= bit
             if touched is not None and own & bit:
                 continue
             if own & bit:
-                if touched is None and self._has_legal_move_from(change.square):
+                if touched is None and self._has_legal_move_from(change.square) and not self._is_knocked(index):
                     touched, touched_t = change.square, change.t
             elif theirs & bit & ~exclude and victim is None:
                 back = next((c.t for c in self._log[index + 1:] if c.square == change.square), t)
-                if back - change.t >= self._timing.settle and self._can_capture(change.square):
+                if back - change.t >= self._timing.settle and not self._is_knocked(index) and self._can_capture(change.square):
                     victim, victim_t = change.square, change.t
         if (touched, victim) != (turn.touched, turn.victim):
             self._turn = _Turn(
                 touched, touched_t, victim, victim_t, turn.castle, turn.expected, turn.hint, turn.preselect,
                 turn.adjusting, turn.which_from, turn.which, turn.which_since,
             )
+
+    def _put_back_quickly(self, index: int) -> bool:
+        """Whether the piece lifted at ``self._log[index]`` was set down on its own square again
+        within the settle time: an adjustment, not a touch."""
+        change = self._log[index]
+        back = next((c for c in self._log[index + 1:] if c.square == change.square), None)
+        return back is not None and back.t - change.t < self._timing.settle
+
+    def _is_knocked(self, index: int) -> bool:
+        """Whether the lift at ``self._log[index]`` came within ``Timing.knock`` of a lift of
+        another square: pieces knocked over together, which nobody touched deliberately."""
+        log = self._log
+        change = log[index]
+        window = self._timing.knock
+        if (index == 0 or change.t - log[index - 1].t > window) and (
+            index + 1 == len(log) or log[index + 1].t - change.t > window
+        ):
+            return False  # (the usual case: no change at all that close)
+        for i in range(index - 1, -1, -1):
+            other = log[i]
+            if change.t - other.t > window:
+                break
+            if not other.occupied and other.square != change.square:
+                return True
+        for i in range(index + 1, len(log)):
+            other = log[i]
+            if other.t - change.t > window:
+                break
+            if not other.occupied and other.square != change.square:
+                return True
+        return False
+
+    def _knocked_off(self) -> int:
+        """Game pieces off their squares now, last lifted in a knock (pieces knocked over)."""
+        off = self._board.occupied & ~self._occ
+        if off & (off - 1) == 0:
+            return 0  # a move and a knocked piece leave two squares empty at least
+        window = self._timing.knock
+        last_lift = float("-inf")
+        for change in self._log:
+            if not change.occupied:
+                if change.t - last_lift <= window:
+                    break
+                last_lift = change.t
+        else:
+            return 0  # no two lifts that close: nothing was knocked
+        found = 0
+        for index, change in enumerate(self._log):
+            if off & BIT[change.square] and change is self._last_event(change.square) and self._is_knocked(index):
+                found |= BIT[change.square]
+        return found
 
     def _can_capture(self, square: Square) -> bool:
         """Whether some legal move of the side to move takes the piece on ``square``."""
@@ -930,6 +1099,11 @@ class Tracker:
                 self._judge_move(t, confirmed, out, final=True)
             return
         candidates = self._explained(occ)
+        off = board.occupied & ~occ
+        if not candidates and off & (off - 1):  # a move and a knocked piece leave two squares empty
+            knocked = self._knocked_off()
+            if knocked:
+                candidates = self._explained(occ | knocked)  # the move, with pieces knocked over aside
         if candidates:
             self._judge_move(t, candidates[0], out)
             return
@@ -954,9 +1128,12 @@ class Tracker:
         if hidden is not None and not self._turn.which:
             lift = self._first_lift(hidden)
             assert lift is not None
-            blinked = [b for b in self._blinks if b.t >= lift.t]
+            blinked = self._blinked_since(lift.t) if self._blinks else 0
             targets = self._capture_targets(hidden) if blinked else 0
-            if any(targets & BIT[b.square] for b in blinked):
+            if blinked & targets:
+                # A square it could take blinked and all has been still since: its victim pushed
+                # off. (A brush of such a square while the piece is held longer than the settle
+                # time reads the same: docs/events.md.)
                 capture = self._resolve_hidden(t, hidden, targets, out)
                 if capture is not None:
                     self._judge_move(t, capture, out, final=True)
@@ -1024,7 +1201,7 @@ class Tracker:
         self._accept(t, move, out)
         return True
 
-    def _promotion_interrupted(self, ev: SquareChanged, out: list[Output]) -> None:
+    def _promotion_interrupted(self, out: list[Output]) -> None:
         """Another square changed: the promotion is final. If its square is empty now, the last
         lift there was the opponent taking the new piece, so it belongs to the next move."""
         promo = self._promotion
@@ -1174,6 +1351,14 @@ class Tracker:
             self._mismatch_at = t + self._timing.mismatch_delay
             self._mismatch_shown = False
             return
+        if own_missing and not extra and own_missing == missing and own_missing & (own_missing - 1) == 0 and self._refilled(missing, occ):
+            # One own piece off and a square of the other side's refilled since it was lifted, and
+            # no legal move tells that story: an illegal capture released, refused as a legal one
+            # would be accepted (the tracker cannot tell it from the victim put back in the hand).
+            self._refuse(t, Code.ILLEGAL_MOVE, f"{self._diff_detail()}: the piece from {self._name(_lsb(own_missing))} cannot take there", out, count=True)
+            if self._refused is not None:
+                self._refused |= self._refilled(missing, occ)  # its target too: putting it right adds no violation
+            return
         castle = self._is_partial(occ)
         if castle is not None:
             if not isinstance(castle, bool) and self._policy is Policy.STRICT and self._turn.expected is None:
@@ -1182,12 +1367,7 @@ class Tracker:
         if self._check_over():
             return  # stalemate: clearing up
         # A piece set down where it did not stand, or on a square emptied after a lift: released.
-        first_lift = min((c.t for c in self._log if not c.occupied and missing & BIT[c.square]), default=None)
-        placed_on_emptied = first_lift is not None and any(
-            change.occupied and board.occupied & BIT[change.square] and change.t > first_lift
-            and self._first_lift(change.square) is not None and occ & BIT[change.square]
-            for change in self._log
-        )
+        placed_on_emptied = bool(self._refilled(missing, occ))
         if missing and (extra or placed_on_emptied) and not own_missing and self._is_taking_back(occ):
             pass  # the last move's pieces on their way back: a takeback, not a move out of turn
         elif missing and (extra or placed_on_emptied):
@@ -1206,6 +1386,33 @@ class Tracker:
         self._mismatch_shown = False
         if self._restore is not None and self._restore is not Code.MISMATCH:
             self._mismatch_at = None  # already guiding a restore
+
+    def _refilled(self, missing: int, occ: int) -> int:
+        """Squares set down on after the first lift of a ``missing`` piece that were emptied in
+        this window and stand in the game: where a missing piece may have captured. (A square
+        whose piece no missing piece could take is a piece put back: a knocked or straightened
+        piece being restored, not a move.)"""
+        board = self._board
+        first_lift: float | None = None
+        placed = False
+        for change in self._log:
+            if change.occupied:
+                placed = True
+            elif first_lift is None and missing & BIT[change.square]:
+                first_lift = change.t
+        if first_lift is None or not placed:
+            return 0
+        refilled = 0
+        standing = board.occupied & occ
+        for change in self._log:
+            if not (change.occupied and standing & BIT[change.square] and change.t > first_lift):
+                continue
+            if not missing & board.occupied_co[not board.color_at(change.square)]:
+                continue
+            lift = self._first_lift(change.square)
+            if lift is not None and not self._is_knocked(self._log.index(lift)):
+                refilled |= BIT[change.square]
+        return refilled
 
     def _is_partial(self, occ: int) -> Move | bool | None:
         """Every difference from the game position belongs to one legal move, not yet finished:
@@ -1235,7 +1442,7 @@ class Tracker:
         off = theirs & ~self._occ
         for square in _squares(off):
             lift = self._first_lift(square)
-            if lift is None or t - lift.t < self._timing.settle:
+            if lift is None or t - lift.t < self._timing.settle or self._is_knocked(self._log.index(lift)):
                 continue
             with_victim = self._occ | BIT[square]
             if any(after == with_victim for _, after in self._legal_after()):

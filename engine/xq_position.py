@@ -101,8 +101,8 @@ def parse_fen(fen: str) -> tuple[list[int], int, int, int]:
             if ch.isdigit():
                 f += int(ch)
             elif ch.upper() in _FEN_PIECES:
-                if f >= 9:
-                    break
+                if f >= 9:  # a tenth point: refused, never cut off (that would be another position)
+                    raise XiangqiError(f"FEN {fen!r}: rank {rank} ({row!r}) has more than 9 files")
                 colour = 0 if ch.isupper() else 1
                 mb[rank * 9 + f] = colour * 7 + _FEN_PIECES[ch.upper()]
                 f += 1

@@ -201,7 +201,7 @@ def test_check_says_what_is_wrong_with_the_folder(tmp_path: Path, monkeypatch: p
     (tmp_path / "file").write_text("x")
     with pytest.raises(StorageError, match="is a file, not a folder"):
         GameStore(tmp_path / "file").check()
-    with pytest.raises(StorageError, match=r"cannot create games folder .*Not a directory"):
+    with pytest.raises(StorageError, match=r"games folder .*games is inside .*file, which is a file, not a folder"):
         GameStore(tmp_path / "file" / "games").check()
     for code, why in FAILURES:
         def refuse(*args: Any, code: int = code, **kwargs: Any) -> Any:

@@ -100,6 +100,8 @@ def _touch_violation(hand: Hand, board: chess.Board, touched: chess.Square, othe
     out: list[Event] = []
     hand._lift(out, touched)
     hand._in_hand()
+    if not board.move_stack:
+        hand.t += 0.3  # before the first move a piece put back within the settle time is straightened
     hand._place(out, touched)
     hand._released()
     out.extend(hand.move(board, other))

@@ -347,6 +347,8 @@ def _touch_violation(hand: Hand, board: object, touched: int, other: object) -> 
     out: list[Event] = []
     hand._lift(out, touched)
     hand._in_hand()
+    if not board.move_stack:  # type: ignore[attr-defined]
+        hand.t += 0.3  # before the first move a piece put back within the settle time is straightened
     hand._place(out, touched)
     hand._released()
     out.extend(hand.move(board, other))  # type: ignore[arg-type]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -19,7 +21,7 @@ from aiohttp import WSMsgType, web
 from boardctl.daemon import Daemon
 from boardctl.events import Code
 from boardctl.network import protocol
-from boardctl.network.link import Link
+from boardctl.network.link import Link, RequestRefused
 from boardctl.network.protocol import (
     Error,
     Hello,
@@ -41,6 +43,42 @@ HELLO_TIMEOUT = 10.0
 WRONG_SECRET_DELAY = 1.0
 #: Bad messages tolerated on one connection before it is closed.
 MAX_BAD_MESSAGES = 50
+#: Wrong codes or tokens from all addresses together before the global back-off starts: each
+#: further one closes the code to everyone for twice as long as the last, up to GLOBAL_MAX_DELAY.
+GLOBAL_FREE_FAILURES = 10
+GLOBAL_MAX_DELAY = 900.0
+#: With no wrong code or token for this long, the global count starts again (a right one resets it too).
+GLOBAL_QUIET_SECONDS = 3600.0
+
+
+class WrongSecrets:
+    """The global limit on guessing the invitation code, whatever the source (as for the page's
+    PIN, boardctl.web.server): parallel connections from one or many addresses share it. While
+    closed, codes are refused unchecked; tokens (256 random bits, not guessable) are still
+    checked, so the guest that joined reconnects during an attack."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._failures = 0
+        self._last = -float("inf")
+        self._until = 0.0
+
+    def closed_for(self) -> float:
+        """Seconds the code stays closed to everyone (0: open)."""
+        return max(0.0, self._until - self._clock())
+
+    def failed(self) -> None:
+        now = self._clock()
+        if now - self._last > GLOBAL_QUIET_SECONDS:
+            self._failures = 0
+        self._last = now
+        self._failures += 1
+        over = self._failures - GLOBAL_FREE_FAILURES
+        if over > 0:
+            self._until = now + min(GLOBAL_MAX_DELAY, 2.0 ** min(over - 1, 30))
+
+    def succeeded(self) -> None:
+        self._failures, self._until = 0, 0.0
 
 
 def state_of(session: Session, t: float) -> State:
@@ -106,6 +144,8 @@ class HostLink(Link):
         self._outbox: list[protocol.Message] = []
         #: What the state lines show under ``invite`` (address, code while unused, fingerprint).
         self.invite: dict[str, Any] | None = None
+        #: Wrong codes and tokens from anywhere (the global rate limit).
+        self.wrong_secrets = WrongSecrets()
         self._update_extra()
 
     def _update_extra(self) -> None:
@@ -162,27 +202,38 @@ class HostLink(Link):
             return await self._refuse(ws, str(exc))
         if not isinstance(hello, Hello):
             return await self._refuse(ws, "the first message must be hello")
-        variant = self.session.variant.name
-        if hello.variant != variant:
-            log.warning("network: refused a board playing %s (this game is %s)", hello.variant, variant)
-            return await self._refuse(ws, f"this game is {variant} and your board plays {hello.variant}: both boards must "
-                                          f"play the same game (join with --variant {variant})")
         ticket = self.ticket
+        # The secret first: nothing about the game (not even its variant) for a wrong one.
         if hello.code is not None:
+            closed = self.wrong_secrets.closed_for()
+            if closed > 0:
+                await asyncio.sleep(WRONG_SECRET_DELAY)
+                return await self._refuse(ws, f"too many wrong invitation codes on this board recently; "
+                                              f"try again in {closed:.0f} s")
             if not same_secret(hello.code, ticket.code):
+                self.wrong_secrets.failed()
                 await asyncio.sleep(WRONG_SECRET_DELAY)
                 log.warning("network: wrong or used invitation code from %s", remote)
                 return await self._refuse(ws, "wrong or already used invitation code")
+        elif not same_secret(hello.token, ticket.token):
+            self.wrong_secrets.failed()
+            await asyncio.sleep(WRONG_SECRET_DELAY)
+            log.warning("network: wrong game token from %s", remote)
+            return await self._refuse(ws, "wrong game token (this board hosts another game now)")
+        if hello.code is not None:
+            self.wrong_secrets.succeeded()  # the code's one use ends the guessing anyway
+        variant = self.session.variant.name
+        if hello.variant != variant:  # the code is not used up by a board of the other game
+            log.warning("network: refused a board playing %s (this game is %s)", hello.variant, variant)
+            return await self._refuse(ws, f"this game is {variant} and your board plays {hello.variant}: both boards must "
+                                          f"play the same game (join with --variant {variant})")
+        if hello.code is not None:
             ticket = ticket.with_token(new_token())
             self.store.save(ticket)
             self.ticket = ticket
             if self.invite is not None:
                 self.invite = {**self.invite, "code": None}
                 self.daemon.extra_state["invite"] = self.invite
-        elif not same_secret(hello.token, ticket.token):
-            await asyncio.sleep(WRONG_SECRET_DELAY)
-            log.warning("network: wrong game token from %s", remote)
-            return await self._refuse(ws, "wrong game token (this board hosts another game now)")
         await ws.send_str(protocol.dumps(self._welcome()))
         return True
 
@@ -205,7 +256,7 @@ class HostLink(Link):
                 continue
             try:
                 self.receive(msg.data, where="message from the other board")
-            except (ProtocolError, RemoteMoveError) as exc:
+            except (ProtocolError, RemoteMoveError, RequestRefused) as exc:
                 bad += 1
                 log.warning("network: refused: %s", exc)
                 await ws.send_str(protocol.dumps(Error(str(exc))))
@@ -228,6 +279,15 @@ class HostLink(Link):
         local = session.local_color()
         assert local is not None
         guest = not local
+        offered = None
+        if kind == "accept":
+            offered, self.offer_out = self.offer_out, None  # an answer settles the offer either way
+        if session.is_over() and not (kind == "accept" and offered == "rematch"):
+            # The result is final: a late resignation, claim or acceptance changes nothing.
+            raise RequestRefused(f"{kind}: the game is over ({session.record.result}, "
+                                 f"{session.record.termination or 'no reason'}); its result is final")
+        if kind == "accept" and offered is None:
+            raise RequestRefused("accept: this board has no offer standing (a move or the end withdrew it)")
         if kind == "resign":
             session.remote_end("0-1" if guest else "1-0", f"{session.variant.color_name(guest)} resigned", now)
         elif kind == "claim":
@@ -237,7 +297,6 @@ class HostLink(Link):
             else:
                 self._send_soon(Request("decline"))
         elif kind == "accept":
-            offered, self.offer_out = self.offer_out, None
             if offered == "draw":
                 session.remote_end("1/2-1/2", "draw agreed", now)
             elif offered == "takeback":

@@ -19,11 +19,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 
+from boardctl.config import check_time_control
+from boardctl.core.rules import GameBoard, Variant
 from boardctl.daemon import Daemon
-from boardctl.errors import BoardctlError, ConfigError
+from boardctl.errors import BoardctlError, ConfigError, PositionError
 from boardctl.events import Code
 from boardctl.network import protocol
-from boardctl.network.link import Link
+from boardctl.network.link import Link, RequestRefused
 from boardctl.network.protocol import (
     Error,
     Hello,
@@ -35,7 +37,9 @@ from boardctl.network.protocol import (
     Welcome,
 )
 from boardctl.network.tokens import Ticket, TicketStore
+from boardctl.positions import board_from_fen
 from boardctl.session import RemoteMoveError
+from boardctl.variants import NAMES
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +51,38 @@ ANSWER_TIMEOUT = 15.0
 
 class JoinRefused(BoardctlError, PermissionError):
     """The host refused this board for good (wrong or used code, wrong token, another game)."""
+
+
+class InvalidGame(JoinRefused):
+    """The host sent a game this board cannot play (a bad FEN, another variant, a bad clock):
+    the guest stops with one line, ``the host sent an invalid game: ...``."""
+
+
+def check_welcome(welcome: Welcome, *, variant: Variant) -> GameBoard:
+    """Every field of the host's ``welcome`` checked against this board's game ``variant``: the
+    same variant, a colour of it, a possible start position of it (not an empty board), a time
+    control this board's clock can keep, printable names. Returns the start position's board;
+    raises :class:`InvalidGame` naming the field."""
+
+    def bad(detail: str) -> InvalidGame:
+        return InvalidGame(f"the host sent an invalid game: {detail}")
+
+    if welcome.variant != variant.name:
+        shown = welcome.variant if welcome.variant in NAMES else f"an unknown variant {welcome.variant[:20]!r}"
+        raise bad(f"{shown}, but this board plays {variant.name}")
+    if welcome.color not in variant.color_names:
+        raise bad(f"colour {welcome.color!r} is not one of {variant.name}'s ({', '.join(variant.color_names)})")
+    try:
+        check_time_control(welcome.time_control)
+    except ValueError as exc:
+        raise bad(f"time control {welcome.time_control[:20]!r}: {exc}") from None
+    for field, name in (("white", welcome.white), ("black", welcome.black)):
+        if not name.strip() or not name.isprintable():
+            raise bad(f"player name {field} {name[:40]!r} is empty or not printable")
+    try:
+        return board_from_fen(welcome.fen, where="start position", variant=variant)
+    except PositionError as exc:
+        raise bad(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -70,6 +106,20 @@ class Address:
     @property
     def is_tls(self) -> bool:
         return self.url.startswith("wss:")
+
+
+def _welcome_of(text: str) -> Welcome:
+    """The host's answer to ``hello``: its welcome; JoinRefused for its ``error``, InvalidGame
+    for anything else (retrying would get the same)."""
+    try:
+        answer = protocol.parse(text, where="its answer to hello")
+    except ProtocolError as exc:
+        raise InvalidGame(f"the host sent an invalid game: {exc}") from None
+    if isinstance(answer, Error):
+        raise JoinRefused(f"the host refused: {answer.message}")
+    if not isinstance(answer, Welcome):
+        raise InvalidGame(f"the host sent an invalid game: a {answer.type} message instead of its welcome")
+    return answer
 
 
 def tls_option(address: Address, *, ca: Path | None, fingerprint: str | None) -> Any:
@@ -106,12 +156,7 @@ async def handshake(address: Address, hello: Hello, *, tls: Any, attempts: int =
                 msg = await asyncio.wait_for(ws.receive(), ANSWER_TIMEOUT)
                 if msg.type != aiohttp.WSMsgType.TEXT:
                     raise ConnectionError(f"the host closed the connection ({msg.type.name})")
-                answer = protocol.parse(msg.data, where="host's answer")
-                if isinstance(answer, Error):
-                    raise JoinRefused(f"the host refused: {answer.message}")
-                if not isinstance(answer, Welcome):
-                    raise ProtocolError(f"host's answer: expected welcome, got {answer.type}")
-                return answer
+                return _welcome_of(msg.data)
         except JoinRefused:
             raise
         except (OSError, aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
@@ -193,11 +238,7 @@ class JoinLink(Link):
             msg = await asyncio.wait_for(ws.receive(), ANSWER_TIMEOUT)
             if msg.type != aiohttp.WSMsgType.TEXT:
                 raise ConnectionError("the host closed the connection")
-            answer = protocol.parse(msg.data, where="host's answer")
-            if isinstance(answer, Error):
-                raise JoinRefused(f"the host refused: {answer.message}")
-            if not isinstance(answer, Welcome):
-                raise ProtocolError(f"expected welcome, got {answer.type}")
+            answer = _welcome_of(msg.data)
             self._ws, self._host_moves, self._sent_plies = ws, -1, set()
             self._on_welcome(answer, self.daemon.now())
             self.connects += 1
@@ -211,7 +252,7 @@ class JoinLink(Link):
                         continue
                     try:
                         self.receive(msg.data, where="message from the host")
-                    except (ProtocolError, RemoteMoveError) as exc:
+                    except (ProtocolError, RemoteMoveError, RequestRefused) as exc:
                         log.warning("network: refused from the host: %s", exc)
             finally:
                 self._ws = None
@@ -225,6 +266,8 @@ class JoinLink(Link):
         self._apply_state(message, now)
 
     def on_takeback(self, message: Takeback, now: float) -> None:
+        if self.session.is_over():  # a result is final on this board too (docs/network-protocol.md)
+            raise RequestRefused(f"takeback: the game is over ({self.session.record.result}); its result is final")
         self.session.remote_takeback(message.moves, now)
         self.daemon.refresh(Code.TAKEBACK)
 
@@ -240,6 +283,7 @@ class JoinLink(Link):
         """The host's game: the one this board plays, or a new one (an agreed rematch) begun on
         the host, which begins here too (colours swapped, saved, the ticket pointing at it)."""
         session = self.session
+        check_welcome(welcome, variant=session.variant)  # InvalidGame stops this board, with one line
         if self.host_game is not None and welcome.game != self.host_game:
             variant = session.variant
             session.start_rematch(now, color=welcome.color, white=welcome.white, black=welcome.black,

@@ -16,6 +16,7 @@ import logging
 from typing import Any, ClassVar
 
 from boardctl.daemon import Daemon
+from boardctl.errors import BoardctlError
 from boardctl.network import protocol
 from boardctl.network.protocol import (
     Error,
@@ -32,6 +33,11 @@ log = logging.getLogger(__name__)
 
 #: Requests that are offers: the other side answers them with ``accept`` or ``decline``.
 OFFERS = ("draw", "takeback", "rematch")
+
+
+class RequestRefused(BoardctlError, ValueError):
+    """A request from the other side that cannot be carried out now (the game is over, no offer
+    of this board stands): answered with a non-fatal ``error``, nothing changes."""
 
 
 class SettleTimer:
@@ -75,9 +81,43 @@ class Link:
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
         self._ws: Any = None  # the open WebSocket (server or client side), None while down
-        #: The other side's offer awaiting this board's answer, and this board's awaiting the other's.
-        self.offer_in: str | None = None
-        self.offer_out: str | None = None
+        # The other side's offer awaiting this board's answer, and this board's awaiting the
+        # other's, each with the game's length when it was made (see :meth:`_standing`).
+        self._offer_in: tuple[str, int] | None = None
+        self._offer_out: tuple[str, int] | None = None
+
+    @property
+    def offer_in(self) -> str | None:
+        """The other side's offer that still stands (:meth:`_standing`)."""
+        self._offer_in = self._standing(self._offer_in)
+        return None if self._offer_in is None else self._offer_in[0]
+
+    @offer_in.setter
+    def offer_in(self, kind: str | None) -> None:
+        self._offer_in = None if kind is None else (kind, len(self.session.network_moves()))
+
+    @property
+    def offer_out(self) -> str | None:
+        """This board's offer that still stands (:meth:`_standing`)."""
+        self._offer_out = self._standing(self._offer_out)
+        return None if self._offer_out is None else self._offer_out[0]
+
+    @offer_out.setter
+    def offer_out(self, kind: str | None) -> None:
+        self._offer_out = None if kind is None else (kind, len(self.session.network_moves()))
+
+    def _standing(self, offer: tuple[str, int] | None) -> tuple[str, int] | None:
+        """``offer`` if it still stands: a rematch while the game is over; a draw or takeback
+        while the game runs and no move was made since (the offerer's move withdraws it, the
+        other's declines it; a resignation, a flag, a mate or any other end withdraws it)."""
+        if offer is None:
+            return None
+        kind, moves = offer
+        if kind == "rematch":
+            return offer if self.session.is_over() else None
+        if self.session.is_over() or len(self.session.network_moves()) != moves:
+            return None
+        return offer
 
     @property
     def session(self) -> Session:
@@ -132,6 +172,8 @@ class Link:
         """Offers and answers pass between the players alike; what comes of a resignation, a
         claim or an accepted offer is the host's to decide (:meth:`decide`)."""
         session = self.session
+        if kind in ("draw", "takeback") and session.is_over():
+            raise RequestRefused(f"{kind}: the game is over ({session.record.result}); its result is final")
         if kind in ("draw", "takeback"):
             self.offer_in = kind
             session.remote_request(kind, now)

@@ -66,8 +66,16 @@ class PageInvite:
         return await self.link.handle(request)
 
     async def get(self, request: web.Request) -> web.Response:
-        return web.json_response({"available": True, "hosting": self.link is not None, "invite": self.invite,
-                                  "command": self.command()})
+        """Whether this board hosts; the invitation only for a client with the PIN in LAN mode
+        (its code is worth the guest's seat; boardctl.web.server, PIN_ONLY_KEYS)."""
+        from boardctl.web.protocol import PinError
+
+        try:
+            shown = self.server.has_pin(request)
+        except PinError as exc:
+            return _error(403, str(exc))
+        return web.json_response({"available": True, "hosting": self.link is not None,
+                                  "invite": self.invite if shown else None, "command": self.command()})
 
     async def post(self, request: web.Request) -> web.Response:
         from boardctl.web.protocol import PinError

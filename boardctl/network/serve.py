@@ -17,8 +17,9 @@ import signal
 import socket
 import ssl
 import time
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from boardctl import config as config_mod
 from boardctl.config import Config
@@ -34,19 +35,38 @@ from boardctl.launch import (
     config_from_args,
 )
 from boardctl.network.host import HostLink, attach
-from boardctl.network.join import Address, JoinLink, handshake, tls_option
+from boardctl.network.join import Address, JoinLink, check_welcome, handshake, tls_option
 from boardctl.network.protocol import Hello
 from boardctl.network.tokens import Ticket, TicketStore, new_code
 from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
 from boardctl.storage import GameRecord, GameStore
 from boardctl.tracker import Policy
-from boardctl.variants import get_variant
 
 log = logging.getLogger(__name__)
 
 #: The endpoint of the game on the host's web server.
 PATH = "/net"
+
+_T = TypeVar("_T")
+
+
+async def unless_stopped(work: Awaitable[_T], stop: asyncio.Event) -> _T | None:
+    """``work``'s result, or None as soon as ``stop`` is set (SIGTERM, Ctrl-C): ``work`` is then
+    cancelled, however long it would still wait (a host that cannot be reached, or never answers)."""
+    task = asyncio.ensure_future(work)
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+        if not task.done():
+            task.cancel()
+    if task.done() and not task.cancelled():
+        return task.result()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+    return None
 
 
 def add_host_arguments(parser: argparse.ArgumentParser) -> None:
@@ -195,10 +215,13 @@ async def serve(role: str, args: argparse.Namespace) -> int:
                     raise ConfigError("join: give --code CODE (the invitation code the host printed)")
                 else:
                     hello = Hello(variant=variant.name, code=args.code.strip().upper())
-                welcome = await handshake(address, hello, tls=tls)
-                game_variant = get_variant(welcome.variant)
-                session = Session(_settings(cfg, color=welcome.color, variant=game_variant.name,
-                                            time_control=welcome.time_control), fen=welcome.fen, variant=game_variant)
+                welcome = await unless_stopped(handshake(address, hello, tls=tls), stop)
+                if welcome is None:  # stopped while the host could not be reached: nothing to save yet
+                    log.warning("join: stopped before %s answered; nothing was saved", address.url)
+                    return 0
+                start = check_welcome(welcome, variant=variant)  # nothing of the host's is used unchecked
+                session = Session(_settings(cfg, color=welcome.color, variant=variant.name,
+                                            time_control=welcome.time_control), fen=start.fen(), variant=variant)
                 session.set_players(welcome.white, welcome.black)
                 token = welcome.token
                 store.save(session.record)

@@ -61,7 +61,7 @@ class TicketStore:
         self.folder = folder
 
     def path(self, role: str) -> Path:
-        return self.folder / f"network-{role}.json"
+        return self.folder / f"network-{role}.json"  # boardctl.storage.NOT_GAMES: never taken for a game
 
     def load(self, role: str) -> Ticket | None:
         path = self.path(role)

@@ -6,6 +6,8 @@ A WebSocket message from the page is one JSON object::
 
 ``id`` (optional) is echoed in the reply ``{"reply": 7, "ok": true}`` or
 ``{"reply": 7, "error": "..."}``; ``pin`` is needed only when the server is in LAN mode.
+``{"id": 8, "pin": "123456"}`` with no action only gives the PIN: in LAN mode the socket then gets
+what only PIN holders see (a hosted network game's ``invite``, docs/network-protocol.md).
 ``POST /api/action`` takes the bare action as its body and the PIN in ``X-Boardctl-Pin``.
 
 An action is checked here, once, into a typed value of :mod:`boardctl.actions` that the daemon
@@ -282,6 +284,9 @@ class Envelope:
     action: Any
     id: int | None = None
     pin: str | None = None
+    #: ``{"pin": ...}`` with no action: the page gives its PIN (LAN mode) to see what only PIN
+    #: holders see (the network game's invitation), and changes nothing.
+    pin_only: bool = False
 
 
 def parse_json(text: str | bytes, *, where: str = "message") -> Any:
@@ -308,6 +313,8 @@ def parse_envelope(text: str | bytes) -> Envelope:
         if not isinstance(pin, str):
             raise WebInputError(f"message.pin: expected a string, got {_type_name(pin)}", msg_id=msg_id)
     if "action" not in obj:
+        if pin is not None:
+            return Envelope(None, msg_id, pin, pin_only=True)
         raise WebInputError("message: missing 'action'", msg_id=msg_id)
     return Envelope(obj["action"], msg_id, pin)
 
@@ -323,6 +330,8 @@ def needs_worker(action: Any) -> bool:
 def parse_client_message(text: str | bytes, *, variant: Variant | None = None) -> ClientMessage:
     """Parse and validate one WebSocket message (see the module docstring)."""
     envelope = parse_envelope(text)
+    if envelope.pin_only:
+        raise WebInputError("message: missing 'action'", msg_id=envelope.id)
     try:
         action = validate_action(envelope.action, variant=variant)
     except WebInputError as exc:

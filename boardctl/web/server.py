@@ -22,6 +22,10 @@ Security model:
   :data:`PIN_LOCKOUT_SECONDS`) and across all addresses: after :data:`GLOBAL_FREE_FAILURES` wrong
   PINs from anywhere, each further one closes the board to every PIN for twice as long as the
   last, up to :data:`GLOBAL_MAX_DELAY` (a WebSocket that already gave the right PIN keeps working).
+- In LAN mode the state lines' secrets (:data:`PIN_ONLY_KEYS`: a hosted network game's ``invite``,
+  whose code is worth a seat in the game) reach only clients that gave the PIN: ``GET
+  /api/state`` with the right ``X-Boardctl-Pin``, a ``/ws`` socket after a message with the right
+  ``pin`` (``{"pin": ...}`` alone is enough). Everyone else gets the lines without them.
 """
 
 from __future__ import annotations
@@ -73,6 +77,8 @@ GLOBAL_QUIET_SECONDS = 3600.0
 #: At most one "wrong PIN" log line per this many seconds; the others are counted in the next one.
 PIN_LOG_INTERVAL = 10.0
 PIN_HEADER = "X-Boardctl-Pin"
+#: State line keys that, in LAN mode, only clients that gave the PIN see (the invitation code).
+PIN_ONLY_KEYS = ("invite",)
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOST_RE = re.compile(
     rf"(?:\[(?P<v6>[0-9A-Fa-f:.]{{2,45}})\]|(?P<name>{_LABEL}(?:\.{_LABEL})*\.?))(?::(?P<port>[0-9]{{1,5}}))?"
@@ -433,8 +439,32 @@ class WebServer:
             return _error(500, str(exc))
         return web.json_response({"characters": [c.to_json() for c in characters]})
 
+    def visible(self, line: dict[str, Any], *, authenticated: bool) -> dict[str, Any]:
+        """``line`` as a client sees it: in LAN mode without :data:`PIN_ONLY_KEYS` unless the
+        client gave the PIN."""
+        if not self._lan or authenticated or not any(key in line for key in PIN_ONLY_KEYS):
+            return line
+        return {k: v for k, v in line.items() if k not in PIN_ONLY_KEYS}
+
+    def has_pin(self, request: web.Request) -> bool:
+        """Whether an HTTP request carries the right PIN (in LAN mode; always True otherwise).
+        A missing PIN is no failure (reading is allowed); a wrong one counts as one and raises
+        PinError."""
+        if not self._lan:
+            return True
+        given = request.headers.get(PIN_HEADER)
+        if not given:
+            return False
+        self._guard.check(self._remote(request), given)
+        return True
+
     async def _state(self, request: web.Request) -> web.Response:
-        return web.json_response(self._annotator.annotate(self._daemon.state()))
+        try:
+            authenticated = self.has_pin(request)
+        except PinError as exc:
+            return _error(403, str(exc))
+        line = self._annotator.annotate(self._daemon.state())
+        return web.json_response(self.visible(line, authenticated=authenticated))
 
     async def _submit(self, action: Action) -> None:
         log.debug("web action %s", action)
@@ -477,8 +507,9 @@ class WebServer:
         sender: asyncio.Task[None] | None = None
         authenticated = [False]
         try:
-            await ws.send_str(_dumps(self._annotator.annotate(self._daemon.state())))
-            sender = asyncio.create_task(self._forward(queue, ws))
+            line = self._annotator.annotate(self._daemon.state())
+            await ws.send_str(_dumps(self.visible(line, authenticated=False)))
+            sender = asyncio.create_task(self._forward(queue, ws, authenticated))
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
                     await self._handle_ws_message(ws, remote, msg.data, authenticated)
@@ -515,7 +546,15 @@ class WebServer:
             msg_id = envelope.id
             if self._lan:
                 self._guard.check(remote, envelope.pin, authenticated=authenticated[0])
-                authenticated[0] = True
+                if not authenticated[0]:
+                    authenticated[0] = True
+                    # What was kept from this socket so far (the invitation) is its now.
+                    line = self._annotator.annotate(self._daemon.state())
+                    if any(key in line for key in PIN_ONLY_KEYS):
+                        await ws.send_str(_dumps(line))
+            if envelope.pin_only:
+                await ws.send_str(_dumps({"reply": msg_id, "ok": True}))
+                return
             action = await self._validate(envelope.action)
             await self._submit(action)
         except (BoardctlError, ValueError) as exc:
@@ -528,10 +567,11 @@ class WebServer:
             return
         await ws.send_str(_dumps({"reply": msg_id, "ok": True}))
 
-    async def _forward(self, queue: asyncio.Queue[dict[str, Any]], ws: web.WebSocketResponse) -> None:
+    async def _forward(self, queue: asyncio.Queue[dict[str, Any]], ws: web.WebSocketResponse,
+                       authenticated: list[bool]) -> None:
         while not ws.closed:
-            line = await queue.get()
-            await ws.send_str(_dumps(self._annotator.annotate(line)))
+            line = self._annotator.annotate(await queue.get())
+            await ws.send_str(_dumps(self.visible(line, authenticated=authenticated[0])))
 
     # -- games ------------------------------------------------------------------------------
 
@@ -565,28 +605,38 @@ class WebServer:
     async def _game_file(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
         folder = self._games_path()
-        if name.endswith(".json") and folder is not None:
+        if name.endswith(".json"):
             pgn_name = name[: -len(".json")] + ".pgn"
-            path = (folder / pgn_name).resolve()
-            if not _GAME_NAME_RE.match(pgn_name) or path.parent != folder.resolve() or not path.is_file():
+            path = game_path(folder, pgn_name)
+            if path is None:
                 return _error(404, f"no game {pgn_name!r}")
             try:
                 data = await asyncio.to_thread(game_for_viewer, path)
             except BoardctlError as exc:
                 return _error(422, str(exc))
             return web.json_response(data)
-        if not _GAME_NAME_RE.match(name) or folder is None:
-            return _error(404, f"no game {name!r}")
-        try:
-            path = (folder / name).resolve(strict=True)
-            if path.parent != folder.resolve() or not path.is_file():
-                return _error(404, f"no game {name!r}")
-        except (OSError, RuntimeError):  # missing, dangling, a symlink loop
+        path = game_path(folder, name)
+        if path is None:
             return _error(404, f"no game {name!r}")
         return web.FileResponse(
             path,
             headers={"Content-Type": "application/x-chess-pgn", "Content-Disposition": f'attachment; filename="{name}"'},
         )
+
+
+def game_path(folder: Path | None, name: str) -> Path | None:
+    """The saved game ``name`` (a ``.pgn`` file name) in ``folder``, resolved safely: None for a
+    bad name, a missing or dangling file, a directory, a symlink loop (of the file or of the folder
+    itself) and a link that leads out of the folder."""
+    if folder is None or not _GAME_NAME_RE.match(name):
+        return None
+    try:
+        path = (folder / name).resolve(strict=True)
+        if path.parent != folder.resolve(strict=True) or not path.is_file():
+            return None
+    except (OSError, RuntimeError):  # missing, dangling, a symlink loop (RuntimeError before 3.13)
+        return None
+    return path
 
 
 class Annotator:

@@ -1123,6 +1123,10 @@ function setupControls() {
         if (params.fen) throw new Error("Give either a FEN or a PGN file, not both.");
         if (file.size > 60000) throw new Error(`${file.name} is too large for a PGN of one game.`);
         params.pgn = await readFile(file);
+        // A binary file's text grows when escaped as JSON; the board takes 64 KiB a message.
+        if (new TextEncoder().encode(JSON.stringify(params)).length > 60000) {
+          throw new Error(`${file.name} is too large for a PGN of one game (or not a text file).`);
+        }
       }
       await act({ "new-game": params });
       app.carried = {};

@@ -14,15 +14,22 @@
     return node;
   }
 
+  // LAN mode: the invitation (its code is the guest's seat) comes only with the PIN. A PIN the
+  // board refused is not sent again with the polls (each wrong one counts towards the lockout).
+  let pinRefused = false;
+
   async function call(method) {
     const init = { method, headers: {} };
+    const pin = localStorage.getItem("boardctl-pin");
+    const withPin = Boolean(pin) && (method === "POST" || !pinRefused);
+    if (withPin) init.headers[PIN_HEADER] = pin;
     if (method === "POST") {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify({ color: document.getElementById("invite-color").value });
-      const pin = localStorage.getItem("boardctl-pin");
-      if (pin) init.headers[PIN_HEADER] = pin;
     }
     const res = await fetch("/api/invite", init);
+    if (withPin) pinRefused = res.status === 403;
+    if (withPin && res.status === 403 && method === "GET") return call("GET"); // again, without it
     const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
     if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
     return data;

@@ -321,15 +321,29 @@
       box.children[1].append(phone);
       box.children[2].append(watch);
     };
+    // LAN mode: the invitation (its code is the guest's seat) comes only with the PIN. A hosting
+    // board's page asks again with the stored PIN, and whenever a PIN is entered; never in a loop
+    // and never on another daemon's page (a wrong PIN counts towards the lockout).
+    // Where the page's own "Invite a friend" (invite.js) shows the invitation: one button, not two.
     const pageInvite = fetch("/api/invite").then((r) => (r.ok ? r.json() : null)).catch(() => null);
-    const poll = () => Promise.all([fetch("/api/state").then((r) => r.json()), pageInvite]).then(([state, own]) => {
-      // Where the page's own "Invite a friend" (invite.js) shows the invitation: one button, not two.
-      if (state.invite && !(own && own.available)) {
-        button.hidden = false;
-        button.onclick = () => { show(state.invite); box.hidden = !box.hidden; };
-      }
-    }).catch(() => {});
-    poll();
+    let hosting = false;
+    const poll = (withPin) => {
+      const pin = withPin ? localStorage.getItem("boardctl-pin") : null;
+      Promise.all([fetch("/api/state", pin ? { headers: { "X-Boardctl-Pin": pin } } : {}).then((r) => r.json()),
+        pageInvite]).then(([state, own]) => {
+        if (state.invite && own && own.available) return;
+        if (state.invite) {
+          button.hidden = false;
+          button.onclick = () => { show(state.invite); box.hidden = !box.hidden; };
+        } else if (!withPin && state.network && state.network.role === "host") {
+          hosting = true;
+          if (localStorage.getItem("boardctl-pin")) poll(true);
+        }
+      }).catch(() => {});
+    };
+    poll(false);
+    const pinForm = document.getElementById("pin-form");
+    if (pinForm) pinForm.addEventListener("submit", () => { if (hosting) setTimeout(() => poll(true), 0); });
   }
 
   if (mode === "play") document.addEventListener("DOMContentLoaded", playPage);
