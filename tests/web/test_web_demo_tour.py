@@ -149,7 +149,7 @@ def test_the_demo_page_reaches_every_capability(browser: Any, demo: RunningDaemo
             page.evaluate("() => window.scrollTo(0, 0)")  # the board in view again for the hands
             carry_out(page, chess.STARTING_FEN, "e2e4")  # the demo's board, white
             try:
-                phone.wait_for_function("() => document.getElementById('net-moves').textContent === 'e2e4'",
+                phone.wait_for_function("() => document.getElementById('net-moves').textContent === 'e4'",
                                         timeout=WAIT_MS)
             except Exception:
                 pytest.fail(f"the phone shows {phone.inner_text('#net-page')!r}; the demo's state is {state(page)}")
