@@ -33,7 +33,7 @@ from boardctl.config import Config
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
 from boardctl.core.rules import Variant
 from boardctl.engine_client import Reply
-from boardctl.errors import EngineError
+from boardctl.errors import EngineError, TimerError
 from boardctl.events import ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.learning.coach import Coach, CoachWatcher, Verdict
 from boardctl.learning.speech import Speaker, SpeechWatcher
@@ -478,7 +478,9 @@ class Daemon:
         try:
             while not stop.is_set():
                 getter = loop.create_task(queue.get())
-                done, _ = await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait({getter, stopper, ticker}, return_when=asyncio.FIRST_COMPLETED)
+                if ticker in done:
+                    ticker.result()  # raises TimerError: the game is saved, the run ends
                 if getter in done:
                     try:
                         self.handle(getter.result())
@@ -491,13 +493,28 @@ class Daemon:
                     task.cancel()
 
     async def run_ticker(self) -> None:
-        """Advance time every :data:`TICK_INTERVAL` (settle windows, clock flags) until cancelled."""
+        """Advance time every :data:`TICK_INTERVAL` (settle windows, clock flags) until cancelled.
+
+        A tick that fails would fail again every tick, so the first failure ends it: the game is
+        saved and :class:`TimerError` says in one line what failed and where the game is (the
+        traceback only in the debug log, ``-vv``)."""
         while True:
             await asyncio.sleep(TICK_INTERVAL)
             try:
                 self.tick()
-            except Exception:  # keep time moving; the game is saved after every move
-                log.exception("timer tick failed")
+            except Exception as exc:
+                raise self._timer_failed(exc) from None
+
+    def _timer_failed(self, exc: Exception) -> TimerError:
+        log.debug("timer tick failed", exc_info=exc)
+        record = self.session.record
+        try:
+            self._save()
+        except Exception as again:  # the save is what failed: close() keeps trying and says so
+            log.debug("saving after the timer failed", exc_info=again)
+        kept = (f"game {record.id} ({len(record.moves)} plies) is saved in {self.store.root}"
+                if self.storage_error is None else f"game {record.id} could not be saved yet ({self.storage_error})")
+        return TimerError(f"the game's timer failed ({type(exc).__name__}: {exc}), so this run ends; {kept}")
 
     async def close(self) -> None:
         """Save and stop the engine; safe to call twice."""
@@ -536,9 +553,12 @@ class Daemon:
 # -- the web page ---------------------------------------------------------------------------------
 
 
-async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False) -> Any:
+async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False, fresh: bool = False,
+                     command: str = "boardctl play") -> Any:
     """The web page on ``web.port``; the documented default port gives way to a free one when it is
-    taken, unless the user chose it (``port_chosen``: ``--port``)."""
+    taken, unless the user chose it (``port_chosen``: ``--port``). A network game hosted from
+    the page before a restart is taken up again unless the command names another game
+    (``fresh``: a new one; ``command``: how to return to it, see ``PageInvite.resume``)."""
     if not cfg.web_enabled:
         return None
     try:
@@ -561,5 +581,5 @@ async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False) 
     await server.start()
     daemon.web_url = server.url
     if invite is not None:
-        invite.resume()  # a network game the page hosted before a restart
+        invite.resume(fresh=fresh, command=command)  # a network game the page hosted before a restart
     return server

@@ -66,8 +66,11 @@ def run(args: argparse.Namespace) -> int:
     args.movetime = args.movetime if args.movetime is not None else 0.5
     args.games_dir = args.games_dir or str(demo_games_dir())
     if args.port is None:
-        host = args.host or "127.0.0.1"
-        args.port = DEFAULT_PORT if is_port_free(host, DEFAULT_PORT) else 0
+        # web.port from the config file is honoured as play and learn honour it; only the
+        # documented default gives way to a free port when it is taken.
+        cfg = launch.config_from_args(args)
+        if cfg.web_port == DEFAULT_PORT:
+            args.port = DEFAULT_PORT if is_port_free(cfg.web_host, DEFAULT_PORT) else 0
     args.open_browser = True
     args.show_games_dir = True
     return launch.run_command("play", args)

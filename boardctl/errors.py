@@ -33,3 +33,7 @@ class GameFileError(BoardctlError, OSError):
 
 class PositionError(BoardctlError, ValueError):
     """A FEN that cannot be read, or that describes an impossible position. The message names the fault."""
+
+
+class TimerError(BoardctlError, RuntimeError):
+    """The game's timer (settle windows, clocks) failed; the game was saved and the run ends."""

@@ -2,10 +2,14 @@
 game), and any game record to play on from.
 
 Games of boardctl demo are kept apart, so that play never resumes one; --demo reads them.
-``export --notation`` writes xiangqi moves in ICCS (H2-E2), WXF (C2.5) or Chinese (炮二平五);
+``export --notation`` writes xiangqi moves in ICCS (H2-E2), WXF (C2.5) or Chinese (炮二平五 马８进７;
+``chinese-ascii``: 马8进7);
 chess games keep SAN. ``open FILE`` sets up the position after ``--ply N`` (default: the last)
 of the one game in FILE (a PGN; in xiangqi also an XQF file) and plays on from it, against the
 engine by default (``--mode record``: two people), with every option of ``boardctl play``.
+The record's game is what it says of itself (XQF, a ``Game`` or ``Variant`` tag, the ranks of
+its FEN), else the game its moves are legal in; ``--variant`` is trusted unless the record says
+or its moves show it is of the other game (``boardctl.records.read_any_record``).
 """
 
 from __future__ import annotations
@@ -37,10 +41,11 @@ def resume_notice(record: GameRecord, *, command: str) -> str:
     return f"{head} New game: {command}"
 
 
-def abandon_unfinished(store: GameStore, mode: str) -> list[GameRecord]:
-    """Mark every unfinished game of ``mode`` abandoned (``--new``), so none is resumed later."""
+def abandon_unfinished(store: GameStore, mode: str, *, variant: str | None = None) -> list[GameRecord]:
+    """Mark every unfinished game of ``mode`` (of ``variant`` when given: ``--new`` leaves the
+    other game's alone) abandoned, so none is resumed later."""
     marked = []
-    while (record := store.unfinished(mode)) is not None:
+    while (record := store.unfinished(mode, variant=variant)) is not None:
         record.termination = ABANDONED
         store.save(record)
         log.info("game %s (%d moves) marked %s", record.id, len(record.moves), ABANDONED)
@@ -78,7 +83,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     export.add_argument("games", nargs="*", help="game ids or prefixes. Default: all games.")
     export.add_argument("-o", "--output", type=Path, metavar="FILE", help="Write here. Default: standard output.")
     export.add_argument("--notation", choices=NOTATIONS, default=None, help=(
-        "How xiangqi moves are written: iccs (H2-E2), wxf (C2.5) or chinese (炮二平五); chess games keep SAN. "
+        "How xiangqi moves are written: iccs (H2-E2), wxf (C2.5), chinese (炮二平五 马８进７, Black's digits "
+        "full-width as Chinese PGN files print them) or chinese-ascii (马8进7); chess games keep SAN. "
         "Default: iccs."))
     _add_open(actions)
     from boardctl.stepper import add_step
@@ -87,7 +93,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 #: Xiangqi move notations of ``games export --notation`` (boardctl.variants.xiangqi.notation).
-NOTATIONS = ("iccs", "wxf", "chinese")
+NOTATIONS = ("iccs", "wxf", "chinese", "chinese-ascii")
 
 
 def _add_open(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -124,17 +130,6 @@ def _demo_hint(store: GameStore) -> str:
     return ""
 
 
-def guess_variant(data: bytes) -> str:
-    """The game a record is of: XQF files and PGNs tagged ``[Game "Chinese Chess"]`` (or
-    ``[Variant "xiangqi"]``) are xiangqi, anything else chess."""
-    if data[:2] == b"XQ":
-        return "xiangqi"
-    head = data[:4096].decode("utf-8", errors="replace").lower()
-    if '[game "chinese chess"]' in head or '[variant "xiangqi"]' in head:
-        return "xiangqi"
-    return "chess"
-
-
 #: Largest record ``games open`` reads: a PGN of one long game is some tens of kilobytes.
 MAX_RECORD_BYTES = 1024 * 1024
 
@@ -142,8 +137,7 @@ MAX_RECORD_BYTES = 1024 * 1024
 def read_opened(args: argparse.Namespace) -> tuple[str, str, str]:
     """``(variant, fen, note)``: the game ``games open`` plays on from, read from ``args.file`` at
     ``args.ply``; every fault is one GameFileError naming the file."""
-    from boardctl.records import RecordError, read_record
-    from boardctl.variants import get_variant
+    from boardctl.records import RecordError, read_any_record
 
     path: Path = args.file
     try:
@@ -153,15 +147,8 @@ def read_opened(args: argparse.Namespace) -> tuple[str, str, str]:
         raise GameFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(data) > MAX_RECORD_BYTES:
         raise GameFileError(f"{path}: larger than {MAX_RECORD_BYTES} bytes; is it one game?")
-    name = guess_variant(data)
-    if args.variant is not None and args.variant != name:
-        raise GameFileError(f"{path}: a {name} record, but --variant {args.variant} was given")
     try:
-        variant = get_variant(name)
-    except ImportError:
-        raise GameFileError(f"{path}: a {name} record, and this build has no {name} rules yet") from None
-    try:
-        game = read_record(variant, data)
+        variant, game = read_any_record(data, named=args.variant)
         board = game.board_after(variant, args.ply)
     except RecordError as exc:
         raise GameFileError(f"{path}: {exc}") from None
@@ -215,7 +202,7 @@ def xiangqi_pgn(record: GameRecord, notation: str) -> str:
             "Result": record.result}
     if record.fen != get_variant("xiangqi").starting_fen:
         head["FEN"] = record.fen
-    head["Format"] = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese"}[notation]
+    head["Format"] = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "chinese-ascii": "Chinese"}[notation]
     for name in ("Game", "Result", "FEN", "Format", "SetUp"):
         tags.pop(name, None)
     lines = [f'[{name} "{value}"]' for name, value in {**head, **tags}.items()]

@@ -162,11 +162,14 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
     variant = get_variant(cfg.game_variant)
     record: GameRecord | None = None
     if not args.new and not args.fen:
-        record = store.unfinished(mode)
-        if record is not None and record.variant != variant.name:
-            log.log(announce, "an unfinished game of %s is kept for boardctl %s --variant %s",
-                    record.variant, mode, record.variant)
-            record = None
+        record = store.unfinished(mode, variant=variant.name)  # this game's own: another variant's never
+        other = store.unfinished(mode)
+        if (other is not None and other.variant != variant.name and other.moves
+                and (record is None or other.id > record.id)):
+            # Said even above the terminal view: a newer game this command leaves, and the way back to it.
+            log.warning("Left unfinished: the %s game %s (%d plies); this command plays %s. To return to it: %s "
+                        "--variant %s", other.variant, other.id, len(other.moves), variant.name,
+                        _command_line(args, mode, store), other.variant)
         if record is not None:
             log.log(announce, "%s", resume_notice(record, command=f"boardctl {getattr(args, 'command', mode)} --new"))
             if record.level:
@@ -174,7 +177,7 @@ def open_session(mode: str, cfg: Config, args: argparse.Namespace, store: GameSt
             if record.mode == "play" and record.human in ("white", "black"):  # it keeps its opponent too
                 settings = replace(settings, opponent=_resumed_opponent(record))
     elif args.new:
-        abandon_unfinished(store, mode)
+        abandon_unfinished(store, mode, variant=variant.name)
     fen = _start_fen(args.fen, variant) if args.fen else variant.starting_fen
     session = Session(settings, record=record, fen=fen)
     note = getattr(args, "open_note", None)  # boardctl games open: where the position came from
@@ -277,7 +280,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             on_daemon(daemon, stop)
         if daemon.coach is not None and session.is_coached():
             await daemon.coach.coach.start()  # ready before the first move (it loads like the engine)
-        web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
+        web = await _start_web(daemon, cfg, port_chosen=args.port is not None, fresh=bool(args.new or args.fen),
+                               command=_command_line(args, mode, store))
         if input_clock is not None:
             if web is not None:
                 stack.push_async_callback(web.close)
@@ -305,6 +309,19 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             stack.push_async_callback(_finish_view, view, task, daemon)
         await daemon.run_board(stop)
     return 0
+
+
+def _command_line(args: argparse.Namespace, mode: str, store: GameStore) -> str:
+    """The command as given, with ``--games-dir`` when it was given: what the log names as the
+    way back to a game this run left unfinished (another variant's)."""
+    from boardctl.games import demo_games_dir
+
+    command = getattr(args, "command", mode)
+    line = f"boardctl {command}"
+    given = getattr(args, "games_dir", None)
+    if given and not (command == "demo" and Path(given) == demo_games_dir()):
+        line += f" --games-dir {store.root}"
+    return line
 
 
 def _opponent(mode: str, args: argparse.Namespace, cfg: Config) -> Any:

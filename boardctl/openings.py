@@ -36,9 +36,12 @@ def _epd(board: GameBoard) -> str:
 
 
 def classify(board: GameBoard) -> Opening | None:
-    """The last named position reached in ``board``'s move stack (from its root), if any.
-    The table is of chess openings: other games have none."""
+    """The last named position reached in ``board``'s move stack (from its root), if any. Chess
+    by the table above; xiangqi by the engine book's list of openings (:func:`classify_xiangqi`);
+    other games have none."""
     geometry = getattr(board, "geometry", None)  # a plain python-chess Board has none: chess
+    if geometry is not None and geometry.name == "xiangqi":
+        return classify_xiangqi(board)
     if geometry is not None and geometry.name != "chess":
         return None
     table = _table()
@@ -48,6 +51,50 @@ def classify(board: GameBoard) -> Opening | None:
         replay.push(move)
         found = table.get(_epd(replay), found)
     return found
+
+
+#: A xiangqi game is named once it has followed a listed opening for a move each.
+XIANGQI_MIN_PLIES = 2
+_MIRROR = str.maketrans("abcdefghi", "ihgfedcba")
+
+
+@functools.cache
+def _xiangqi_openings() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """(English name, Chinese name, moves) of the openings the xiangqi engine's book plays
+    (``engine/data/xiangqi_openings.tsv``, one list for the book and the names)."""
+    text = resources.files("engine").joinpath("data/xiangqi_openings.tsv").read_text(encoding="utf-8")
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#") or line.startswith("name\t"):
+            continue
+        name, chinese, moves = line.split("\t")
+        out.append((name, chinese, tuple(moves.split())))
+    return tuple(out)
+
+
+def classify_xiangqi(board: GameBoard) -> Opening | None:
+    """The listed xiangqi opening the game follows longest (at least a move each), as played or
+    mirrored (炮八平五 is a central cannon as much as 炮二平五); ``eco`` is empty (the list has no
+    codes) and ``name`` is Chinese then English: ``中炮对屏风马 central cannon vs screen horses``.
+    A game from a set-up has none."""
+    from boardctl.variants import get_variant
+
+    if board.root().fen() != get_variant("xiangqi").starting_fen:
+        return None
+    played = [move.uci() for move in board.move_stack]
+    mirrored = [uci.translate(_MIRROR) for uci in played]
+    best: tuple[str, str, tuple[str, ...]] | None = None
+    best_plies = XIANGQI_MIN_PLIES - 1
+    for opening in _xiangqi_openings():
+        for line in (played, mirrored):
+            plies = 0
+            for ours, listed in zip(line, opening[2], strict=False):
+                if ours != listed:
+                    break
+                plies += 1
+            if plies > best_plies:
+                best, best_plies = opening, plies
+    return None if best is None else Opening("", f"{best[1]} {best[0]}")
 
 
 def main(argv: list[str]) -> int:

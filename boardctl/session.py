@@ -801,6 +801,9 @@ class Session:
         self.record.result, self.record.termination = "*", ""
         self.coach_notes.trim(len(self.record.moves))
         self._extra_leds = []
+        # The engine's line, score and book flag belonged to a position taken back: shown no more
+        # (a stale "9...h5 10. Qh3" with White to move) until the engine answers again.
+        self._engine_pv, self._engine_score, self._engine_book = None, None, False
         self.serial += 1
         self._dirty = True
         self._restore_clocks(out.t)
@@ -940,6 +943,9 @@ class Session:
             self._end("1/2-1/2", f"draw claimed: {claim}", t)
         elif self.variant.name == "chess":
             self.warning = "no draw to claim (neither threefold repetition nor the fifty-move rule)"
+        elif self.variant.name == "xiangqi":
+            self.warning = ("no draw to claim in xiangqi: a repetition is ruled at once and 60 moves by each side "
+                            "without a capture draw by themselves")
         else:
             self.warning = f"no draw to claim in {self.variant.name}"
 
@@ -1194,13 +1200,20 @@ class Session:
             "warning": self.warning,
             "game": self.record.id,
             "notice": self.notice,
-            "opponent": self.settings.opponent or None,
+            "opponent": self.settings.opponent or self._network_opponent(),
             "coach": self._coach_line(),
             "review": [v.to_json() for v in self.coach_notes.review()] if self.is_over() and self.is_coached() else None,
         }
         if self.guide is not None:
             line.update(self.guide.state(self))
         return line
+
+    def _network_opponent(self) -> str | None:
+        """In a network game, the other board's player as the record names them (``Guest``)."""
+        if self.settings.mode != "network" or self.record.human not in self.variant.color_names:
+            return None
+        theirs = self.record.black if self.record.human == self.variant.color_names[0] else self.record.white
+        return theirs or None
 
     def _eval(self) -> dict[str, int] | None:
         """The engine's last score, from White's side: ``{"cp": n}`` or ``{"mate": n}``."""

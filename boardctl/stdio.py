@@ -110,7 +110,11 @@ async def run_stdio(
     try:
         while not stop.is_set():
             reading = loop.create_task(lines.get())
-            done, _ = await asyncio.wait({reading, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            waited = {reading, stopper} if ticker is None else {reading, stopper, ticker}
+            done, _ = await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
+            if ticker is not None and ticker in done:
+                reading.cancel()
+                ticker.result()  # raises TimerError: the game is saved, the run ends
             if reading not in done:
                 reading.cancel()
                 break

@@ -55,6 +55,8 @@ class ReplayGame:
     moves: tuple[str, ...]
     headers: dict[str, str] = field(default_factory=dict)
     source: str = ""
+    #: The record's comments on the main line: ``comments[ply]`` follows move ``ply`` (0: before the first).
+    comments: dict[int, str] = field(default_factory=dict)
 
     def boards(self, variant: Variant) -> list[GameBoard]:
         """The position before each move and after the last (``len(moves) + 1`` boards)."""
@@ -81,28 +83,18 @@ def read_game_file(path: Path, *, variant_name: str | None = None) -> ReplayGame
 
 def read_game_data(data: bytes, *, source: str, name: str, variant_name: str | None = None) -> ReplayGame:
     """The one game in ``data`` (a record's bytes); GameFileError names ``source``."""
-    from boardctl.games import guess_variant
-    from boardctl.records import RecordError, read_record
-    from boardctl.variants import get_variant
+    from boardctl.records import RecordError, read_any_record
 
     if len(data) > MAX_RECORD_BYTES:
         raise GameFileError(f"{source}: larger than {MAX_RECORD_BYTES} bytes; is it one game?")
-    game_name = guess_variant(data)
-    if variant_name is not None and variant_name != game_name:
-        raise GameFileError(f"{source}: a {game_name} record, but --variant {variant_name} was given")
     try:
-        variant = get_variant(game_name)
-    except ImportError:
-        raise GameFileError(f"{source}: a {game_name} record, and this build has no {game_name} rules yet") from None
-    try:
-        game = read_record(variant, data)
-        game.board_after(variant)  # every move legal
+        variant, game = read_any_record(data, named=variant_name)  # every move legal
     except RecordError as exc:
         raise GameFileError(f"{source}: {exc}") from None
     if not game.moves:
         raise GameFileError(f"{source}: the game has no moves to step through")
     headers = {k: v for k, v in game.headers.items() if k in SHOWN_TAGS and v not in ("", "?")}
-    return ReplayGame(variant.name, game.fen, tuple(game.moves), headers, source=name)
+    return ReplayGame(variant.name, game.fen, tuple(game.moves), headers, source=name, comments=dict(game.comments))
 
 
 def game_from_store(store: GameStore, name: str) -> ReplayGame:
@@ -283,6 +275,7 @@ class StepGuide:
             "wrong": None if self.wrong is None else {"move": self.wrong[0], "right": self.wrong[1]},
             "headers": dict(self.game.headers),
             "source": self.game.source,
+            "comment": self.game.comments.get(ply),  # the record's words on the move just made (0: the start)
         }
         out: dict[str, Any] = {"step": info}
         if self.message:

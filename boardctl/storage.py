@@ -154,7 +154,8 @@ class GameRecord:
         headers["TimeControl"] = tc.pgn() if tc else "-"
         opening = openings.classify(self.board())
         if opening is not None:
-            headers["ECO"] = opening.eco
+            if opening.eco:  # xiangqi's openings have no code
+                headers["ECO"] = opening.eco
             headers["Opening"] = opening.name
         headers["Termination"] = pgn_termination(self.result, self.termination)
         notes: dict[int, list[str]] = {}
@@ -530,15 +531,15 @@ class GameStore:
             except GameFileError as exc:
                 log.warning("skipping %s", exc)
 
-    def unfinished(self, mode: str) -> GameRecord | None:
-        """The newest unfinished game of ``mode`` (what play/record resume)."""
+    def unfinished(self, mode: str, *, variant: str | None = None) -> GameRecord | None:
+        """The newest unfinished game of ``mode`` (what play/record resume), of ``variant`` when given."""
         for game_id in reversed(self.ids()):
             try:
                 record = self.load(game_id)
             except GameFileError as exc:
                 log.warning("cannot resume: %s", exc)
                 continue
-            if record.mode == mode and not record.is_finished():
+            if record.mode == mode and not record.is_finished() and variant in (None, record.variant):
                 return record
         return None
 

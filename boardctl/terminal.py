@@ -12,8 +12,9 @@ Three pure parts, each tested on tables of cases:
   letters, the river and palaces of xiangqi, turned round when you play Black; whose move it is,
   your colour, both clocks, the last move, the engine's reply or hint, and what the LEDs ask for;
 - :func:`parse` reads one typed line into a :class:`Command`: ``e2e4`` or ``h2e2`` (a move from
-  square to square, point to point), ``e4`` (lift or place one piece), chess SAN (``Nf3``,
-  ``O-O``), ``!hint`` and the other buttons, ``help``, ``quit``. Every mistake raises
+  square to square, point to point), chess SAN (``e4``, ``Nf3``, ``O-O``: a bare square that is
+  a legal move now plays it), ``lift e2``/``place e4`` (one piece by hand; a bare square that is
+  no move does the same), ``!hint`` and the other buttons, ``help``, ``quit``. Every mistake raises
   :class:`InputError` whose message says in plain words what is wrong and what to type instead;
 - the reader's ``hand_steps`` turn a move into what a hand does on wood: the captured piece off
   first (and kept off longer than a brush), the piece lifted and set down, the rook after the king.
@@ -52,6 +53,9 @@ CAPTURE_PAUSE = 0.25
 QUIET_AFTER_INPUT = 0.45
 #: Otherwise (engine move, hint, clock) redraw after this little quiet.
 QUIET = 0.05
+#: A second ``!resign`` within this many seconds confirms the first (the page's Resign does the same).
+RESIGN_CONFIRM = 5.0
+
 #: After a legal typed move, wait at most this long (seconds) for the tracker to count it.
 MOVE_COUNT_WAIT = 1.5
 
@@ -66,21 +70,26 @@ BUTTON_WORDS: dict[str, Button] = {
 }
 
 HELP = """\
-Moves:   e2e4 (from and to square), or SAN: Nf3, exd5, O-O, e8=Q (a capture takes the piece off first)
-Pieces:  a bare square such as e2 lifts the piece there, or places one if the square is empty
-Buttons: !hint  !takeback  !draw  !claim  !resign  !new-game  !promote-knight (also without the !)
+Moves:   e2e4 (from and to square), or SAN: e4, Nf3, exd5, O-O, e8=Q (a capture takes the piece off first);
+         a bare square that is a legal move now, such as e4, plays that pawn move
+Pieces:  lift e2 / place e4 move one piece by hand; a bare square that is no move (or while a piece
+         is in the air) lifts the piece there, or places one if the square is empty
+Buttons: !hint  !takeback  !draw  !claim  !resign (twice: it asks first)  !new-game  !promote-knight
+         (also without the !)
 Other:   . or an empty line redraws, flip turns the board round, help or ? shows this,
          quit or Ctrl-D stops (the game is saved and resumes next time)"""
 
 HELP_XIANGQI = """\
 Moves:   h2e2 (from and to point, files a-i from Red's left, ranks 0-9 from Red's side),
          ICCS H2-E2, WXF C2.5 or Chinese 炮二平五 (a capture takes the piece off first)
-Pieces:  a bare point such as h2 lifts the piece there, or places one if the point is empty
-Buttons: !hint  !takeback  !draw  !claim  !resign  !new-game (also without the !)
+Pieces:  lift h2 / place e2 move one piece by hand; so does a bare point such as h2 (it lifts
+         the piece there, or places one if the point is empty)
+Buttons: !hint  !takeback  !draw  !claim  !resign (twice: it asks first)  !new-game (also without the !)
 Other:   . or an empty line redraws, flip turns the board round, help or ? shows this,
          quit or Ctrl-D stops (the game is saved and resumes next time)"""
 
-SHORT_HELP = "Type a move (e2e4, Nf3, O-O), a square to lift or place a piece (e2), !hint, !takeback, !resign; help for more."
+SHORT_HELP = ("Type a move (e4, e2e4, Nf3, O-O), lift e2 / place e4 to move one piece by hand, !hint, !takeback, "
+              "!resign; help for more.")
 
 
 @dataclass(frozen=True)
@@ -282,6 +291,10 @@ class Position:
     def words(self) -> GameWords:
         return WORDS.get(self.variant, WORDS["chess"])
 
+    def at_rest(self) -> bool:
+        """The pieces stand where the game has them (no piece in the air, no move half made)."""
+        return self.occupancy == sum(1 << square for square in self.pieces)
+
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> Position:
         geometry = geometry_of(state)
@@ -329,7 +342,7 @@ def not_a_command(text: str, position: Position) -> InputError:
     words = position.words
     return InputError(
         f"'{text}' is not a move, a {words.square} or a command. Type a move such as {words.move_example}, "
-        f"a {words.square} such as {words.square_example} to lift or place one piece, !hint or !takeback; "
+        f"lift {words.square_example} or place {words.square_example} to move one piece by hand, !hint or !takeback; "
         "help lists everything."
     )
 
@@ -353,9 +366,35 @@ def parse(text: str, position: Position) -> Command:
             names = ", ".join(f"!{b.value}" for b in Button)
             raise InputError(f"There is no button '{name}'. The buttons are {names}.")
         return Press(button)
+    hand = _HAND.fullmatch(word)
+    if hand is not None:
+        return _hand(hand[1], hand[2], position)
     if position.geometry.is_name(word):
-        return Toggle(position.geometry.parse(word))
+        square = position.geometry.parse(word)
+        if position.at_rest():  # a bare square that is a legal move now (chess SAN ``e4``) plays it
+            with contextlib.suppress(InputError):
+                command = position.reader.parse_move(word, position)
+                if command.legal:
+                    return command
+        return Toggle(square)
     return position.reader.parse_move(raw, position)
+
+
+#: The explicit hand actions: ``lift e2``, ``place e4`` (also ``up``/``down``).
+_HAND = re.compile(r"(lift|place|up|down)\s+(\S+)")
+
+
+def _hand(verb: str, name: str, position: Position) -> Toggle:
+    words, geometry = position.words, position.geometry
+    if not geometry.is_name(name):
+        raise InputError(f"'{name}' is not a {words.square}: type {verb} {words.square_example}")
+    square = geometry.parse(name)
+    occupied = bool(position.occupancy >> square & 1)
+    if verb in ("lift", "up") and not occupied:
+        raise InputError(f"There is no piece on {name} to lift")
+    if verb in ("place", "down") and occupied:
+        raise InputError(f"{name[0].upper()}{name[1:]} is occupied: lift its piece first (lift {name})")
+    return Toggle(square)
 
 
 def check_turn(uci: str, legal: bool, position: Position, reader: MoveReader) -> None:
@@ -524,7 +563,26 @@ def _in_palace(geometry: Geometry, square: Square) -> bool:
     return 3 <= file <= 5 and (rank <= 2 or rank >= geometry.ranks - 3)
 
 
-def _board_rows(position: Position, lit: Mapping[Square, list[str]], style: str, black_at_bottom: bool) -> list[str]:
+#: Xiangqi's file numbers as boards print them: Red's 一..九 from Red's right, Black's １..９ from Black's right.
+RED_FILE_NUMBERS = "一二三四五六七八九"
+BLACK_FILE_NUMBERS = "１２３４５６７８９"
+#: The colour of Red's pieces on a terminal that shows colour (ANSI red, bold).
+RED_INK, NO_INK = "\x1b[1;31m", "\x1b[0m"
+
+
+def _file_numbers(files: list[int], red: bool, style: str, cell_width: int, indent: int) -> str:
+    """The row of one side's xiangqi file numbers under ``files`` (as drawn, left to right)."""
+    def number(file: int) -> str:
+        n = 9 - file if red else file + 1
+        if style != "unicode":
+            return str(n)
+        return RED_FILE_NUMBERS[n - 1] if red else BLACK_FILE_NUMBERS[n - 1]
+
+    return (" " * indent + "".join(pad(f" {number(f)}", cell_width) for f in files)).rstrip()
+
+
+def _board_rows(position: Position, lit: Mapping[Square, list[str]], style: str, black_at_bottom: bool,
+                colour: bool = False) -> list[str]:
     geometry = position.geometry
     xiangqi = position.variant == "xiangqi"
     # A chess square is 3 columns (" ♞ "); a xiangqi point 4, room for a double-width character.
@@ -546,19 +604,26 @@ def _board_rows(position: Position, lit: Mapping[Square, list[str]], style: str,
             else:
                 mark = PALACE_POINT if xiangqi and _in_palace(geometry, square) else EMPTY_SQUARE
             if square in lit:
-                cells.append(pad(f"[{mark}]", cell_width))
+                cell = pad(f"[{mark}]", cell_width)
             elif piece is not None and not sensed:
-                cells.append(pad(f"({mark})", cell_width))
+                cell = pad(f"({mark})", cell_width)
             else:
-                cells.append(pad(f" {mark} ", cell_width))
+                cell = pad(f" {mark} ", cell_width)
+            if colour and xiangqi and piece is not None and is_first_side(piece):
+                cell = cell.replace(mark, f"{RED_INK}{mark}{NO_INK}", 1)  # after padding: ink takes no columns
+            cells.append(cell)
         rows.append(f" {rank + geometry.first_rank:>{label_width}} {''.join(cells)}".rstrip() if xiangqi
                     else f" {rank + geometry.first_rank} {''.join(cells)}")
     if xiangqi:
         # The river runs between ranks 4 and 5, whichever side is at the bottom.
         river = _river(style, 1 + label_width + 1 + cell_width * geometry.files)
         rows.insert(geometry.ranks // 2, river)
+        # Each side's file numbers on its own edge (Black's above when Red is at the bottom).
+        indent = label_width + 2
+        rows.insert(0, _file_numbers(files, black_at_bottom, style, cell_width, indent))
+        rows.append(_file_numbers(files, not black_at_bottom, style, cell_width, indent))
         letters = "".join(pad(f" {'abcdefghijklmnopqrstuvwxyz'[f]}", cell_width) for f in files)
-        rows.append(" " * (label_width + 2) + letters.rstrip())
+        rows.append(" " * indent + letters.rstrip())
     else:
         rows.append("    " + "  ".join("abcdefghijklmnopqrstuvwxyz"[f] for f in files))
     return rows
@@ -578,13 +643,15 @@ def _river(style: str, width: int) -> str:
 
 
 def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom: bool | None = None,
-           notes: tuple[str, ...] = ()) -> str:
+           notes: tuple[str, ...] = (), colour: bool = False) -> str:
     """One state line as text: board, players and clocks, last move, and what to do next.
 
     ``black_at_bottom`` defaults to whether you play Black. Squares the sensors see differently
     from the game: ``(x)`` a piece of the game lifted off, ``?`` a piece the game does not have
     there; ``[x]`` a lit square (the LEDs' reasons are listed below the board). Xiangqi is drawn
-    on its 9x10 points with the river across the middle and ``+`` on the palaces' empty points.
+    on its 9x10 points with the river across the middle, ``+`` on the palaces' empty points and
+    each side's file numbers on its edge (Red's 一..九, Black's １..９); with ``colour`` (a terminal
+    that shows it) Red's pieces are red.
     """
     position = Position.from_state(state)
     geometry = position.geometry
@@ -596,7 +663,7 @@ def render(state: Mapping[str, Any], *, style: str = "unicode", black_at_bottom:
     for lamp in state.get("leds") or []:
         square = geometry.parse(str(lamp["square"]))
         lit.setdefault(geometry.turned(square) if flipped else square, []).append(str(lamp["why"]))
-    rows = _board_rows(position, lit, style, black_at_bottom)
+    rows = _board_rows(position, lit, style, black_at_bottom, colour)
     color_keys = ("red", "black") if position.variant == "xiangqi" else ("white", "black")
 
     def player(color: bool) -> str:
@@ -661,8 +728,21 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
             out.append("The engine is thinking…")
     elif position.human is not None:
         out.append(f"Your move ({mine}).")
+    elif state.get("mode") == "network" and position.pending is not None:
+        text = reader.move_text(position, position.pending) or position.pending
+        who = state.get("opponent") or "Your friend"
+        out.append(f"{who} plays {text}: make it on this board (type {reader.how_to_type(position, position.pending)}).")
     else:
         out.append(f"{mine} to move.")
+    network = state.get("network")
+    if state.get("mode") == "network" and isinstance(network, Mapping):
+        who = state.get("opponent") or "Your friend"
+        if network.get("connected"):
+            out.append(f"Playing {who} over the network (connected).")
+        elif network.get("role") == "host" and not network.get("joined"):
+            out.append(f"Waiting for {who} to join with the invitation.")
+        else:
+            out.append(f"{who}'s board is not connected: it rejoins by itself.")
     if reader.is_check(position):
         out.append(f"{mine} is in check.")
     if not state.get("matching", True):
@@ -678,7 +758,66 @@ def _status(state: Mapping[str, Any], position: Position) -> list[str]:
     warning = state.get("warning")
     if warning and not str(warning).startswith("game over"):
         out.append(f"Note: {warning}")
+    out.extend(guide_lines(state))
     out.extend(_coach_lines(state))
+    return out
+
+
+def guide_lines(state: Mapping[str, Any]) -> list[str]:
+    """A lesson's or a replay's words, as the page shows them (lessons.js): the lesson, its line
+    and move, what to do next with the lesson's note, the note on the last move, a wrong move,
+    the score; a replay's game, move and next move; and the guide's message."""
+    out: list[str] = []
+    lesson = state.get("lesson")
+    if isinstance(lesson, Mapping) and lesson:
+        mode = "quiz" if lesson.get("mode") == "quiz" else "guided"
+        plies = int(lesson.get("plies") or 0)
+        out.append(f"Lesson: {lesson.get('title')} ({lesson.get('eco')}), {mode}, you play {lesson.get('color')}: "
+                   f"{lesson.get('line')}, move {min(int(lesson.get('ply') or 0), plies)} of {plies}")
+        nxt = lesson.get("next")
+        if lesson.get("ended"):
+            out.append("Lesson: the line is over.")
+        elif lesson.get("your_turn") and isinstance(nxt, Mapping):
+            note = lesson.get("next_note")
+            out.append(f"Lesson: your move {nxt.get('san')}" + (f": {note}" if note else ""))
+        elif lesson.get("your_turn"):
+            out.append("Lesson: your move (quiz: no hint; !hint shows it).")
+        if lesson.get("note"):
+            out.append(f"Lesson note: {lesson['note']}")
+        wrong = lesson.get("wrong")
+        if isinstance(wrong, Mapping):
+            out.append(f"Lesson: {wrong.get('move')} is not the lesson's move: put it back. "
+                       f"The lesson plays {wrong.get('right')}.")
+        score = lesson.get("score")
+        if isinstance(score, Mapping) and (score.get("moves") or score.get("mistakes")):
+            mistakes = int(score.get("mistakes") or 0)
+            out.append(f"Score: {score.get('first_try')} of {score.get('moves')} right at the first try "
+                       f"({score.get('percent')} %), {mistakes} wrong {'try' if mistakes == 1 else 'tries'}")
+    step = state.get("step")
+    if isinstance(step, Mapping) and step:
+        given = step.get("headers")
+        headers: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        players = " - ".join(str(h) for h in (headers.get("White") or headers.get("Red"), headers.get("Black")) if h)
+        where = ", ".join(str(h) for h in (headers.get("Event"), headers.get("Date")) if h)
+        ply, plies = int(step.get("ply") or 0), int(step.get("plies") or 0)
+        if ply >= plies:
+            nxt = "the end"
+        elif step.get("next"):
+            nxt = f"next {step['next']}"
+        else:
+            nxt = "!hint shows the next move, !takeback goes back"
+        out.append(f"Replay: {players or step.get('source')}" + (f" ({where})" if where else "")
+                   + f", move {ply} of {plies}, {nxt}")
+        comment = step.get("comment")
+        if comment:
+            out.append(f"Comment: {comment}")
+        wrong = step.get("wrong")
+        if isinstance(wrong, Mapping):
+            out.append(f"Replay: {wrong.get('move')} is not the game's move: put it back. The game plays "
+                       f"{wrong.get('right')}.")
+    message = state.get("message")
+    if message:
+        out.append(str(message))
     return out
 
 
@@ -732,6 +871,17 @@ def choose_style(style: str, out: TextIO) -> str:
     return style
 
 
+def shows_colour(out: TextIO) -> bool:
+    """Whether ``out`` is a terminal that shows colour (not when ``NO_COLOR`` is set, no-color.org,
+    nor for ``TERM=dumb``)."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def reads_input(fd: int = 0) -> bool:
     """Whether ``fd`` is somewhere a person or a script types (a terminal, a pipe, a file), not ``/dev/null``."""
     import stat
@@ -753,11 +903,13 @@ class TerminalView:
         self.daemon = daemon
         self.out = out
         self.style = choose_style(style, out)
+        self.colour = shows_colour(out)
         self.notes = notes
         self._black_at_bottom: bool | None = None
         self._shown: dict[str, Any] | None = None
         self._last_input = float("-inf")
         self._clock = clock or (lambda: asyncio.get_running_loop().time())
+        self._resign_asked: float | None = None  # when a first !resign asked for its confirmation
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -771,7 +923,7 @@ class TerminalView:
     def draw(self, state: Mapping[str, Any], *, first: bool = False) -> None:
         self._shown = _compared(state)
         text = render(state, style=self.style, black_at_bottom=self._black_at_bottom,
-                      notes=self.notes if first else ())
+                      notes=self.notes if first else (), colour=self.colour)
         self.write("\n" + text + "\n> ")
 
     # -- input ----------------------------------------------------------------------------------
@@ -781,6 +933,8 @@ class TerminalView:
         state = self.daemon.state()
         try:
             command = parse(text, Position.from_state(state))
+            if command != Press(Button.RESIGN):
+                self._resign_asked = None  # anything else withdraws a resignation asked for
             return await self._do(command, state)
         except InputError as exc:
             message = str(exc)
@@ -809,11 +963,18 @@ class TerminalView:
                 self._black_at_bottom = not current
                 self.draw(self.daemon.state())
             case Press(button):
+                if button == Button.RESIGN and not self._resign_confirmed():
+                    self.write(f"Resign the game? Type !resign again within {RESIGN_CONFIRM:g} s to confirm; "
+                               "anything else keeps playing.\n> ")
+                    return True
                 self._last_input = self._clock()
                 board.press(button)
             case Toggle(square):
                 self._last_input = self._clock()
                 board.toggle(physical(square))
+                # The next line is read against the board with this piece up or down (a bare
+                # square then finishes a move made by hand rather than being read as SAN).
+                await self._until_seen(state.get("occupancy"))
             case MakeMove(move, legal):
                 steps: list[HandStep] = (position.reader.hand_steps(position, move) if legal
                                          else [Lift(move.from_square), Place(move.to_square)])
@@ -842,6 +1003,21 @@ class TerminalView:
                     # reads Nf3 while Black is still to move.
                     await self._until_counted(len(state.get("moves") or []))
         return True
+
+    def _resign_confirmed(self) -> bool:
+        """Whether this ``!resign`` confirms one typed just before (as the page's second click)."""
+        asked, self._resign_asked = self._resign_asked, None
+        now = self._clock()
+        if asked is not None and now - asked <= RESIGN_CONFIRM:
+            return True
+        self._resign_asked = now
+        return False
+
+    async def _until_seen(self, occupancy_before: Any) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + MOVE_COUNT_WAIT
+        while loop.time() < deadline and self.daemon.state().get("occupancy") == occupancy_before:
+            await asyncio.sleep(QUIET)
 
     async def _until_counted(self, moves_before: int) -> None:
         loop = asyncio.get_running_loop()

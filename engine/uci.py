@@ -811,18 +811,46 @@ def _first_legal(board: chess.Board | XqBoard) -> UciMove | None:
     return XqMove(moves[0]) if moves else None
 
 
-def _warm() -> int:
+#: While the engine compiles, a line at least this often (seconds) says it is still at it.
+HEARTBEAT = 20.0
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _warm(*, heartbeat: float = HEARTBEAT) -> int:
+    """Build the ahead-of-time kernels unless current here or in another checkout (the same
+    sources' build is shared); say what is built, how far it is and how long it took last time."""
     from engine import aot
 
     if aot.module_path().is_file():
-        sys.stderr.write(f"engine kernels already compiled ahead of time: {aot.module_path()}\n")
+        _say(f"engine kernels already compiled ahead of time: {aot.module_path()}")
         return 0
-    # Said before the long silence of the compiler: what happens, that it is once, how long.
-    sys.stderr.write("Compiling the engine (first run only, about a minute; a few minutes on a Raspberry Pi)…\n")
-    sys.stderr.flush()
+    shared = aot.from_shared()
+    if shared is not None:
+        _say(f"engine kernels taken from another checkout's build of the same sources: {shared}")
+        return 0
+    last = aot.last_build_seconds()
+    # Said before the compiler's work: what happens, that it is once, how long it took here before.
+    _say("Compiling the engine's search for this machine, once for these sources "
+         "(the chess and xiangqi kernels, then a C module): "
+         + (f"last time it took {aot.minutes(last)}." if last is not None
+            else "no build on this machine yet; it takes from a minute to several (7 min on a busy two-core "
+                 "machine, more on a Raspberry Pi)."))
     started = time.monotonic()
+    done = threading.Event()
+
+    def still_at_it() -> None:
+        while not done.wait(heartbeat):
+            so_far = aot.minutes(time.monotonic() - started)
+            _say(f"… still compiling the engine, {so_far} so far" + (f" (last time {aot.minutes(last)})" if last else ""))
+
+    ticker = threading.Thread(target=still_at_it, name="engine-build-heartbeat", daemon=True)
+    ticker.start()
     try:
-        path = aot.build()
+        path = aot.build(say=_say)
     except Exception as exc:  # any build failure leaves the JIT, which must then be warmed
         log.warning("ahead-of-time build failed (%s: %s); warming numba's JIT cache instead",
                     type(exc).__name__, exc)
@@ -830,7 +858,10 @@ def _warm() -> int:
 
         Searcher().warm()
         return 0
-    sys.stderr.write(f"engine compiled in {time.monotonic() - started:.0f} s: {path}\n")
+    finally:
+        done.set()
+        ticker.join()
+    _say(f"engine compiled in {aot.minutes(time.monotonic() - started)}: {path}")
     return 0
 
 

@@ -110,14 +110,18 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     (["selftest", "--squares"], "usage: boardctl selftest"),
     (["pin", "--old"], "usage: boardctl pin"),
 ])
-def test_an_unknown_option_prints_the_subcommands_usage(argv: list[str], usage: str,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unknown_option_is_one_line_naming_the_subcommands_help(argv: list[str], usage: str,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The error first, then where the options are: never 18 lines of usage above it (issue 35)."""
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith(usage), err
-    assert "usage: boardctl [-h]" not in err
+    command = usage.removeprefix("usage: ")
+    lines = err.splitlines()
+    assert len(lines) == 2 and lines[0].startswith(f"{command}: error: "), err
+    assert lines[1] == f"Type {command} --help for the options."
+    assert "usage:" not in err
 
 
 def saved_game(root: Path, game_id: str, moves: list[str]) -> None:

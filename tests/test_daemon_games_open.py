@@ -84,9 +84,10 @@ def test_play_mode_is_the_default_and_the_engine_takes_its_side(tmp_path: Path) 
         ("1. e4 *\n\n1. d4 *\n", [], "game.pgn: the file holds 2 games; give a file with the one game to set up"),
         ("", [], "game.pgn: no game found"),
         ('[Event "x"]\n\n*\n', [], "game.pgn: the game has no moves and no FEN tag"),
-        (RUY_LOPEZ, ["--variant", "xiangqi"], "game.pgn: a chess record, but --variant xiangqi was given"),
+        (RUY_LOPEZ, ["--variant", "xiangqi"], "game.pgn: a chess record: its moves are legal chess "
+         "(e2e4 e7e5 g1f3 b8c6 ...), not xiangqi"),
         ('[Game "Chinese Chess"]\n[Format "ICCS"]\n\n1. H2-E2 H9-G7 *\n', ["--variant", "chess"],
-         "game.pgn: a xiangqi record, but --variant chess was given"),
+         'game.pgn: a xiangqi record (its [Game "Chinese Chess"] tag), but --variant chess was given'),
         (b"\x89PNG\r\n\x1a\n\x00\x00", [], "game.pgn: the game has no moves and no FEN tag"),
     ],
 )
@@ -124,7 +125,7 @@ def test_export_keeps_san_for_chess_whatever_the_notation(tmp_path: Path) -> Non
 def test_export_refuses_an_unknown_notation(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "boardctl", "games", "export", "--notation", "san",
                           "--games-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "invalid choice: 'san' (choose from 'iccs', 'wxf', 'chinese')" in out.stderr
+    assert out.returncode == 2 and "invalid choice: 'san' (choose from 'iccs', 'wxf', 'chinese', 'chinese-ascii')" in out.stderr
 
 
 # -- xiangqi records (boardctl.variants.xiangqi.records) -------------------------------------------
@@ -186,7 +187,8 @@ class _XiangqiGame:
 
 @pytest.mark.parametrize(
     ("notation", "fmt", "first", "second"),
-    [("iccs", "ICCS", "H2-E2", "H9-G7"), ("wxf", "WXF", "C2.5", "H8+7"), ("chinese", "Chinese", "炮二平五", "马8进7")],
+    [("iccs", "ICCS", "H2-E2", "H9-G7"), ("wxf", "WXF", "C2.5", "H8+7"), ("chinese", "Chinese", "炮二平五", "马８进７"),
+     ("chinese-ascii", "Chinese", "炮二平五", "马8进7")],
 )
 def test_xiangqi_export_in_each_notation(notation: str, fmt: str, first: str, second: str) -> None:
     from boardctl.games import _export_text

@@ -108,7 +108,9 @@ def test_no_draw_to_claim_in_xiangqi() -> None:
     session = Session(Settings(mode="record", orientation="normal", variant="xiangqi"))
     hands = Hands(session)
     hands.press(Button.CLAIM)
-    assert session.record.result == "*" and session.warning == "no draw to claim in xiangqi"
+    assert session.record.result == "*" and session.warning == (
+        "no draw to claim in xiangqi: a repetition is ruled at once and 60 moves by each side without a capture "
+        "draw by themselves")
 
 
 def test_clock_uses_red_and_black() -> None:

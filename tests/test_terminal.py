@@ -81,7 +81,7 @@ PARSED = [
     ("!new-game", START, Press(Button.NEW_GAME)),
     ("!promote-knight", START, Press(Button.PROMOTE_KNIGHT)),
     ("resign", START, Press(Button.RESIGN)),
-    ("e4", START, Toggle(chess.E4)),
+    ("e4", START, MakeMove(mv("e2e4"), True)),  # a bare square that is a legal move plays it (issue 35)
     ("E2", START, Toggle(chess.E2)),
     ("  h8 ", START, Toggle(chess.H8)),
     ("e2e4", START, MakeMove(mv("e2e4"), True)),
@@ -142,7 +142,7 @@ MISTAKES = [
     ("Nf3", pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", mode="play", human="white",
                 thinking=True), ["engine is thinking"]),
     ("Nc6", pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", mode="play", human="white",
-                pending="e7e5"), ["engine plays e5", "type e7e5", "!takeback"]),
+                pending="e7e5"), ["engine plays e5", "type e5 or e7e5", "!takeback"]),
     ("Nf3", pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", mode="play", human="white",
                 pending="g8f6"), ["engine plays Nf6", "Nf6 or g8f6"]),
     # Wood moved by hand (a piece put back) is not a move: allowed whoever's turn it is.
@@ -202,9 +202,8 @@ def test_every_legal_move_reads_back_from_its_san_and_from_to(board: chess.Board
     position = pos(board.fen())
     san = board.san(move)
     expected = MakeMove(move, True)
-    if not chess.SQUARE_NAMES.count(san.rstrip("+#")):  # "e4" alone is a square: lift or place
-        assert parse(san, position) == expected
-        assert parse(san.lower() if san[0] in "NRQK" else san, position) == expected
+    assert parse(san, position) == expected  # a bare square too (e4): a legal move is played
+    assert parse(san.lower() if san[0] in "NRQK" else san, position) == expected
     assert parse(move.uci(), position) == expected
 
 

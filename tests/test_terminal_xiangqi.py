@@ -120,10 +120,10 @@ def test_display_width_counts_wide_characters_twice(text: str, width: int) -> No
 
 
 def board_lines(text: str) -> list[str]:
-    """The board's own lines: ten rank rows, the river, the files."""
+    """The board's own lines: ten rank rows, the river, the bottom side's file numbers, the files."""
     lines = text.splitlines()
     first = next(i for i, line in enumerate(lines) if re.match(r" \d  ", line))
-    return lines[first:first + 12]
+    return lines[first:first + 13]
 
 
 def columns(line: str) -> dict[int, str]:
@@ -145,7 +145,7 @@ def test_render_draws_the_points_river_and_characters_aligned() -> None:
     assert "".join(ch for ch in lines[10][3:] if not ch.isspace()) == ROW0
     assert "楚 河" in lines[5] and "漢 界" in lines[5]  # between ranks 5 and 4
     assert lines[4].startswith(" 5") and lines[6].startswith(" 4")
-    files = lines[11]
+    files = lines[12]
     assert files.split() == list("abcdefghi")
     # Every piece sits in its file's column, whatever its width.
     letter_cols = {ch: col for col, ch in columns(files).items()}
@@ -185,7 +185,7 @@ def test_render_turns_the_board_round_when_you_play_black() -> None:
     text = render(line)
     lines = board_lines(text)
     assert lines[0].startswith(" 0") and lines[10].startswith(" 9")
-    assert lines[11].split() == list("ihgfedcba")
+    assert lines[12].split() == list("ihgfedcba")
     assert "".join(ch for ch in lines[0][3:] if not ch.isspace()) == ROW0[::-1]
     assert "楚 河" in lines[5]
     assert "Black: you" in text and "Red: engine (advanced)" in text

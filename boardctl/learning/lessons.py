@@ -297,7 +297,8 @@ class Answer:
 
 @dataclass(frozen=True)
 class Score:
-    """A run's tally: your moves, how many were right at the first try, and wrong tries in all."""
+    """A run's tally: your moves (made, or missed and still to make), how many were right at
+    the first try, and wrong tries in all."""
 
     moves: int
     first_try: int
@@ -362,7 +363,11 @@ class LessonState:
 
     @property
     def score(self) -> Score:
-        return Score(moves=self.user_moves, first_try=self.first_try, mistakes=self.mistakes)
+        """The tally so far; a move already missed (a wrong try, or its answer shown in a quiz)
+        counts among the moves though not yet made, so that "1 of 1 right, 1 wrong" is never said
+        of one right move and a wrong try at the next."""
+        tried = self.user_moves + (1 if self.missed_this_move else 0)
+        return Score(moves=tried, first_try=self.first_try, mistakes=self.mistakes)
 
     def step(self) -> Step:
         """What comes next: the user's move (hinted unless a quiz), the other side's, or the end."""

@@ -93,15 +93,31 @@ def state_of(session: Session, t: float) -> State:
     board = session.board.copy(stack=False)
     if session.pending is not None and session.is_remote_turn():
         board.push(session.pending)
+    moves = tuple(session.network_moves())
     return State(
         fen=board.fen(),
-        moves=tuple(session.network_moves()),
+        moves=moves,
+        san=_named(session, moves),
         clocks=tuple(session.network_clocks()),
         remaining=remaining,
         running=running,
         result=session.record.result,
         termination=session.record.termination,
     )
+
+
+def _named(session: Session, moves: tuple[str, ...]) -> tuple[str, ...]:
+    """``moves`` in the game's notation from the game's start (empty if one cannot be read)."""
+    replay = session.variant.board(session.record.fen)
+    names = []
+    try:
+        for uci in moves:
+            move = replay.parse_uci(uci)
+            names.append(replay.san(move))
+            replay.push(move)
+    except ValueError:
+        return ()
+    return tuple(names)
 
 
 def takeback_target(session: Session, requester: bool) -> int:

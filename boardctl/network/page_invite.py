@@ -29,7 +29,8 @@ from boardctl.network.tokens import Ticket, TicketStore, new_code
 if TYPE_CHECKING:
     from boardctl.config import Config
     from boardctl.daemon import Daemon
-    from boardctl.session import Settings
+    from boardctl.session import Session, Settings
+    from boardctl.storage import GameRecord
 
 log = logging.getLogger(__name__)
 
@@ -156,10 +157,15 @@ class PageInvite:
         self._before, self.link, self._stop = before, link, asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(link.run(self._stop))
 
-    def resume(self) -> bool:
+    def resume(self, *, fresh: bool = False, command: str = "boardctl play") -> bool:
         """After a restart: take up the unfinished network game the page's Invite hosted, as
         ``boardctl host`` does with its stored ticket (the code if still unused, else the token
-        the guest reconnects with). True if hosting again."""
+        the guest reconnects with). True if hosting again.
+
+        Only the same game is taken up: a command that names another variant (``--variant``), a
+        new game (``fresh``: ``--new``, ``--fen``) or a lesson or replay never resumes it; the
+        log then says what was left unfinished and ``command`` (the command as given, e.g.
+        ``boardctl demo``) with the options that return to it."""
         from boardctl.network.serve import unfinished_game
         from boardctl.session import Session
 
@@ -172,6 +178,12 @@ class PageInvite:
         if record is None:
             return False
         old = daemon.session
+        why = _not_resumed_because(old, record, fresh=fresh)
+        if why is not None:
+            log.warning("Left unfinished: the %s network game %s hosted from the page (%d plies, you play %s); "
+                        "%s. To return to it: %s --variant %s", record.variant, record.id, len(record.moves),
+                        (record.human or "?").capitalize(), why, command, record.variant)
+            return False
         before = getattr(old.guide, "settings_before", None) or old.settings
         settings = replace(before, mode="network", color=record.human or "white", takeback="off", opponent="",
                            coach=False, variant=record.variant, time_control=record.time_control)
@@ -204,6 +216,18 @@ class PageInvite:
         if session.settings.mode == "network" and self._before is not None:
             session.settings = self._before  # what the next game starts from
         log.warning("network: no longer hosting; the network game %s stays saved", session.record.id)
+
+
+def _not_resumed_because(session: Session, record: GameRecord, *, fresh: bool) -> str | None:
+    """Why ``session`` (what the command opened) must not give way to the page's network game
+    ``record``, or None when the command names nothing else."""
+    if record.variant != session.variant.name:
+        return f"this command plays {session.variant.name}"
+    if session.guide is not None:
+        return "this command opens a lesson or a replay"
+    if fresh:
+        return "this command starts a new game (--new, --fen)"
+    return None
 
 
 def enable(server: Any, daemon: Daemon, cfg: Config) -> PageInvite:

@@ -82,6 +82,9 @@ class State:
     termination: str = ""
     #: The position after ``moves`` (for a phone's page, which has no rules of its own).
     fen: str = ""
+    #: ``moves`` in the game's notation (SAN; WXF in xiangqi), for the phone's page; empty from
+    #: a host that does not send them.
+    san: tuple[str, ...] = ()
     type: Literal["state"] = "state"
 
 
@@ -209,7 +212,11 @@ def parse(text: str | bytes, *, where: str = "message") -> Message:
         result = _string(obj, "result", where, choices=_RESULTS)
         termination = _string(obj, "termination", where, limit=200)
         fen = _string(obj, "fen", where, limit=200, optional=True) or ""
-        return State(tuple(moves), times, remaining, running, str(result), str(termination), fen)
+        san = obj.get("san", [])
+        if not isinstance(san, list) or (san and len(san) != len(moves)) or not all(
+                isinstance(text, str) and 0 < len(text) <= 20 and text.isprintable() for text in san):
+            raise ProtocolError(f"{where}: 'san' must be the moves' names, one per move (at most 20 characters each)")
+        return State(tuple(moves), times, remaining, running, str(result), str(termination), fen, tuple(san))
     if kind == "request":
         return Request(kind=str(_string(obj, "kind", where, choices=REQUESTS)))
     if kind == "takeback":

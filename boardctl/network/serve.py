@@ -25,7 +25,15 @@ from boardctl import config as config_mod
 from boardctl.config import Config
 from boardctl.daemon import Daemon, _start_web
 from boardctl.errors import BoardctlError, ConfigError, GameFileError
-from boardctl.launch import _start_fen, add_arguments, check_game_ready, config_from_args
+from boardctl.launch import (
+    _finish_view,
+    _start_fen,
+    _terminal_view,
+    _wants_view,
+    add_arguments,
+    check_game_ready,
+    config_from_args,
+)
 from boardctl.network.host import HostLink, attach
 from boardctl.network.join import Address, JoinLink, check_welcome, handshake, tls_option
 from boardctl.network.protocol import Hello
@@ -270,8 +278,16 @@ async def serve(role: str, args: argparse.Namespace) -> int:
             loop.call_soon(daemon.refresh, "network")  # the first state line (the invitation) at once
             status = await run_stdio(daemon, stop, clock=input_clock)
         else:
+            # The sim's face in this terminal, as play and record have it (the board drawn, moves typed).
+            view = _terminal_view(daemon, cfg) if _wants_view(cfg, args) else None
             if web is not None:
-                log.warning("Open %s in a browser", web.url)
+                if view is not None:
+                    view.notes = (f"Open {web.url} in a browser",)
+                else:
+                    log.warning("Open %s in a browser", web.url)
+            if view is not None:
+                viewing = loop.create_task(view.run(stop))
+                stack.push_async_callback(_finish_view, view, viewing, daemon)
             await daemon.run_board(stop)
             status = 0
     if refused:

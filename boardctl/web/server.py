@@ -703,6 +703,8 @@ class Annotator:
         for key, san_key in (("pending", "pending_san"), ("hint", "hint_san")):
             if san_key not in line:
                 out[san_key] = _san_of(board, line.get(key))
+        if variant.name == "xiangqi":
+            _annotate_chinese(out, str(line.get("start_fen") or variant.starting_fen), moves, board)
         out.setdefault("check", check_square(board))
         out.setdefault("can_promote", can_promote(board))
         if "board_hint" not in line:
@@ -713,8 +715,31 @@ class Annotator:
         return out
 
 
-#: Keys the server adds to state lines that lack them (README, "Web page").
+#: Keys the server adds to state lines that lack them (README, "Web page"); a xiangqi game's
+#: also ``san_chinese``, ``pending_chinese`` and ``hint_chinese`` (:func:`_annotate_chinese`).
 ANNOTATIONS = ("san", "opening", "pending_san", "hint_san", "check", "can_promote", "board_hint")
+
+
+def _annotate_chinese(out: dict[str, Any], start_fen: str, moves: list[str], board: GameBoard) -> None:
+    """A xiangqi game's moves, the engine's move and the hint in Chinese notation (炮二平五,
+    马８进７), which the page shows by default (its WXF is ``san``)."""
+    from boardctl.variants.xiangqi.notation import chinese, write_line
+
+    if "san_chinese" not in out:
+        try:
+            out["san_chinese"] = write_line(moves, "chinese", fen=start_fen)
+        except ValueError:
+            out["san_chinese"] = None
+    for key in ("pending", "hint"):
+        uci = out.get(key)
+        text = None
+        if isinstance(uci, str) and uci:
+            try:
+                move = board.parse_uci(uci)
+                text = chinese(board, move) if board.is_legal(move) else None  # type: ignore[arg-type]
+            except ValueError:
+                text = None
+        out.setdefault(f"{key}_chinese", text)
 
 
 def game_for_viewer(path: Path) -> dict[str, Any]:
@@ -780,7 +805,7 @@ def _opening_name(board: GameBoard) -> str | None:
     except ImportError:  # the openings table is optional for the page
         return None
     found = classify(board)
-    return f"{found.eco} {found.name}" if found is not None else None
+    return " ".join(filter(None, (found.eco, found.name))) if found is not None else None
 
 
 def list_games(folder: Path) -> list[dict[str, Any]]:

@@ -133,3 +133,47 @@ def test_the_phone_player_chooses_the_promotion_piece(browser: Any, tmp_path: Pa
         assert lit["pending"] == "a2a1" + piece
         phone.wait_for_selector("#promotion", state="hidden", timeout=WAIT_MS)
         assert host.close() == 0
+
+
+def _shown(phone: Any) -> list[str]:
+    return phone.eval_on_selector_all("[data-request]", "bs => bs.filter(b => !b.hidden).map(b => b.dataset.request)")
+
+
+def test_the_phone_shows_only_the_buttons_that_mean_something_now(browser: Any, tmp_path: Path) -> None:
+    """Issue 35, finding 8: Rematch, Accept and Decline were always shown."""
+    with phone_joined(browser, tmp_path) as joined:
+        host, phone = joined.host, joined.phone
+        host.make("e2e4")
+        phone.wait_for_selector('#net-page[data-turn="mine"]', timeout=WAIT_MS)
+        assert _shown(phone) == ["draw", "takeback", "resign", "claim"]
+        host.send({"button": "draw"})  # the host offers a draw: the phone may accept or decline
+        phone.wait_for_selector("#net-offer:not([hidden])", timeout=WAIT_MS)
+        phone.wait_for_function("() => !document.querySelector('[data-request=accept]').hidden", timeout=WAIT_MS)
+        assert _shown(phone) == ["draw", "takeback", "resign", "claim", "accept", "decline"]
+        phone.click('[data-request="decline"]')
+        phone.click('#net-board [data-square="e7"]')
+        phone.click('#net-board [data-square="e5"]')
+        host.wait_for(lambda s: s["pending"] == "e7e5", 30)
+        host.make("e7e5")
+        phone.wait_for_function("() => document.querySelector('[data-request=accept]').hidden", timeout=WAIT_MS)
+        phone.click('[data-request="resign"]')
+        phone.wait_for_function("() => document.getElementById('net-status').textContent.startsWith('Game over')",
+                                timeout=WAIT_MS)
+        assert _shown(phone) == ["rematch"]
+        assert host.close() == 0
+
+
+def test_the_phone_names_the_moves(browser: Any, tmp_path: Path) -> None:
+    """Issue 35, finding 8: the phone's page listed the moves in UCI (e2e4 e7e5)."""
+    with phone_joined(browser, tmp_path) as joined:
+        host, phone = joined.host, joined.phone
+        host.make("e2e4")
+        phone.wait_for_selector('#net-page[data-turn="mine"]', timeout=WAIT_MS)
+        phone.click('#net-board [data-square="g8"]')
+        phone.click('#net-board [data-square="f6"]')
+        host.wait_for(lambda s: s["pending"] == "g8f6", 30)
+        host.make("g8f6")
+        host.make("b1c3")
+        phone.wait_for_function("() => document.getElementById('net-moves').textContent === 'e4 Nf6 Nc3'",
+                                timeout=WAIT_MS)
+        assert host.close() == 0

@@ -122,6 +122,9 @@ def test_the_demo_page_reaches_every_capability(browser: Any, demo: RunningDaemo
         assert page.locator("#invite").is_hidden()  # network.js's host-only button stays out of the way
         page.locator("#invite-color").select_option("white")
         page.click("#invite-start")
+        if state(page)["moves"] and state(page)["result"] == "*":  # a game under way: the page asks first
+            page.wait_for_selector("#invite-start-confirm", timeout=WAIT_MS)
+            page.click("#invite-start")
         page.wait_for_selector("#invite-start-code", timeout=WAIT_MS)
         wait(page, "() => window.boardctl.state.mode === 'network' && window.boardctl.state.invite")
         invite = state(page)["invite"]
@@ -146,7 +149,7 @@ def test_the_demo_page_reaches_every_capability(browser: Any, demo: RunningDaemo
             page.evaluate("() => window.scrollTo(0, 0)")  # the board in view again for the hands
             carry_out(page, chess.STARTING_FEN, "e2e4")  # the demo's board, white
             try:
-                phone.wait_for_function("() => document.getElementById('net-moves').textContent === 'e2e4'",
+                phone.wait_for_function("() => document.getElementById('net-moves').textContent === 'e4'",
                                         timeout=WAIT_MS)
             except Exception:
                 pytest.fail(f"the phone shows {phone.inner_text('#net-page')!r}; the demo's state is {state(page)}")

@@ -16,7 +16,8 @@ def test_annotator_speaks_the_lines_game() -> None:
     out = annotator.annotate({"variant": "xiangqi", "moves": ["h2e2", "h9g7"], "pending": "h0g2",
                               "orientation": "normal", "occupancy": XQ.geometry.to_hex(XQ.board().occupied)})
     assert out["san"] == ["C2.5", "H8+7"] and out["pending_san"] == "H2+3"
-    assert out["opening"] is None and out["can_promote"] is False and out["check"] is None
+    assert out["opening"] == "中炮对屏风马 central cannon vs screen horses"  # the engine book's names (issue 35)
+    assert out["can_promote"] is False and out["check"] is None
     # The pieces still stand as at the start: what to put where, in plain words with xiangqi names.
     assert out["board_hint"] == (
         "The board differs from the game: put back cannon e2, horse g7; take the pieces off h2, h9."

@@ -8,7 +8,7 @@ import io
 import chess
 import chess.pgn
 
-from boardctl.records import ReadGame, RecordError, SeveralGames
+from boardctl.records import ReadGame, RecordError, SeveralGames, add_comment
 
 
 class _EndBoard(chess.pgn.BaseVisitor["chess.Board | None"]):
@@ -27,6 +27,7 @@ class _EndBoard(chess.pgn.BaseVisitor["chess.Board | None"]):
         self.has_fen = False
         self.tags: dict[str, str] = {}
         self.errors: list[Exception] = []
+        self.comments: dict[int, str] = {}
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
         super().visit_header(tagname, tagvalue)
@@ -34,6 +35,10 @@ class _EndBoard(chess.pgn.BaseVisitor["chess.Board | None"]):
             self.has_fen = True
         if len(self.tags) < 100:
             self.tags[tagname[:60]] = tagvalue[:200]
+
+    def visit_comment(self, comment: str | list[str]) -> None:
+        if not self.skip_variation_depth:
+            add_comment(self.comments, self.plies, comment if isinstance(comment, str) else " ".join(comment))
 
     def begin_variation(self) -> chess.pgn.SkipType:
         self.skip_variation_depth += 1
@@ -106,4 +111,5 @@ def read_record(data: str | bytes, *, max_plies: int) -> ReadGame:
         moves=tuple(move.uci() for move in board.move_stack),
         headers=end.tags,
         has_fen=end.has_fen,
+        comments=end.comments,
     )

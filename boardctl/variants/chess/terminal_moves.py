@@ -64,12 +64,9 @@ def hand_steps(board: chess.Board, move: chess.Move) -> list[HandStep]:
 
 
 def how_to_type(board: chess.Board, move: chess.Move) -> str:
-    """What to type for ``move``: SAN and from-to, or only from-to for a pawn push (``e4`` alone
-    is a square, which lifts or places one piece)."""
-    san = board.san(move)
-    if _SQUARE.fullmatch(san.rstrip("+#")):
-        return move.uci()
-    return f"{san} or {move.uci()}"
+    """What to type for ``move``: SAN and from-to (a pawn push ``e4`` too: a bare square that is
+    a legal move plays it)."""
+    return f"{board.san(move)} or {move.uci()}"
 
 
 class ChessMoves:

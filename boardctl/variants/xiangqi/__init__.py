@@ -10,13 +10,13 @@
   ``repetition`` and ``sixty_moves`` (draws) are ruled by pyffish (``judge.py``, pinned, the
   engine's judge), asked only when a position has recurred or 50 moves a side passed.
 - ``notation.py``: :func:`~.notation.iccs` (``H2-E2``), :func:`~.notation.wxf` (``C2.5``,
-  ``R+.3``), :func:`~.notation.chinese` (``炮二平五``, ``马8进7``, ``前车平三``),
+  ``R+.3``), :func:`~.notation.chinese` (``炮二平五``, ``马８进７``, ``前车平三``),
   :func:`~.notation.write_line` and :func:`~.notation.parse_move` (any of them).
 - ``records.py``, for ``boardctl games open FILE --ply N`` and ``boardctl games export
   --notation iccs|wxf|chinese``:
 
   - ``read_record(path) -> Record(start_fen, moves, tags)``: PGN (UTF-8 or GB18030, moves in
-    any notation) or XQF (through cchess); one ``GameFileError`` naming file and line or move;
+    any notation) or XQF (its main line only, ``xqf.py``); one ``GameFileError`` naming file and line or move;
   - ``position_after(record, ply)``: the board after ``ply`` moves (default all), moves on
     its stack;
   - ``export(moves, start_fen, notation, *, tags, result) -> str``: a PGN document in the

@@ -15,7 +15,8 @@ Chinese, counted from the front, as cchess writes them); when two files each hol
 letter (``7+.6``; Chinese 前七平六).
 
 Chinese uses simplified characters (帅仕相马车炮兵 for Red, 将士象马车炮卒 for Black),
-Chinese numerals for Red (一..九) and digits for Black (1..9). :func:`parse_move` reads all
+Chinese numerals for Red (一..九) and full-width digits for Black (１..９, ``马８进７``), as Chinese
+PGN files and books print them; ``chinese-ascii`` writes ASCII digits (``马8进7``). :func:`parse_move` reads all
 of these and also traditional characters (帥俥傌砲將車馬包), full-width digits, ``=`` for
 ``.``, ``N``/``B`` for horse/elephant and engine coordinates (``h2e2``).
 """
@@ -39,7 +40,7 @@ from boardctl.variants.xiangqi.board import (
     XiangqiMove,
 )
 
-NOTATIONS = ("iccs", "wxf", "chinese", "uci")
+NOTATIONS = ("iccs", "wxf", "chinese", "chinese-ascii", "uci")
 
 WXF_LETTERS = "?KAEHRCP"
 CHINESE_RED = "?帅仕相马车炮兵"
@@ -116,13 +117,18 @@ def wxf(board: XiangqiBoard, move: XiangqiMove) -> str:
     return f"{head}{op}{target}"
 
 
-def chinese(board: XiangqiBoard, move: XiangqiMove) -> str:
-    """Chinese notation of ``move`` in ``board`` (before it is played): ``炮二平五``, ``马8进7``."""
+#: Black's digits in Chinese notation: full-width (the convention of print and PGN files) or ASCII.
+FULL_WIDTH_DIGITS = "１２３４５６７８９"
+
+
+def chinese(board: XiangqiBoard, move: XiangqiMove, *, ascii_digits: bool = False) -> str:
+    """Chinese notation of ``move`` in ``board`` (before it is played): ``炮二平五``, ``马８进７``
+    (``ascii_digits``: ``马8进7``)."""
     kind, red, file, code, op, target, tandem_files = _parts(board, move)
     name = (CHINESE_RED if red else CHINESE_BLACK)[kind]
 
     def num(x: int) -> str:
-        return CHINESE_NUMERALS[x - 1] if red else str(x)
+        return CHINESE_NUMERALS[x - 1] if red else str(x) if ascii_digits else FULL_WIDTH_DIGITS[x - 1]
 
     tail = _CHINESE_OP[op] + num(target)
     if code < 0:
@@ -133,13 +139,13 @@ def chinese(board: XiangqiBoard, move: XiangqiMove) -> str:
 
 
 def write(board: XiangqiBoard, move: XiangqiMove, notation: str) -> str:
-    """``move`` in ``notation`` (``iccs``, ``wxf``, ``chinese`` or ``uci``)."""
+    """``move`` in ``notation`` (``iccs``, ``wxf``, ``chinese``, ``chinese-ascii`` or ``uci``)."""
     if notation == "iccs":
         return iccs(move)
     if notation == "wxf":
         return wxf(board, move)
-    if notation == "chinese":
-        return chinese(board, move)
+    if notation in ("chinese", "chinese-ascii"):
+        return chinese(board, move, ascii_digits=notation == "chinese-ascii")
     if notation == "uci":
         return move.uci()
     raise ValueError(

@@ -3,20 +3,18 @@ the shape of :mod:`boardctl.records`' game readers (``read_record(data, *, max_p
 ``boardctl.variants.chess.reading``), so that module can hand xiangqi bytes here as they are.
 
 One game, its main line only, within a ply limit; PGN text (UTF-8 or GB18030, any notation) or
-XQF bytes (read through cchess). Every fault is one :class:`~boardctl.records.RecordError`
+XQF bytes (its main line only). Every fault is one :class:`~boardctl.records.RecordError`
 saying what is wrong (the PGN line where there is one), without the file's name.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 
 from boardctl.errors import GameFileError
 from boardctl.records import ReadGame, RecordError, SeveralGames
 from boardctl.variants.xiangqi.board import STARTING_FEN
-from boardctl.variants.xiangqi.records import MAX_BYTES, Record, _decode, _parse, read_xqf
+from boardctl.variants.xiangqi.records import MAX_BYTES, Record, _decode, _parse, xqf_record
 
 #: How many tags of a record are kept, and how long a name or value may be.
 MAX_TAGS, MAX_NAME, MAX_VALUE = 100, 60, 200
@@ -30,13 +28,14 @@ def read_record(data: str | bytes, *, max_plies: int) -> ReadGame:
     games, a game with neither moves nor a set-up, and more than ``max_plies`` moves."""
     if len(data) > MAX_BYTES:
         raise RecordError(f"larger than a record may be ({MAX_BYTES} bytes)")
+    comments: dict[int, str] = {}
     try:
         if isinstance(data, bytes) and data[:2] == b"XQ":
-            record = _read_xqf_bytes(data)
+            record = xqf_record(data)
             has_fen = record.start_fen != STARTING_FEN
         else:
             text = _decode(data, "") if isinstance(data, bytes) else data
-            tags, fen, moves, _ = _parse(text, "", lenient=False)
+            tags, fen, moves, _ = _parse(text, "", lenient=False, comments=comments)
             record = Record(fen, moves, tags)
             has_fen = "FEN" in tags
             more = _games_in(text) - 1
@@ -49,18 +48,7 @@ def read_record(data: str | bytes, *, max_plies: int) -> ReadGame:
     if not has_fen and not record.moves:
         raise RecordError("the game has no moves and no FEN tag")
     headers = {k[:MAX_NAME]: v[:MAX_VALUE] for k, v in list(record.tags.items())[:MAX_TAGS]}
-    return ReadGame(fen=record.start_fen, moves=record.moves, headers=headers, has_fen=has_fen)
-
-
-def _read_xqf_bytes(data: bytes) -> Record:
-    """cchess reads XQF from a file only: the bytes go through a private temporary file."""
-    fd, path = tempfile.mkstemp(suffix=".xqf")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        return read_xqf(path, source="")
-    finally:
-        os.unlink(path)
+    return ReadGame(fen=record.start_fen, moves=record.moves, headers=headers, has_fen=has_fen, comments=comments)
 
 
 def _games_in(text: str) -> int:

@@ -9,7 +9,8 @@ The functions ``boardctl games open`` and ``boardctl games export`` use:
   the file and the line (PGN) or the move (XQF).
 - :func:`export` ``(moves, start_fen, notation, *, tags, result) -> str``: a PGN document whose
   moves are written in ``iccs`` (``H2-E2``, ``Format "ICCS"``), ``wxf`` (``C2.5``) or
-  ``chinese`` (``炮二平五``).
+  ``chinese`` (``炮二平五 马８进７``, Black's digits full-width as Chinese PGN files print them;
+  ``chinese-ascii``: ``马8进7``).
 - :func:`read_pgn` / :func:`write_pgn` do the same on text.
 
 PGN follows the Chinese-chess convention: the first tag is ``[Game "Chinese Chess"]``, then
@@ -18,28 +19,28 @@ others (``Event``, ``Date``, ``Termination``...). The reader takes moves in any 
 (:func:`boardctl.variants.xiangqi.notation.parse_move`), skips comments, variations and NAGs,
 and reads UTF-8 or GB18030 (the usual encoding of Chinese PGN files).
 
-XQF, the commonest binary format, is read through cchess (pinned); its standard output is
-captured (cchess prints warnings) and its moves are checked again by our rules.
+XQF, the commonest binary format, is read by :mod:`boardctl.variants.xiangqi.xqf`: the main line
+only, in one pass over it, however many variations follow; its moves are checked by our rules.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, TextIO
+from typing import NamedTuple, TextIO
 
 from boardctl.core.rules import GameText, ReadGame
 from boardctl.errors import GameFileError
+from boardctl.records import add_comment
 from boardctl.variants.xiangqi.board import STARTING_FEN, IllegalMoveError, XiangqiBoard
 from boardctl.variants.xiangqi.notation import NOTATIONS, parse_move, write
+from boardctl.variants.xiangqi.xqf import XqfError, move_uci, placement_fen, read_xqf_bytes
 
 #: Records larger than this are refused (a game is a few kilobytes).
 MAX_BYTES = 4 * 1024 * 1024
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-FORMATS = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "uci": "UCCI"}
+FORMATS = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "chinese-ascii": "Chinese", "uci": "UCCI"}
 
 
 class Record(NamedTuple):
@@ -171,7 +172,7 @@ def export(
     tags: Mapping[str, str] | None = None,
     result: str = "*",
 ) -> str:
-    """``boardctl games export --notation iccs|wxf|chinese``: the game as a PGN document."""
+    """``boardctl games export --notation iccs|wxf|chinese|chinese-ascii``: the game as a PGN document."""
     return write_pgn(moves, start_fen=start_fen, notation=notation, tags=tags, result=result)
 
 
@@ -221,9 +222,10 @@ def read_pgn(text: str, *, source: str = "<pgn>") -> Record:
 
 
 def _parse(
-    text: str, source: str, *, lenient: bool
+    text: str, source: str, *, lenient: bool, comments: dict[int, str] | None = None
 ) -> tuple[dict[str, str], str, tuple[str, ...], list[str]]:
-    """Tags, start FEN, moves and (when ``lenient``) the faults met, which otherwise raise."""
+    """Tags, start FEN, moves and (when ``lenient``) the faults met, which otherwise raise;
+    the main line's comments go into ``comments`` (by the ply they follow) when it is given."""
     errors: list[str] = []
 
     def fail(message: str) -> None:
@@ -257,6 +259,8 @@ def _parse(
         if kind == "comment":
             if not value.endswith("}"):
                 fail(f"{where}: a comment opened with '{{' is never closed")
+            elif comments is not None and not depth and not stopped:
+                add_comment(comments, len(moves), value)
             continue
         if kind == "tag":
             if seen_moves:
@@ -358,36 +362,29 @@ def _start(
 
 
 def read_xqf(path: str | Path, *, source: str | None = None) -> Record:
-    """An XQF record's main line, read through cchess; GameFileError names the file (or
-    ``source``, which may be empty) and the fault."""
+    """An XQF record's main line; GameFileError names the file (or ``source``, which may be
+    empty) and the fault."""
     source = str(path) if source is None else source
     try:
-        import cchess
-    except ImportError as exc:  # pragma: no cover - a pinned dependency
-        raise GameFileError(f"{_in(source)}reading XQF needs the cchess package ({exc})") from None
-    sink = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(sink):  # cchess prints its warnings
-            game: Any = cchess.read_from_xqf(str(path))
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
     except OSError as exc:
         raise GameFileError(f"{_in(source)}cannot read: {exc.strerror or exc}") from None
-    except Exception as exc:
-        raise GameFileError(
-            f"{_in(source)}not a readable XQF record ({type(exc).__name__}: {exc})"
-        ) from None
-    if game is None:
-        raise GameFileError(f"{_in(source)}not an XQF record (no 'XQ' magic)")
+    return xqf_record(data, source=source)
+
+
+def xqf_record(data: bytes, *, source: str = "") -> Record:
+    """The main line of the XQF record ``data`` (:mod:`boardctl.variants.xiangqi.xqf`: the
+    variations after it are never read), each move checked by our rules."""
+    if len(data) > MAX_BYTES:
+        raise GameFileError(f"{_in(source)}larger than a record may be ({MAX_BYTES} bytes)")
     try:
-        setup = str(game.init_board.to_fen())
-        lines = game.dump_iccs_moves()
-        main = [str(m) for m in lines[0]] if lines else []
-        info = {str(k): str(v) for k, v in game.info.items()}
-    except Exception as exc:
-        raise GameFileError(
-            f"{_in(source)}not a readable XQF record ({type(exc).__name__}: {exc})"
-        ) from None
+        game = read_xqf_bytes(data)
+    except XqfError as exc:
+        raise GameFileError(f"{_in(source)}not a readable XQF record: {exc}") from None
+    main = [move_uci(move) for move in game.moves]
     try:
-        board = XiangqiBoard(setup)
+        board = XiangqiBoard(f"{placement_fen(game.placement)} {game.side_to_move()} - - 0 1")
     except ValueError as exc:
         raise GameFileError(f"{_in(source)}the set-up is not a xiangqi position: {exc}") from None
     start_fen = board.fen()
@@ -396,16 +393,7 @@ def read_xqf(path: str | Path, *, source: str | None = None) -> Record:
             board.push_uci(uci)
         except IllegalMoveError as exc:
             raise GameFileError(f"{_in(source)}move {i + 1}: {exc}") from None
-    tags = {"Game": "Chinese Chess"}
-    for ours, theirs in (
-        ("Red", "red"),
-        ("Black", "black"),
-        ("Result", "result"),
-        ("Event", "event"),
-        ("Title", "title"),
-    ):
-        if info.get(theirs):
-            tags[ours] = info[theirs]
+    tags = {"Game": "Chinese Chess", **game.tags}
     if start_fen != STARTING_FEN:
         tags["FEN"] = start_fen
     return Record(start_fen, tuple(main), tags)

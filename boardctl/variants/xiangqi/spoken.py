@@ -45,7 +45,7 @@ class XiangqiWords:
         """The words for ``move`` in ``board`` (before it), check and mate included."""
         assert isinstance(board, XiangqiBoard)
         mine = own_move(move)
-        text = chinese(board, mine) if language == "zh" else english(wxf(board, mine))
+        text = chinese(board, mine, ascii_digits=True) if language == "zh" else english(wxf(board, mine))
         after = board.copy(stack=False)
         after.push(mine)
         if after.is_check():

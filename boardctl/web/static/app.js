@@ -85,6 +85,7 @@ const app = {
   viewer: null,       // {game, ply, flipped} while a past game is shown
   skin: "traditional", // xiangqi pieces: a key of XQ_SKINS (remembered in localStorage)
   colours: "classic",  // xiangqi piece colours: a key of XQ_COLOURS (remembered in localStorage)
+  notation: "chinese", // xiangqi moves: "chinese" (炮二平五, the default) or "wxf" (C2.5); remembered
   renderHooks: [],    // functions(state, prev) of the other page scripts (lessons.js), after each render
 };
 window.boardctl = app; // for tests and the benchmark
@@ -494,12 +495,32 @@ function fillMoveList(list, sanMoves, startFen, marked) {
   return blackFirst ? 1 : 0;
 }
 
+// Who makes the move lit for this board: the engine, or in a network game the friend by name.
+function moverName(state) {
+  return state.mode === "network" ? (state.opponent || "Your friend") : "Engine";
+}
+
+// A network game's opponent and whether their board is connected, in words.
+function networkText(state) {
+  if (state.mode !== "network" || !state.network) return "";
+  const who = state.opponent || "Your friend";
+  if (state.network.connected) return `Playing ${who} over the network (connected).`;
+  if (state.network.role === "host" && !state.network.joined) return `Waiting for ${who} to join with the invitation.`;
+  return `${who}'s board is not connected: it rejoins by itself.`;
+}
+
+// Whether a xiangqi game's moves are shown in Chinese (炮二平五), as the page does by default.
+function xiangqiChinese(state) {
+  return stateGeometry(state).name === "xiangqi" && app.notation === "chinese";
+}
+
 function renderMoves(state) {
   const list = $("#moves");
   // The moves as the server names them (SAN, or WXF in xiangqi) when it names them all, else as
   // played (engine coordinates).
   const played = state.moves || [];
-  const moves = Array.isArray(state.san) && state.san.length === played.length ? state.san : played;
+  const named = xiangqiChinese(state) && Array.isArray(state.san_chinese) ? state.san_chinese : state.san;
+  const moves = Array.isArray(named) && named.length === played.length ? named : played;
   const offset = (state.start_fen || "").split(" ")[1] === "b" ? 1 : 0;
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
   fillMoveList(list, moves, state.start_fen || state.initial_fen || "", moves.length - 1 + offset);
@@ -560,7 +581,7 @@ function renderInfo(state) {
     dd.previousElementSibling.hidden = state.mode === "record";
   }
 
-  const hint = state.hint_san || state.hint;
+  const hint = (xiangqiChinese(state) && state.hint_chinese) || state.hint_san || state.hint;
   $("#hint").textContent = hint ? (typeof hint === "object" ? (hint.san || hint.uci || JSON.stringify(hint)) : hint) : "–";
   $("#result").textContent = (state.result || "*") + (state.termination ? ` (${state.termination})` : "");
   const promoting = renderPromotion(state);
@@ -568,7 +589,7 @@ function renderInfo(state) {
   const parts = [];
   const over = isOver(state);
   if (over) parts.push(`Game over: ${state.result}` + (state.termination ? ` (${state.termination}).` : "."));
-  else if (state.pending) parts.push(`Engine plays ${state.pending_san || state.pending}: make the move on the board.`);
+  else if (state.pending) parts.push(`${moverName(state)} plays ${(xiangqiChinese(state) && state.pending_chinese) || state.pending_san || state.pending}: make the move on the board.`);
   else if (state.thinking && state.matching === false) parts.push("The engine moves once the pieces are set up.");
   else if (state.thinking) parts.push("Engine is thinking…");
   else if (state.fen) {
@@ -588,6 +609,8 @@ function renderInfo(state) {
   const clock = state.clock;
   if (clock && !over && clock.running === null && state.matching === false) parts.push("The clocks start once the pieces are set up.");
   if (state.draw_offer) parts.push("A draw is offered.");
+  const network = networkText(state);
+  if (network) parts.push(network);
   // The tracker's own mismatch list says what the board hint says, in terser words.
   const sameAsHint = Boolean(hintText) && /: mismatch: /.test(state.warning || "");
   if (state.warning && !sameAsHint && !(over && /^game over/i.test(state.warning))) parts.push(state.warning);
@@ -1030,6 +1053,14 @@ function setLook(skin, colours) {
 }
 app.setLook = setLook;
 
+// How a xiangqi game's moves are written on the page: Chinese by default, or WXF; remembered.
+function setNotation(notation) {
+  app.notation = notation === "wxf" ? "wxf" : "chinese";
+  localStorage.setItem("boardctl-xq-notation", app.notation);
+  $("#xq-notation").value = app.notation;
+  if (app.state) render(app.state);
+}
+
 function setupLook() {
   for (const [id, table] of [["#xq-skin", XQ_SKINS], ["#xq-colours", XQ_COLOURS]]) {
     const select = $(id);
@@ -1043,6 +1074,8 @@ function setupLook() {
   $("#xq-skin").addEventListener("change", (ev) => setLook(ev.target.value, app.colours));
   $("#xq-colours").addEventListener("change", (ev) => setLook(app.skin, ev.target.value));
   setLook(localStorage.getItem("boardctl-xq-skin"), localStorage.getItem("boardctl-xq-colours"));
+  $("#xq-notation").addEventListener("change", (ev) => setNotation(ev.target.value));
+  setNotation(localStorage.getItem("boardctl-xq-notation"));
 }
 
 function setupControls() {

@@ -64,8 +64,10 @@
     return el("details", { id: "characters" },
       el("summary", {}, "Opponents"),
       el("p", { id: "char-current", className: "help" }, ""),
-      el("p", { className: "help" }, "Start a game against a character: its rating, style and openings. ",
+      el("p", { id: "char-intro", className: "help" }, "Start a game against a character: its rating, style and openings. ",
         "The colour is the New game form's. ", plain),
+      el("p", { id: "char-chess-only", className: "note", hidden: true },
+        "The characters play chess only: in xiangqi the engine plays at the New game form's level."),
       el("ul", { id: "char-list", className: "char-list" }));
   }
 
@@ -73,6 +75,11 @@
     chars.current = state.opponent || null;
     const line = document.querySelector("#char-current");
     if (!line) return;
+    // Chess only: a xiangqi page says so where the characters are, instead of a Play that fails.
+    const xiangqi = (state.variant || document.body.dataset.variant) === "xiangqi";
+    document.querySelector("#char-chess-only").hidden = !xiangqi;
+    document.querySelector("#char-list").hidden = xiangqi;
+    document.querySelector("#char-intro").hidden = xiangqi;
     line.textContent = chars.current ? `You play against ${chars.current}.` : "You play against the plain engine.";
     document.querySelectorAll("#char-list .char").forEach((item) => {
       const c = chars.list.find((x) => x.id === item.dataset.character);

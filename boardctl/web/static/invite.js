@@ -42,7 +42,10 @@
     const base = `${location.protocol}//${location.host}/`;
     const code = invite.code || "";
     const local = /\/\/(127\.|\[::1\]|localhost)/.test(invite.address);
-    const phone = el("a", { href: `${base}?play=${code}`, id: "invite-start-phone" }, `${base}?play=${code}`);
+    // A used code opens nothing: no ?play= link then, only the words.
+    const phone = code
+      ? el("a", { href: `${base}?play=${code}`, id: "invite-start-phone" }, `${base}?play=${code}`)
+      : el("span", { id: "invite-start-phone-used" }, "the code is used (the other board has joined)");
     const watch = el("a", { href: `${base}?watch`, id: "invite-start-watch" }, `${base}?watch`);
     const rows = [
       el("p", { id: "invite-start-address" }, `Address: ${invite.address}`),
@@ -61,6 +64,16 @@
     box.replaceChildren(el("h2", {}, "Invitation"), ...rows);
   }
 
+  // The colours offered: the game's two sides (as the server names them) and random.
+  function fillColours(select) {
+    const sides = document.body.dataset.variant === "xiangqi" ? ["red", "black"] : ["white", "black"];
+    const wanted = [...sides, "random"];
+    if ([...select.options].map((o) => o.value).join() === wanted.join()) return;
+    const index = Math.max(0, select.selectedIndex);
+    select.replaceChildren(...wanted.map((c) => el("option", { value: c }, c)));
+    select.selectedIndex = index;
+  }
+
   async function setUp() {
     if (window.BOARDCTL_NETWORK_PAGE) return; // a phone's or a spectator's page
     const controls = document.getElementById("controls");
@@ -69,14 +82,28 @@
     try { data = await call("GET"); } catch { return; } // not offered here (a host's or guest's page)
     if (!data.available) return;
     const color = el("select", { id: "invite-color", "aria-label": "Your colour in the invited game" });
-    for (const c of ["white", "black", "random"]) color.append(el("option", { value: c }, c));
+    fillColours(color);
+    // The game's own sides: red and black in xiangqi (the page learns its game from the first state).
+    new MutationObserver(() => fillColours(color)).observe(document.body, { attributes: true, attributeFilter: ["data-variant"] });
     const button = el("button", { type: "button", id: "invite-start",
       title: "Host a game for a friend's board or phone (as boardctl host does)" }, "Invite a friend");
     const box = el("section", { id: "invite-start-box", "aria-label": "Invitation", hidden: "" });
     controls.append(button, color);
     controls.after(box);
     show(box, data);
+    let armed = 0;  // when a first click asked to confirm leaving the game under way
     button.addEventListener("click", async () => {
+      const s = typeof app !== "undefined" ? app.state : null;
+      const underWay = s && s.mode !== "network" && (s.result || "*") === "*" && (s.moves || []).length > 0;
+      if (underWay && Date.now() - armed > 5000) {
+        armed = Date.now();
+        box.hidden = false;
+        box.replaceChildren(el("p", { role: "alert", id: "invite-start-confirm" },
+          `This leaves the game under way (${s.moves.length} half-moves; it stays saved, unfinished). ` +
+          "Press Invite a friend again within 5 s to invite anyway."));
+        return;
+      }
+      armed = 0;
       try {
         show(box, await call("POST"));
         box.hidden = false;

@@ -66,7 +66,8 @@
     document.getElementById("lesson-wrong").textContent = wrong;
     const s = lesson.score;
     document.getElementById("lesson-score").textContent =
-      `${s.first_try} of ${s.moves} right at the first try` + (s.moves ? ` (${s.percent} %)` : "") + `, ${s.mistakes} wrong`;
+      `${s.first_try} of ${s.moves} right at the first try` + (s.moves ? ` (${s.percent} %)` : "") +
+      `, ${s.mistakes} wrong ${s.mistakes === 1 ? "try" : "tries"}`;
     document.getElementById("lesson-show").hidden = Boolean(lesson.ended) || !lesson.your_turn;
   }
 
@@ -109,7 +110,9 @@
       fwd.addEventListener("click", () => { stepper.target = null; press("hint").catch(() => {}); });
       slider.addEventListener("input", (ev) => stepTo(Number(ev.target.value)));
       nav.append(back, slider, fwd);
-      box.append(el("h2", { id: "step-title" }), el("p", { id: "step-ply" }), nav, el("ol", { id: "step-moves", class: "step-moves" }));
+      box.append(el("h2", { id: "step-title" }), el("p", { id: "step-ply" }), nav,
+        el("p", { id: "step-comment", class: "lesson-note", "aria-live": "polite" }),
+        el("ol", { id: "step-moves", class: "step-moves" }));
     }
     box.hidden = false;
     box.dataset.watch = String(Boolean(step.watch));
@@ -119,6 +122,7 @@
     document.getElementById("step-title").textContent = `Replay: ${players || step.source}` + (where ? ` (${where})` : "");
     const next = step.ply < step.plies ? (step.watch || step.next ? ` · next ${step.sans[step.ply]}` : " · hint shows the next move") : " · the end";
     document.getElementById("step-ply").textContent = `Move ${step.ply} of ${step.plies}` + next;
+    document.getElementById("step-comment").textContent = step.comment || "";
     const slider = document.getElementById("step-slider");
     slider.max = String(step.plies);
     if (stepper.target === null || !stepper.busy) slider.value = String(step.ply);
@@ -184,10 +188,22 @@
       const record = await file.files[0].text();
       app.send({ step: { record, watch: watch.checked } }).catch(() => {});
     });
-    box.append(el("p", {}, "An opening lesson on the board:"), lesson,
+    const intro = el("p", {}, "An opening lesson on the board:");
+    const chessOnly = el("p", { id: "lesson-chess-only", class: "note", hidden: "" },
+      "The opening lessons are chess only (boardctl learn teaches chess openings); a xiangqi game can be replayed below.");
+    box.append(intro, lesson, chessOnly,
       el("p", {}, "Replay a game (PGN) on the board; hint steps forward, takeback back:"), replay);
     const games = document.getElementById("past-games");
     games.parentNode.insertBefore(box, games);
+    // The lessons and their White/Black list are chess's: a xiangqi page says so instead.
+    const follow = () => {
+      const xiangqi = document.body.dataset.variant === "xiangqi";
+      intro.hidden = lesson.hidden = xiangqi;
+      lesson.style.display = xiangqi ? "none" : "";  // .buttons is a flex box: hidden alone does not hide it
+      chessOnly.hidden = !xiangqi;
+    };
+    follow();
+    new MutationObserver(follow).observe(document.body, { attributes: true, attributeFilter: ["data-variant"] });
   }
 
   if (window.BOARDCTL_NETWORK_PAGE) {

@@ -138,7 +138,7 @@
     }
     const status = document.getElementById("net-status");
     const net = { ws: null, state: null, color: null, variant: "chess", selected: null, since: 0, delay: 500,
-      promoting: null };
+      promoting: null, offer: null };
 
     function send(msg) {
       if (net.ws && net.ws.readyState === WebSocket.OPEN) net.ws.send(JSON.stringify(msg));
@@ -159,10 +159,24 @@
       const theirs = mine === names[0] ? names[1] : names[0];
       drawBoard(s, geo(), flipped, clickSquare, net.selected, s.moves[s.moves.length - 1]);
       drawClocks(s.remaining, s.running, mine, theirs, net.since);
-      document.getElementById("net-moves").textContent = s.moves.join(" ");
+      // The moves by name (SAN; WXF in xiangqi) when the host sends them, else as coordinates.
+      const listed = Array.isArray(s.san) && s.san.length === s.moves.length ? s.san : s.moves;
+      document.getElementById("net-moves").textContent = listed.join(" ");
       if (s.result !== "*") status.textContent = `Game over: ${s.result} (${s.termination})`;
       else status.textContent = myTurn() ? `Your move (${mine})` : `Waiting for the board (${theirs})`;
       page.dataset.turn = myTurn() ? "mine" : "theirs";
+      showButtons(s.result !== "*");
+    }
+
+    // Only the buttons that mean something now: the game's during it (no claim in xiangqi, whose
+    // draws rule themselves), Rematch after the result, Accept and Decline while an offer waits.
+    function showButtons(over) {
+      for (const b of buttons.querySelectorAll("[data-request]")) {
+        const kind = b.dataset.request;
+        if (kind === "rematch") b.hidden = !over || net.offer === "rematch";
+        else if (kind === "accept" || kind === "decline") b.hidden = !net.offer;
+        else b.hidden = over || (kind === "claim" && net.variant === "xiangqi");
+      }
     }
 
     function clickSquare(name, piece) {
@@ -217,13 +231,16 @@
           page.dataset.connected = "true";
         } else if (msg.type === "state") {
           if (net.state && msg.moves.length !== net.state.moves.length && promo) { net.promoting = null; promo.hidden = true; }
+          if (!net.state || msg.moves.length !== net.state.moves.length || msg.result !== net.state.result) net.offer = null;
           net.state = msg;
           net.since = performance.now();
-          document.getElementById("net-offer").hidden = true;
+          document.getElementById("net-offer").hidden = !net.offer;
           render();
         } else if (msg.type === "request") {
           const offer = document.getElementById("net-offer");
           offer.hidden = false;
+          net.offer = msg.kind === "decline" ? null : msg.kind;
+          if (net.state) render();
           offer.textContent = msg.kind === "decline" ? "Your opponent declined."
             : `Your opponent ${msg.kind === "draw" ? "offers a draw" : msg.kind === "takeback" ? "asks for a takeback"
               : msg.kind === "rematch" ? "offers a rematch (colours swapped)" : msg.kind}.`;
@@ -296,7 +313,10 @@
           (invite.fingerprint ? ` --fingerprint ${invite.fingerprint}` : "")),
         el("p", {}, "A phone: "), el("p", {}, "Spectators: "),
       );
-      const phone = el("a", { href: `${base}?play=${invite.code || ""}`, id: "invite-phone" }, `${base}?play=${invite.code || ""}`);
+      // A used code opens nothing: no ?play= link then, only the words.
+      const phone = invite.code
+        ? el("a", { href: `${base}?play=${invite.code}`, id: "invite-phone" }, `${base}?play=${invite.code}`)
+        : el("span", { id: "invite-phone-used" }, "the code is used (the other board has joined)");
       const watch = el("a", { href: `${base}?watch`, id: "invite-watch" }, `${base}?watch`);
       box.children[1].append(phone);
       box.children[2].append(watch);
@@ -304,10 +324,14 @@
     // LAN mode: the invitation (its code is the guest's seat) comes only with the PIN. A hosting
     // board's page asks again with the stored PIN, and whenever a PIN is entered; never in a loop
     // and never on another daemon's page (a wrong PIN counts towards the lockout).
+    // Where the page's own "Invite a friend" (invite.js) shows the invitation: one button, not two.
+    const pageInvite = fetch("/api/invite").then((r) => (r.ok ? r.json() : null)).catch(() => null);
     let hosting = false;
     const poll = (withPin) => {
       const pin = withPin ? localStorage.getItem("boardctl-pin") : null;
-      fetch("/api/state", pin ? { headers: { "X-Boardctl-Pin": pin } } : {}).then((r) => r.json()).then((state) => {
+      Promise.all([fetch("/api/state", pin ? { headers: { "X-Boardctl-Pin": pin } } : {}).then((r) => r.json()),
+        pageInvite]).then(([state, own]) => {
+        if (state.invite && own && own.available) return;
         if (state.invite) {
           button.hidden = false;
           button.onclick = () => { show(state.invite); box.hidden = !box.hidden; };

@@ -21,6 +21,7 @@ from boardctl.variants.xiangqi.notation import (
 )
 
 START = STARTING_FEN
+HALF_TO_FULL = str.maketrans("123456789", "１２３４５６７８９")
 AFTER_C25 = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
 
 # (fen, move, ICCS, WXF, Chinese): opening moves as the books write them, then the tandem
@@ -101,8 +102,13 @@ def test_published_examples(
     assert iccs(move) == iccs_text
     assert wxf(board, move) == wxf_text
     assert board.san(move) == wxf_text
-    assert chinese(board, move) == chinese_text
-    for text in (iccs_text, wxf_text, chinese_text, uci):
+    # Black's digits full-width by default, as Chinese PGN files print them (马８进７); ASCII on request
+    full_width = chinese_text.translate(HALF_TO_FULL)
+    assert chinese(board, move) == full_width
+    assert chinese(board, move, ascii_digits=True) == chinese_text
+    assert write_line([uci], "chinese", fen=board.fen()) == [full_width]
+    assert write_line([uci], "chinese-ascii", fen=board.fen()) == [chinese_text]
+    for text in (iccs_text, wxf_text, chinese_text, full_width, uci):
         assert parse_move(board, text) == move, text
 
 
@@ -210,8 +216,9 @@ def test_chinese_matches_cchess() -> None:
             f, t = move.from_square, move.to_square
             played = theirs_board.copy().move((f % FILES, f // FILES), (t % FILES, t // FILES))
             assert played is not None
-            # cchess writes Black's digits full-width (炮９退１); we write ASCII (炮9退1)
-            assert chinese(board, move) == full2half(played.to_text()), (board.fen(), move.uci())
+            # cchess writes Black's digits full-width (炮９退１), as we do; ASCII on request (炮9退1)
+            assert chinese(board, move) == played.to_text(), (board.fen(), move.uci())
+            assert chinese(board, move, ascii_digits=True) == full2half(played.to_text()), (board.fen(), move.uci())
             compared += 1
     assert compared > 1000
 
@@ -220,8 +227,9 @@ def test_write_and_parse_a_whole_line() -> None:
     line = ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0", "b9c7", "b0c2", "c6c5", "g3g4"]
     assert write_line(line, "iccs") == [m.upper()[:2] + "-" + m.upper()[2:] for m in line]
     chinese_line = write_line(line, "chinese")
-    assert chinese_line[:4] == ["炮二平五", "马8进7", "马二进三", "车9平8"]
-    for notation in ("iccs", "wxf", "chinese", "uci"):
+    assert chinese_line[:4] == ["炮二平五", "马８进７", "马二进三", "车９平８"]
+    assert write_line(line, "chinese-ascii")[:4] == ["炮二平五", "马8进7", "马二进三", "车9平8"]
+    for notation in ("iccs", "wxf", "chinese", "chinese-ascii", "uci"):
         assert [m.uci() for m in parse_line(write_line(line, notation))] == line
     with pytest.raises(IllegalMoveError, match="move 2"):
         write_line(["h2e2", "h2e2"], "wxf")

@@ -89,9 +89,18 @@ def write_xqf(
     event: str = "",
     variation: list[str] | None = None,
     comment: str = "",
+    variations: dict[int, list[str]] | None = None,
+    comments: dict[int, str] | None = None,
 ) -> bytes:
     """An XQF file of ``moves`` (coordinates) from ``fen``; ``variation`` (an alternative to
-    the first move) is stored after it as a side line."""
+    the first move) is stored after it as a side line; ``variations[i]`` is an alternative to
+    move ``i`` (0-based), stored as the file stores a tree (each move, then the line after it,
+    then its alternatives: so the main line comes first and the side lines after it, the last
+    one first); ``comments[i]`` follows main-line move ``i``."""
+    variations = dict(variations or {})
+    if variation:
+        variations[0] = variation
+    comments = comments or {}
     keys = keys or Keys()
     key_xy, key_f, key_t, rmk, phrase = keys.derive()
     points = piece_points(fen)
@@ -129,23 +138,15 @@ def write_xqf(
                 out += struct.pack("<i", len(raw) + rmk)
         return out + raw
 
+    square = XiangqiBoard().geometry.parse
     body = bytearray(record(0, 0, bool(moves), False, comment))  # the start record
-    line = [(m, i < len(moves) - 1) for i, m in enumerate(moves)]
-    for i, (uci, has_next) in enumerate(line):
-        square = XiangqiBoard().geometry.parse
-        body += record(
-            _point(square(uci[:2])),
-            _point(square(uci[2:])),
-            has_next,
-            i == 0 and bool(variation),
-            "",
-        )
-    if variation:
-        for i, uci in enumerate(variation):
-            square = XiangqiBoard().geometry.parse
-            body += record(
-                _point(square(uci[:2])), _point(square(uci[2:])), i < len(variation) - 1, False, ""
-            )
+    for i, uci in enumerate(moves):
+        body += record(_point(square(uci[:2])), _point(square(uci[2:])), i < len(moves) - 1, i in variations,
+                       comments.get(i, ""))
+    for i in sorted(variations, reverse=True):  # the deepest alternative closes first
+        side = variations[i]
+        for j, uci in enumerate(side):
+            body += record(_point(square(uci[:2])), _point(square(uci[2:])), j < len(side) - 1, False, "")
     if version >= 11:
         body = bytearray((b + phrase[(0x400 + i) % 32]) & 0xFF for i, b in enumerate(body))
     return bytes(head) + bytes(body)
