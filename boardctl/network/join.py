@@ -164,7 +164,10 @@ async def handshake(address: Address, hello: Hello, *, tls: Any, attempts: int =
                 raise JoinRefused(f"the host's certificate is not trusted: {exc}") from None
             if attempts and tried >= attempts:
                 raise BoardctlError(f"cannot reach {address.url}: {exc}") from None
-            log.info("cannot reach %s (%s); retrying in %.1f s", address.url, exc, delay)
+            # Said once where a user sees it (the first try), then only in the detailed log.
+            (log.warning if tried == 1 else log.info)(
+                "cannot reach %s (%s); retrying in %.1f s (Ctrl-C stops)", address.url, exc, delay
+            )
             await asyncio.sleep(delay)
             delay = min(BACKOFF[1], delay * 2)
 
