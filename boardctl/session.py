@@ -362,6 +362,11 @@ class Session:
             self._header = None
 
     def _log_entry(self, entry: Event) -> None:
+        if self._readings is not None:
+            # Something other than a sensed event before any move told the orientation (the
+            # engine's move, a network result): the board as it stands, and the events sensed
+            # so far logged first, so that the log's times never go back.
+            self._orientation_assumed()
         self._log_header(entry.t)
         self._log.append((self.record.id, entry))
 

@@ -166,3 +166,17 @@ def test_record_stdio_straightened_piece_then_the_first_move(
     state = daemon.send({"t": 5.0})
     assert state["moves"] == moves and state["orientation"] == orientation, state
     assert daemon.close() == 0
+
+
+def test_a_result_before_the_first_move_keeps_the_log_in_time_order() -> None:
+    """A network game ended by the other side before any move: the touches sensed meanwhile are
+    logged before the result (the log's times never go back; replay refuses a log whose do)."""
+    session = Session(Settings(mode="network", color="white"))
+    session.tick(0.0)
+    g = CHESS.geometry
+    session.feed(SquareChanged(0.5, g.parse("a8"), False))
+    session.feed(SquareChanged(0.9, g.parse("a8"), True))
+    session.remote_end("0-1", "white resigns", 2.0)
+    times = [entry.t for _, entry in session.take_log()]
+    assert times == sorted(times) and len(times) >= 3
+    assert session.state_line()["orientation"] == "normal" and session.record.result == "0-1"
