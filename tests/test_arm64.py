@@ -5,11 +5,13 @@ It reuses the root that ``make pi-check`` (scripts/pi-check) built and passed in
 check's dependencies installed for aarch64, and runs this checkout's own ``boardctl`` and
 ``engine`` packages there (copied in, first on PYTHONPATH), so an x86-only change (an import,
 a dependency, a wheel) is seen in seconds. Skipped, with the reason, where there is no
-emulation, no such root, or no root privileges for chroot; ``make pi-check`` is the full run.
+emulation, no such root, no root privileges for chroot, or a pyproject.toml other than the one
+the root was installed from (its dependencies are not there); ``make pi-check`` is the full run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -33,6 +35,11 @@ def _why_not() -> str | None:
         return f"no arm64 root that passed make pi-check at {ROOT} (make pi-check builds one, several minutes)"
     if os.geteuid() != 0:
         return "chroot into the arm64 root needs root"
+    marker = dict(line.split(" ", 1) for line in (ROOT / ".pi-check-passed").read_text().splitlines() if " " in line)
+    ours = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
+    if marker.get("pyproject.toml") != ours:
+        return (f"pyproject.toml changed since the arm64 root was installed (make pi-check at "
+                f"{marker.get('commit', '?')[:10]}): its dependencies may be missing there; rerun make pi-check")
     return None
 
 
