@@ -22,11 +22,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-import chess  # noqa: E402
-from test_daemon_support import AFTER_MOVE, AFTER_PROMOTION, StateLines, move_events  # noqa: E402
-
 BIN = Path(sys.executable).parent
 
 
@@ -34,6 +29,10 @@ def game(plies: int, level: str, seed: int) -> dict[str, Any]:
     """``plies`` half-moves as White against the bundled engine at ``level``: a random legal move
     by hand, then the engine's move read from its LEDs and carried out. Figures: start to the
     first state line, each engine reply (the human's move complete -> the engine's move lit)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import chess
+    from test_daemon_support import AFTER_MOVE, AFTER_PROMOTION, StateLines, move_events
+
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="pi-check-") as tmp:
         env = {**os.environ, "XDG_CONFIG_HOME": f"{tmp}/config"}
@@ -93,7 +92,7 @@ def game(plies: int, level: str, seed: int) -> dict[str, Any]:
     }
 
 
-def _wait(lines: StateLines, pending: list[dict[str, Any]]) -> dict[str, Any]:
+def _wait(lines: Any, pending: list[dict[str, Any]]) -> dict[str, Any]:
     while (line := lines.next(600.0)).get("reason") != "engine-move":
         pending.append(line)
     return line
@@ -149,6 +148,17 @@ def facts() -> list[tuple[str, str]]:
     return rows
 
 
+def dependencies_digest(pyproject: str) -> str:
+    """What an install of the package needs, as one digest: [project] dependencies and the pi
+    extra (not the tools' settings nor the dev extra), for tests/test_arm64.py."""
+    import hashlib
+    import tomllib
+
+    project = tomllib.loads(pyproject)["project"]
+    needs = sorted(project["dependencies"]) + sorted(project.get("optional-dependencies", {}).get("pi", []))
+    return hashlib.sha256(json.dumps(needs).encode()).hexdigest()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -159,7 +169,11 @@ def main() -> int:
     s = sub.add_parser("selftest")
     s.add_argument("--squares", default="all")
     sub.add_parser("facts")
+    sub.add_parser("dependencies", help="the digest of pyproject.toml's dependencies (read on stdin)")
     args = parser.parse_args()
+    if args.what == "dependencies":
+        print(dependencies_digest(sys.stdin.read()))
+        return 0
     if args.what == "facts":
         for what, value in facts():
             print(f"{what}\t{value}")

@@ -5,22 +5,26 @@ It reuses the root that ``make pi-check`` (scripts/pi-check) built and passed in
 check's dependencies installed for aarch64, and runs this checkout's own ``boardctl`` and
 ``engine`` packages there (copied in, first on PYTHONPATH), so an x86-only change (an import,
 a dependency, a wheel) is seen in seconds. Skipped, with the reason, where there is no
-emulation, no such root, no root privileges for chroot, or a pyproject.toml other than the one
-the root was installed from (its dependencies are not there); ``make pi-check`` is the full run.
+emulation, no such root, no root privileges for chroot, or dependencies (pyproject.toml's
+[project] list and the pi extra) other than those the root was installed with; ``make pi-check``
+is the full run.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from pi_drive import dependencies_digest
 
 ROOT = Path(os.environ.get("PI_CHECK_ROOT", "/var/cache/boardctl/pi-check/bookworm-arm64"))
 PYTHON = "/root/boardctl/.venv/bin/python"  # the venv pi-check installed, inside the root
@@ -36,10 +40,9 @@ def _why_not() -> str | None:
     if os.geteuid() != 0:
         return "chroot into the arm64 root needs root"
     marker = dict(line.split(" ", 1) for line in (ROOT / ".pi-check-passed").read_text().splitlines() if " " in line)
-    ours = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
-    if marker.get("pyproject.toml") != ours:
-        return (f"pyproject.toml changed since the arm64 root was installed (make pi-check at "
-                f"{marker.get('commit', '?')[:10]}): its dependencies may be missing there; rerun make pi-check")
+    if marker.get("dependencies") != dependencies_digest((REPO / "pyproject.toml").read_text(encoding="utf-8")):
+        return (f"the package's dependencies changed since the arm64 root was installed (make pi-check at "
+                f"{marker.get('commit', '?')[:10]}): they may be missing there; rerun make pi-check")
     return None
 
 
