@@ -30,6 +30,7 @@ ROOT = Path(os.environ.get("PI_CHECK_ROOT", "/var/cache/boardctl/pi-check/bookwo
 PYTHON = "/root/boardctl/.venv/bin/python"  # the venv pi-check installed, inside the root
 REPO = Path(__file__).resolve().parent.parent
 BINFMT = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
+CHROOT = shutil.which("chroot") or shutil.which("/usr/sbin/chroot")
 
 
 def _why_not() -> str | None:
@@ -37,8 +38,8 @@ def _why_not() -> str | None:
         return "no arm64 emulation here (binfmt_misc qemu-aarch64 not enabled; scripts/pi-check sets it up)"
     if not (ROOT / ".pi-check-passed").is_file() or not (ROOT / PYTHON.lstrip("/")).exists():
         return f"no arm64 root that passed make pi-check at {ROOT} (make pi-check builds one, several minutes)"
-    if os.geteuid() != 0:
-        return "chroot into the arm64 root needs root"
+    if os.geteuid() != 0 or CHROOT is None:
+        return "chroot into the arm64 root needs root (and chroot)"
     marker = dict(line.split(" ", 1) for line in (ROOT / ".pi-check-passed").read_text().splitlines() if " " in line)
     if marker.get("dependencies") != dependencies_digest((REPO / "pyproject.toml").read_text(encoding="utf-8")):
         return (f"the package's dependencies changed since the arm64 root was installed (make pi-check at "
@@ -64,7 +65,8 @@ def code_in_root() -> Iterator[str]:
 def in_root(code: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8", "PYTHONPATH": code,
            "XDG_CONFIG_HOME": "/nonexistent", "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(["chroot", str(ROOT), PYTHON, *args], input=stdin, capture_output=True, text=True,
+    assert CHROOT is not None
+    return subprocess.run([CHROOT, str(ROOT), PYTHON, *args], input=stdin, capture_output=True, text=True,
                           env=env, timeout=120, check=False)
 
 
