@@ -121,7 +121,7 @@ def selftest(squares: str) -> dict[str, Any]:
             proc.stdin.flush()
     code = proc.wait(timeout=60)
     heads = ("squares tested", "dead switches", "stuck switches", "dead LEDs", "stuck LEDs", "crossed", "result")
-    report = [" ".join(x.split()) for x in out if x.lstrip("> ").startswith(heads)]
+    report = [" ".join(x.lstrip("> ").split()) for x in out if x.lstrip("> ").startswith(heads)]
     return {"exit": code, "seconds": round(time.monotonic() - started, 2), "report": report}
 
 
