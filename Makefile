@@ -9,7 +9,7 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba-cache
 # which rebuilds only when the kernel sources' digest has no module yet.
 KERNELS := $(VENV)/.kernels
 
-.PHONY: demo test fuzz lint bench clean system tune
+.PHONY: demo test fuzz lint bench clean system tune pi-check
 
 $(STAMP): pyproject.toml
 	@echo "Installing boardctl and its dependencies into $(VENV) (first run only)..."
@@ -55,6 +55,13 @@ fuzz: $(STAMP) $(KERNELS) system
 bench: $(STAMP) $(KERNELS) system
 	$(BIN)/pip install --quiet --no-deps sunfish
 	$(BIN)/python -m bench
+
+# boardctl on Raspberry Pi OS's software (Debian bookworm arm64) under qemu, as root: a cached
+# debootstrap root, a fresh clone, make demo's install, the engine build, a game, perft and the
+# selftest, with a table of times and versions (scripts/pi-check). Slow, so not part of `make test`,
+# whose tests/test_arm64.py reuses the root it leaves.
+pi-check:
+	bash scripts/pi-check
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache .mypy_cache .ruff_cache

@@ -269,6 +269,10 @@ KEYS: tuple[Key, ...] = (
     Key("board.debounce", _seconds, 0.025, "--debounce", "gpio: seconds a switch must hold a new state",
         metavar="SECONDS"),
     Key("board.pinout", _string, "", "--pinout", "gpio: pin map file; empty: hardware/pinout.toml", metavar="FILE"),
+    Key("board.pin_factory", _choice("auto", "lgpio", "rpigpio", "native", "mock"), "auto", "--pin-factory",
+        "gpio: gpiozero's pin factory; auto: lgpio on a Pi 5, else lgpio, RPi.GPIO, native (the first that starts)",
+        flag_help="gpio: the pin library: auto (by the Pi's model), lgpio, rpigpio (RPi.GPIO, Pi 4 and older), "
+        "native (gpiozero's own) or mock (no hardware)"),
     Key("engine.path", _string, "", "--engine", "UCI engine executable; empty: the bundled boardctl-engine",
         group="engine", commands=ENGINE_COMMANDS, metavar="COMMAND"),
     Key("engine.level", check_level, "intermediate", "--level", "engine strength", group="engine",
@@ -349,6 +353,7 @@ class Config:
     board_settle: float
     board_debounce: float
     board_pinout: str
+    board_pin_factory: str
     engine_path: str
     engine_level: str
     engine_movetime: float

@@ -260,7 +260,7 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             cfg.board_backend,
             clock=clock,
             url=cfg.board_serial_url,
-            pinout=cfg.board_pinout or None,
+            pinout=cfg.board_pinout or None, pin_factory=cfg.board_pin_factory,
             debounce=cfg.board_debounce,
             occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy(),
                                           geometry=variant.geometry),

@@ -186,6 +186,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "board.backend", help="board hardware: sim (no hardware), gpio (the Pi scans the switches) or serial (a Pico does)"))
     parser.add_argument("--serial-url", metavar="URL", help=config_help("board.serial_url"))
     parser.add_argument("--pinout", metavar="FILE", help=config_help("board.pinout"))
+    parser.add_argument("--pin-factory", choices=["auto", "lgpio", "rpigpio", "native", "mock"],
+                        help=config_help("board.pin_factory"))
     parser.add_argument("--variant", choices=sorted(GEOMETRIES), default=None,
                         help="The board: chess (64 squares) or xiangqi (90 points). Default: the pin map's "
                              "board with --board gpio, else chess.")
@@ -217,7 +219,8 @@ def run(args: argparse.Namespace) -> int:
     from boardctl import config
     from boardctl.hw import open_board
 
-    cfg = config.load({"board.backend": args.board, "board.serial_url": args.serial_url})
+    cfg = config.load({"board.backend": args.board, "board.serial_url": args.serial_url,
+                       "board.pin_factory": getattr(args, "pin_factory", None)})
     variant = getattr(args, "variant", None)
     geometry = GEOMETRIES[variant] if variant else None
 
@@ -230,8 +233,11 @@ def run(args: argparse.Namespace) -> int:
 
         # One clear line (and exit 1) for a wrong port, old firmware or a board of another size.
         wait_for_device(cfg.board_serial_url, geometry=geometry or CHESS_8X8)
-    with open_board(cfg.board_backend, url=cfg.board_serial_url, pinout=args.pinout, geometry=geometry) as board:
+    with open_board(cfg.board_backend, url=cfg.board_serial_url, pinout=args.pinout, geometry=geometry,
+                    pin_factory=cfg.board_pin_factory) as board:
         squares = _squares(args.squares, board.geometry)
+        if cfg.board_backend == "gpio":
+            say(f"gpio pin factory: {getattr(board, 'pin_factory_name', '')}")
         if cfg.board_backend == "sim":
             import threading
 

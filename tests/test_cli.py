@@ -215,6 +215,7 @@ SAMPLE_VALUES = {
     "board.settle": ("--settle", "0.5", 0.5),
     "board.debounce": ("--debounce", "0.01", 0.01),
     "board.pinout": ("--pinout", "pins.toml", "pins.toml"),
+    "board.pin_factory": ("--pin-factory", "rpigpio", "rpigpio"),
     "engine.path": ("--engine", "stockfish", "stockfish"),
     "engine.level": ("--level", "1500", "1500"),
     "engine.movetime": ("--movetime", "2", 2.0),

@@ -88,8 +88,9 @@ def open_board(
 ) -> Board:
     """Construct the backend ``kind`` (``gpio``, ``serial`` or ``sim``); its threads start with ``start()``.
 
-    gpio: ``pinout`` file (default ``hardware/pinout.toml``, or the game's: ``pinout-xiangqi.toml``), gpiozero ``pin_factory`` (default:
-    gpiozero's own choice), ``debounce`` seconds, ``scan_hz`` full scans per second.
+    gpio: ``pinout`` file (default ``hardware/pinout.toml``, or the game's: ``pinout-xiangqi.toml``), gpiozero ``pin_factory``
+    (a factory, or a ``board.pin_factory`` name that ``boardctl.hw.factory.choose`` starts; default ``auto``), ``debounce``
+    seconds, ``scan_hz`` full scans per second.
     serial: ``url`` for ``serial.serial_for_url`` (``/dev/ttyACM0``, ``loop://``, ``spy://...``).
     sim: starting ``occupancy`` (see ``sim.occupancy_for_setup`` for ``--sim-setup``).
     ``geometry``: the game's board; a gpio pin map or a serial device for another board is

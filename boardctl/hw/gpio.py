@@ -22,18 +22,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import warnings
 from typing import Any
 
 from gpiozero import Button as GzButton
 from gpiozero import Device, InputDevice, OutputDevice, TonalBuzzer
-from gpiozero.exc import BadPinFactory
 from gpiozero.pins.pi import SPI_HARDWARE_PINS
 from gpiozero.tones import Tone
 
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
 from boardctl.errors import ConfigError, HardwareError
 from boardctl.events import Button, ButtonPressed, Code, Event, Snapshot, SquareChanged
+from boardctl.hw import factory
 from boardctl.hw.base import Board, Clock
 from boardctl.hw.leds import SIGNALS, STEP, LedFrame, step_at
 from boardctl.hw.pinout import Pinout
@@ -144,20 +143,6 @@ class Max7219:
             self._spi.close()
 
 
-def _default_pin_factory() -> Any:
-    """gpiozero's default pin factory, or one line saying what to do: its fallback warnings (one
-    per library it tried) are kept out of the user's way."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return Device._default_pin_factory()
-        except BadPinFactory:
-            raise HardwareError(
-                "gpio: this machine has no GPIO pins that gpiozero can use. On a Raspberry Pi, install "
-                "the pi extra (pip install 'boardctl[pi]'); without a board, use --board sim."
-            ) from None
-
-
 class GpioBoard(Board):
     kind = "gpio"
 
@@ -191,11 +176,18 @@ class GpioBoard(Board):
         self._tune = threading.Event()
         self._max7219: Max7219 | None = None
         self._buzzer: Any = None
+        self.pin_factory_name = ""  # which gpiozero pin factory, and why (boardctl selftest says)
         try:
-            if pin_factory is None:  # gpiozero's own choice (lgpio, RPi.GPIO, ...), as its devices do
-                if Device.pin_factory is None:
-                    Device.pin_factory = _default_pin_factory()
+            if pin_factory in (None, "auto") and Device.pin_factory is not None:  # set by the program (a test)
                 pin_factory = Device.pin_factory
+                self.pin_factory_name = f"{factory.name_of(pin_factory)} (gpiozero's Device.pin_factory)"
+            elif pin_factory is None or isinstance(pin_factory, str):  # board.pin_factory (boardctl/hw/factory.py)
+                chosen = factory.choose(pin_factory or "auto")
+                # gpiozero's software SPI makes its own devices on the global factory: the same one.
+                Device.pin_factory = pin_factory = chosen.factory
+                self.pin_factory_name = chosen.describe()
+            else:
+                self.pin_factory_name = factory.name_of(pin_factory)
             rows = [self._add(OutputDevice(p, active_high=False, initial_value=False, pin_factory=pin_factory)) for p in pinout.rows]
             cols = [self._add(InputDevice(p, pull_up=True, pin_factory=pin_factory)) for p in pinout.columns]
             self.scanner = MatrixScanner(

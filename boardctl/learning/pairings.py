@@ -18,6 +18,7 @@ against C.04.3 E.4 (docs/learning.md and tests/learning/test_pairings_fide.py sa
 
 from __future__ import annotations
 
+import importlib.util
 import tempfile
 import warnings
 from collections.abc import Sequence
@@ -174,7 +175,21 @@ def trf_text(entries: Sequence[DutchEntry], *, total_rounds: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def has_py4swiss() -> bool:
+    """Whether py4swiss is installed: it is published only as x86_64 wheels, so a Raspberry Pi
+    (aarch64) pairs Swiss rounds with :func:`dutch_round_portable` instead."""
+    return importlib.util.find_spec("py4swiss") is not None
+
+
 def dutch_round(entries: Sequence[DutchEntry], *, total_rounds: int) -> list[Pairing]:
+    """The next Swiss round by the FIDE Dutch system: py4swiss where it is installed, else
+    :func:`dutch_round_portable` (the same pairs and colours in every case tested against it)."""
+    if not has_py4swiss():
+        return dutch_round_portable(entries, total_rounds=total_rounds)
+    return dutch_round_py4swiss(entries, total_rounds=total_rounds)
+
+
+def dutch_round_py4swiss(entries: Sequence[DutchEntry], *, total_rounds: int) -> list[Pairing]:
     """The next Swiss round by the FIDE Dutch system (py4swiss), highest board first."""
     from py4swiss.engines import DutchEngine  # only Swiss events need the library
     from py4swiss.trf import TrfParser
@@ -190,3 +205,111 @@ def dutch_round(entries: Sequence[DutchEntry], *, total_rounds: int) -> list[Pai
     except Exception as exc:  # the library's own errors are plain exceptions
         raise PairingError(f"round {round_number} cannot be paired: {exc}") from exc
     return [Pairing(r.white, r.black) if r.white and r.black else Pairing(r.white or r.black, None) for r in rows]
+
+
+# ----------------------------------------------------------- portable (no py4swiss)
+
+
+def dutch_round_portable(entries: Sequence[DutchEntry], *, total_rounds: int) -> list[Pairing]:
+    """The next Swiss round by the FIDE Dutch system without py4swiss (any machine, a Raspberry
+    Pi included): caissify-pairings chooses who meets whom (its brackets, floats and quality
+    criteria agreed with py4swiss on every pair in the tests), and :func:`allocate_colours`
+    gives the colours by C.04.3 E.1-E.5, where caissify breaks E.4 (module docstring)."""
+    if len(entries) < 2:
+        raise PairingError("a Swiss round needs at least 2 players")
+    by_number = {e.number: e for e in entries}
+    rows = swiss_round(
+        swiss_entries(entries),
+        previous={(e.number, r.opponent) for e in entries for r in e.rounds if r.opponent is not None},
+        round_number=len(entries[0].rounds) + 1,
+        total_rounds=total_rounds,
+    )
+    out = []
+    for p in rows:
+        if p.black is None:
+            out.append(p)
+            continue
+        a, b = by_number[p.white], by_number[p.black]
+        out.append(Pairing(a.number, b.number) if allocate_colours(a, b) else Pairing(b.number, a.number))
+    return out
+
+
+def swiss_entries(entries: Sequence[DutchEntry]) -> list[SwissEntry]:
+    """The same history as caissify-pairings' inputs: colours, floats (against the opponent's
+    score before that round; a bye is a down-float) and byes per player."""
+    by_number = {e.number: e for e in entries}
+
+    def score_before(number: int, round_index: int) -> float:
+        return sum(r.points for r in by_number[number].rounds[:round_index])
+
+    out = []
+    for e in entries:
+        colors: list[str] = []
+        floats: list[str] = []
+        for i, r in enumerate(e.rounds):
+            if r.opponent is None:
+                colors.append("none")
+                floats.append("down")
+                continue
+            colors.append("white" if r.is_white else "black")
+            mine, theirs = score_before(e.number, i), score_before(r.opponent, i)
+            floats.append("down" if mine > theirs else "up" if mine < theirs else "none")
+        byes = sum(r.opponent is None for r in e.rounds)
+        out.append(SwissEntry(e.number, e.rating, e.score, tuple(colors), tuple(floats), byes))
+    return out
+
+
+ABSOLUTE, STRONG, MILD, NONE = 3, 2, 1, 0  # colour preference strengths, C.04.3 A.6
+
+
+def colour_preference(entry: DutchEntry) -> tuple[int, bool | None]:
+    """C.04.3 A.6: (strength, True for White / False for Black / None) from the games played
+    (byes left out). Absolute: a colour difference beyond +-1 or the same colour in the last
+    two games; strong: a difference of +-1; mild: 0, alternating from the last game."""
+    played = [r.is_white for r in entry.rounds if r.opponent is not None]
+    if not played:
+        return NONE, None
+    difference = 2 * sum(played) - len(played)
+    if difference > 1 or difference < -1:
+        return ABSOLUTE, difference < 0
+    if len(played) >= 2 and played[-1] == played[-2]:
+        return ABSOLUTE, not played[-1]
+    if difference:
+        return STRONG, difference < 0
+    return MILD, not played[-1]
+
+
+def allocate_colours(a: DutchEntry, b: DutchEntry) -> bool:
+    """Whether ``a`` has White against ``b``, by C.04.3 E (initial colour White):
+    E.1 grant both preferences; E.2 grant the stronger (both absolute: the wider colour
+    difference); E.3 alternate from the latest round in which they had different colours;
+    E.4 grant the higher ranked player's preference (score, then pairing number);
+    E.5 the higher ranked player has White with an odd pairing number, else Black."""
+    (sa, pa), (sb, pb) = colour_preference(a), colour_preference(b)
+    if pa is not None and pb is not None and pa != pb:  # E.1
+        return pa
+    if pa is None and pb is not None:
+        return not pb
+    if pb is None and pa is not None:
+        return pa
+    if pa is not None and pb is not None:  # the same colour wanted
+        if sa != sb:  # E.2
+            return pa if sa > sb else not pb
+        if sa == ABSOLUTE:
+            da, db = (abs(_colour_difference(e)) for e in (a, b))
+            if da != db:
+                return pa if da > db else not pb
+    for ra, rb in zip(reversed(a.rounds), reversed(b.rounds), strict=False):  # E.3
+        if ra.opponent is not None and rb.opponent is not None and ra.is_white != rb.is_white:
+            return not ra.is_white
+    a_higher = (-a.score, a.number) < (-b.score, b.number)
+    higher, preference = (a, pa) if a_higher else (b, pb)
+    if preference is not None:  # E.4
+        return preference if a_higher else not preference
+    higher_white = higher.number % 2 == 1  # E.5
+    return higher_white if a_higher else not higher_white
+
+
+def _colour_difference(entry: DutchEntry) -> int:
+    played = [r.is_white for r in entry.rounds if r.opponent is not None]
+    return 2 * sum(played) - len(played)

@@ -232,7 +232,7 @@ async def serve(role: str, args: argparse.Namespace) -> int:
         clock = input_clock.now if input_clock is not None else time.monotonic
         geometry = session.variant.geometry
         board = open_board(
-            cfg.board_backend, clock=clock, url=cfg.board_serial_url, pinout=cfg.board_pinout or None,
+            cfg.board_backend, clock=clock, url=cfg.board_serial_url, pinout=cfg.board_pinout or None, pin_factory=cfg.board_pin_factory,
             debounce=cfg.board_debounce,
             occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy(), geometry=geometry),
             geometry=geometry,

@@ -283,7 +283,7 @@ async def serve(args: argparse.Namespace) -> int:
         game = OnlineGame(client, full, color=color)
         input_clock = InputClock() if args.stdio else None
         clock = input_clock.now if input_clock is not None else time.monotonic
-        board = open_board(cfg.board_backend, clock=clock, url=cfg.board_serial_url, pinout=cfg.board_pinout or None,
+        board = open_board(cfg.board_backend, clock=clock, url=cfg.board_serial_url, pinout=cfg.board_pinout or None, pin_factory=cfg.board_pin_factory,
                            debounce=cfg.board_debounce,
                            occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy(),
                                                          geometry=variant.geometry),
