@@ -1385,16 +1385,18 @@ class Tracker:
             self._mismatch_at = t + self._timing.mismatch_delay
             self._mismatch_shown = False
             return
-        if (
-            own_missing and self._placed & occ & board.occupied and not extra and own_missing == missing
-            and own_missing & (own_missing - 1) == 0 and self._refilled(missing, occ)
-        ):
+        refilled = (
+            self._refilled(missing, occ)
+            if own_missing and self._placed & occ & board.occupied and not extra and own_missing == missing
+            and own_missing & (own_missing - 1) == 0 else 0
+        )
+        if refilled:
             # One own piece off and a square of the other side's refilled since it was lifted, and
             # no legal move tells that story: an illegal capture released, refused as a legal one
             # would be accepted (the tracker cannot tell it from the victim put back in the hand).
             self._refuse(t, Code.ILLEGAL_MOVE, f"{self._diff_detail()}: the piece from {self._name(_lsb(own_missing))} cannot take there", out, count=True)
             if self._refused is not None:
-                self._refused |= self._refilled(missing, occ)  # its target too: putting it right adds no violation
+                self._refused |= refilled  # its target too: putting it right adds no violation
             return
         castle = self._is_partial(occ)
         if castle is not None:

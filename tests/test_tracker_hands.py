@@ -20,12 +20,12 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tracker_script import run_script
+from tracker_script import replay_events, run_script
 
 from boardctl.core.rules import GameBoard, Move, Variant
-from boardctl.events import Code, Event, SquareChanged, Tick
+from boardctl.events import Code, Event, SquareChanged
 from boardctl.gestures import Hand, _after_release, random_game
-from boardctl.tracker import DEFAULT_TIMING, MoveMade, MoveTakenBack, Policy, Tracker, Violation
+from boardctl.tracker import DEFAULT_TIMING, Policy, Violation
 from boardctl.variants import get_variant
 
 CHESS = get_variant("chess")
@@ -127,18 +127,7 @@ def _game_with_brushes(variant: Variant, seed: int, policy: Policy, *, blitz: bo
 
 
 def _replay(variant: Variant, events: list[Event], policy: Policy) -> tuple[list[str], list[Violation]]:
-    tracker = Tracker(policy=policy, variant=variant)
-    moves: list[str] = []
-    violations: list[Violation] = []
-    for event in [*events, Tick(events[-1].t + 10.0)] if events else []:
-        for out in tracker.feed(event).outputs:
-            if isinstance(out, MoveMade):
-                moves.append(out.move.uci())
-            elif isinstance(out, MoveTakenBack):
-                moves.pop()
-            elif isinstance(out, Violation):
-                violations.append(out)
-    return moves, violations
+    return replay_events(variant, events, policy=policy, quiet=10.0)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

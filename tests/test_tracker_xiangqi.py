@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tracker_script import Run, run_script
+from tracker_script import Run, replay_events, run_script
 
 from boardctl.core.geometry import XIANGQI_9X10
-from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, Tick
+from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged
 from boardctl.gestures import Hand, events_for_game, random_game
 from boardctl.session import Session, Settings
 from boardctl.tracker import (
@@ -269,18 +269,7 @@ def test_no_legal_move_loses_in_the_session() -> None:
 
 
 def _replay(events: list[Event], *, policy: Policy, takeback: TakebackMode = TakebackMode.APPLY) -> tuple[list[str], list[Violation]]:
-    tracker = Tracker(policy=policy, takeback=takeback, variant=XQ)
-    moves: list[str] = []
-    violations: list[Violation] = []
-    for event in [*events, Tick(events[-1].t + 60.0)] if events else []:
-        for out in tracker.feed(event).outputs:
-            if isinstance(out, MoveMade):
-                moves.append(out.move.uci())
-            elif isinstance(out, MoveTakenBack):
-                moves.pop()
-            elif isinstance(out, Violation):
-                violations.append(out)
-    return moves, violations
+    return replay_events(XQ, events, policy=policy, takeback=takeback)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

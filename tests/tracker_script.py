@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 
 from boardctl.core.rules import Variant
 from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged, Tick
-from boardctl.tracker import Forfeit, MoveMade, MoveTakenBack, Output, Policy, Tracker, Violation
+from boardctl.tracker import (
+    Forfeit,
+    MoveMade,
+    MoveTakenBack,
+    Output,
+    Policy,
+    TakebackMode,
+    Tracker,
+    Violation,
+)
 
 
 @dataclass
@@ -77,3 +86,23 @@ def run_script(
         result.outputs.extend(step.outputs)
         result.leds = {variant.geometry.square_name(led.square): led.why for led in step.leds}
     return result
+
+
+def replay_events(
+    variant: Variant, events: list[Event], *, policy: Policy, takeback: TakebackMode = TakebackMode.APPLY,
+    quiet: float = 60.0,
+) -> tuple[list[str], list[Violation]]:
+    """``events`` on a fresh tracker for ``variant``, then ``quiet`` seconds: the moves standing
+    (UCI, one taken back dropped) and the violations."""
+    tracker = Tracker(policy=policy, takeback=takeback, variant=variant)
+    moves: list[str] = []
+    violations: list[Violation] = []
+    for event in [*events, Tick(events[-1].t + quiet)] if events else []:
+        for out in tracker.feed(event).outputs:
+            if isinstance(out, MoveMade):
+                moves.append(out.move.uci())
+            elif isinstance(out, MoveTakenBack):
+                moves.pop()
+            elif isinstance(out, Violation):
+                violations.append(out)
+    return moves, violations
