@@ -83,6 +83,7 @@ print(t.is_alive(), int(s.ctl[NODES]), time.perf_counter() - stopped)
 
 def test_a_build_for_other_sources_or_cpu_is_not_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "shared"))  # nor in the user's cache
     assert aot.load() is None  # nothing built here
     name = aot.module_name()
     monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
