@@ -135,10 +135,6 @@ XIANGQI_PGN = ('[Game "Chinese Chess"]\n[Red "Li"]\n[Black "Wang"]\n[Result "*"]
 XIANGQI_CHINESE = '[Game "Chinese Chess"]\n[Format "Chinese"]\n\n1. 炮二平五 马8进7 2. 马二进三 车9平8 *\n'
 
 
-def _xiangqi_records() -> object:
-    return pytest.importorskip("boardctl.variants.xiangqi.records", reason="xiangqi records not on this branch yet")
-
-
 def _xiangqi_fen_after(moves: list[str]) -> str:
     from boardctl.variants import get_variant
 
@@ -155,7 +151,6 @@ def test_a_xiangqi_record_is_set_up_after_ply_n(tmp_path: Path, text: str, ply: 
 
     from boardctl.games import read_opened
 
-    _xiangqi_records()
     path = tmp_path / "game.pgn"
     path.write_text(text, encoding="utf-8")
     variant, fen, note = read_opened(argparse.Namespace(file=path, ply=ply, variant=None))
@@ -166,7 +161,6 @@ def test_a_xiangqi_record_is_set_up_after_ply_n(tmp_path: Path, text: str, ply: 
 
 
 def test_a_bad_xiangqi_record_is_one_line_naming_the_file(tmp_path: Path) -> None:
-    _xiangqi_records()
     out = games_open(tmp_path, '[Game "Chinese Chess"]\n\n1. H2-E2 H9-H1 *\n', "--mode", "record")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     (line,) = out.stderr.strip().splitlines()
@@ -218,12 +212,6 @@ def test_xiangqi_export_of_a_set_up_game_names_its_start() -> None:
 
 def test_a_xiangqi_record_is_played_on_in_the_daemon(tmp_path: Path) -> None:
     """games open of a xiangqi PGN at ply 2, record mode: Red plays on from there (h0g2)."""
-    from test_daemon_variant import _xiangqi_missing
-
-    _xiangqi_records()
-    missing = _xiangqi_missing("record")
-    if missing is not None:
-        pytest.skip(f"waiting for the xiangqi parts: {missing}")
     steps = ['{"t": 0}', '{"t": 1, "square": "h0", "occupied": false}', '{"t": 1.2, "square": "g2", "occupied": true}',
              '{"t": 2}']
     lines = lines_of(games_open(tmp_path, XIANGQI_PGN, "--mode", "record", "--ply", "2",
