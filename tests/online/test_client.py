@@ -11,7 +11,7 @@ import pytest
 from boardctl.online import OnlineError, PayloadError
 from boardctl.online.client import LichessClient, StreamDropped
 from boardctl.online.protocol import Challenge, GameFull, GameStart, GameState
-from boardctl.online.standin import StandIn
+from tests.online.standin import StandIn
 
 TOKEN = "lip_clienttesttoken42"
 
