@@ -29,6 +29,7 @@ def _plays(daemon: Daemon, steps: list[tuple[str, bool]]) -> dict[str, object]:
     return daemon.tick()
 
 
+@pytest.mark.slow
 def test_a_chess_state_line_names_its_game(tmp_path: Path) -> None:
     daemon = Daemon("record", tmp_path / "g")
     line = daemon.send({"t": 0})
@@ -55,6 +56,7 @@ def _judged(tmp_path: Path, policy: str) -> list[dict[str, object]]:
     return lines
 
 
+@pytest.mark.slow
 def test_strict_and_its_alias_fide_judge_exactly_alike(tmp_path: Path) -> None:
     """The piece touched first must move under strict and fide alike; casual lets another go."""
     strict, fide, casual = (_judged(tmp_path, policy) for policy in ("strict", "fide", "casual"))
@@ -64,6 +66,7 @@ def test_strict_and_its_alias_fide_judge_exactly_alike(tmp_path: Path) -> None:
     assert casual[0]["moves"] == ["e2e4"]
 
 
+@pytest.mark.slow
 def test_a_side_of_the_other_game_stops_with_one_line(tmp_path: Path) -> None:
     out = _run(tmp_path / "g", "play", "--variant", "xiangqi", "--color", "white")
     assert out.returncode == 2, out.stderr
@@ -113,6 +116,7 @@ def test_a_broken_import_of_a_game_fails_loudly(monkeypatch: pytest.MonkeyPatch)
         launch.check_game_ready("record", config.load({"game.variant": "xiangqi"}, files=[]))
 
 
+@pytest.mark.slow
 def test_a_broken_xiangqi_package_is_a_traceback_at_start(tmp_path: Path) -> None:
     """The whole command: with the xiangqi rules unimportable, ``record --variant xiangqi`` exits
     with the ImportError's traceback, not a clean refusal."""
@@ -130,6 +134,7 @@ def test_a_broken_xiangqi_package_is_a_traceback_at_start(tmp_path: Path) -> Non
 RED_CANNON_AND_BLACK_HORSE = [("h2", False), ("e2", True)], [("h9", False), ("g7", True)]
 
 
+@pytest.mark.slow
 def test_a_recorded_xiangqi_game_on_the_sim(tmp_path: Path) -> None:
     daemon = Daemon("record", tmp_path / "g", "--variant", "xiangqi")
     line = daemon.send({"t": 0})
@@ -162,6 +167,7 @@ def _occupied(line: dict[str, object]) -> set[str]:
     return {XIANGQI_9X10.square_name(s) for s in XIANGQI_9X10.squares_in(mask)}
 
 
+@pytest.mark.slow
 def test_a_xiangqi_game_against_the_engine_survives_a_kill(tmp_path: Path) -> None:
     """play --variant xiangqi: the engine's LED-shown replies made by hand, a kill -9 mid-game,
     and the same command carries on with every move (the engine: our own, the daemon's default,
@@ -189,6 +195,7 @@ def test_a_xiangqi_game_against_the_engine_survives_a_kill(tmp_path: Path) -> No
     assert again.close() == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (apt-get install stockfish)")
 def test_an_engine_that_cannot_play_xiangqi_stops_play_in_one_line(tmp_path: Path) -> None:
     """Stockfish has no UCI_Variant: refused before any game is opened, nothing saved."""

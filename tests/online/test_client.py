@@ -76,6 +76,7 @@ def test_the_default_wait_after_429_is_the_minute_lichess_asks_for() -> None:
     assert LichessClient(TOKEN).rate_limit_wait == 60.0
 
 
+@pytest.mark.slow
 def test_429_is_waited_out_a_full_wait_then_tried_again() -> None:
     async def scenario(standin: StandIn, client: LichessClient) -> None:
         game = standin._create_game(5, 3, False, "white")

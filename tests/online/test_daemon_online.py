@@ -16,6 +16,8 @@ import pytest
 from tests.online.driver import TOKEN, Online, made, remote_shown, saved_game
 from tests.online.standin import StandIn
 
+pytestmark = pytest.mark.slow
+
 
 def leds_at(line: dict[str, object], code: str) -> set[str]:
     return {led["square"] for led in line["leds"] if led["why"] == code}  # type: ignore[index, union-attr]

@@ -14,6 +14,8 @@ import pytest
 from tests.online.driver import Online, made, remote_shown, saved_game
 from tests.online.standin import StandIn
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("who", ["me", "opponent"])
 def test_draw_offered_and_accepted(tmp_path: Path, standin: StandIn, who: str) -> None:

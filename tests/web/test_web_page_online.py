@@ -14,6 +14,8 @@ from web_helpers import run_daemon
 from boardctl.online.token import store_token
 from tests.online.standin import StandIn
 
+pytestmark = pytest.mark.slow
+
 TOKEN = "lip_pagetesttoken1234"
 
 

@@ -15,6 +15,8 @@ import pytest
 from page_helpers import SETTLED_MS, WAIT_MS, drag, open_page, state
 from web_helpers import RunningDaemon, run_daemon
 
+pytestmark = pytest.mark.slow
+
 XQ_START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 
 
