@@ -178,59 +178,17 @@ def _export_text(record: GameRecord, notation: str | None) -> str:
 
 def xiangqi_pgn(record: GameRecord, notation: str) -> str:
     """A xiangqi game as PGN in the Chinese-chess convention (``[Game "Chinese Chess"]`` first,
-    ``Red``, ``Black``, ``Result``, ``FEN`` for a set-up, ``Format``), its moves in ``notation``:
-    written by ``boardctl.variants.xiangqi.records.export`` where it exists, else from the
-    record's tags and ``notation.write_line``."""
-    import importlib
+    ``Red``, ``Black``, ``Result``, ``FEN`` for a set-up, ``Format``), its moves in ``notation``,
+    written by ``boardctl.variants.xiangqi.records.export``."""
     import re
+
+    from boardctl.variants.xiangqi import records
 
     tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]\s*$', record.pgn_text(), flags=re.MULTILINE))
     for western, side in (("White", "Red"),):
         if western in tags and side not in tags:
             tags[side] = tags.pop(western)
-    try:
-        records = importlib.import_module("boardctl.variants.xiangqi.records")
-    except ImportError:
-        records = None
-    if records is not None:
-        text: str = records.export(list(record.moves), record.fen, notation, tags=tags, result=record.result)
-        return text
-    from boardctl.variants import get_variant
-    from boardctl.variants.xiangqi.notation import write_line
-
-    head = {"Game": "Chinese Chess", "Red": tags.pop("Red", "?"), "Black": tags.pop("Black", "?"),
-            "Result": record.result}
-    if record.fen != get_variant("xiangqi").starting_fen:
-        head["FEN"] = record.fen
-    head["Format"] = {"iccs": "ICCS", "wxf": "WXF", "chinese": "Chinese", "chinese-ascii": "Chinese"}[notation]
-    for name in ("Game", "Result", "FEN", "Format", "SetUp"):
-        tags.pop(name, None)
-    lines = [f'[{name} "{value}"]' for name, value in {**head, **tags}.items()]
-    fields = record.fen.split()
-    first_black = len(fields) > 1 and fields[1] == "b"
-    start = int(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 1
-    tokens: list[str] = []
-    for ply, move in enumerate(write_line(list(record.moves), notation, fen=record.fen)):
-        number = start + (ply + first_black) // 2
-        if (ply + first_black) % 2 == 0:
-            tokens.append(f"{number}.")
-        elif ply == 0:
-            tokens.append(f"{number}...")
-        tokens.append(move)
-    tokens.append(record.result)
-    return "\n".join(lines) + "\n\n" + _wrap(" ".join(tokens)) + "\n"
-
-
-def _wrap(text: str, width: int = 80) -> str:
-    out, line = [], ""
-    for word in text.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            out.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    out.append(line)
-    return "\n".join(out)
+    return records.export(list(record.moves), record.fen, notation, tags=tags, result=record.result)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -63,13 +63,11 @@ def check_game_ready(mode: str, cfg: Config) -> Variant:
     """The game of ``game.variant``, once the parts it needs are in this build; otherwise one
     clear :class:`NotReady` naming the part (never a traceback half-way through starting). A
     board that does not fit the game (an 8 x 8 pin map for xiangqi, a serial device of another
-    size) is refused by the board itself when it opens, in one line too."""
+    size) is refused by the board itself when it opens, in one line too. Every game in
+    :data:`boardctl.variants.NAMES` ships with the package: an ``ImportError`` of its rules
+    (or of what they import) is a broken install and raises as it is, never a polite line."""
     where = f"--variant {cfg.game_variant}"
-    try:
-        variant = get_variant(cfg.game_variant)
-    except ImportError:
-        raise NotReady(f"{where}: this build has no {cfg.game_variant} rules yet "
-                       f"(boardctl/variants/{cfg.game_variant})") from None
+    variant = get_variant(cfg.game_variant)
     if variant.write_pgn is None:  # every move is saved as PGN: a game that cannot be is not started
         raise NotReady(f"{where}: this build cannot save {variant.name} games as PGN yet")
     return variant

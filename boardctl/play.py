@@ -1,4 +1,4 @@
-"""``boardctl play``: a game against the engine on the board (see README, "Playing")."""
+"""``boardctl play``: a game against the engine on the board (see docs/playing.md)."""
 
 from __future__ import annotations
 

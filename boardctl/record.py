@@ -1,4 +1,4 @@
-"""``boardctl record``: two people play over the board; the game is recorded (see README, "Playing")."""
+"""``boardctl record``: two people play over the board; the game is recorded (see docs/playing.md)."""
 
 from __future__ import annotations
 

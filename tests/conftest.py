@@ -2,11 +2,16 @@
 
 ``default`` keeps ``make test`` bounded; ``fuzz`` (``make fuzz``) runs the same property tests, and
 those marked ``fuzz``, for many more examples. After each daemon test, every game it saved must
-replay to the saved PGN (docs/events.md)."""
+replay to the saved PGN (docs/events.md).
+
+A test that starts a process (a daemon, an engine, Chromium, a shell tool) is marked ``slow``
+(``pytest -m "not slow"`` is the fast loop over the pure core); one that is not marked and starts
+a process fails at once, naming the marker, so the fast loop stays fast."""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -22,6 +27,47 @@ if os.environ.get("HYPOTHESIS_PROFILE"):
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: a fuzz test of a parser; `make fuzz` runs these longer")
+
+
+#: Audit events (PEP 578) by which a test starts another process.
+_PROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.fork",
+                             "os.forkpty", "os.spawn"})
+_process_allowed = True  # outside a test's setup and call (collection, teardown) anything may start
+_refused: list[str] = []
+
+
+def _refuse_processes_in_fast_tests(event: str, args: tuple[object, ...]) -> None:
+    if not _process_allowed and event in _PROCESS_EVENTS:
+        _refused.append(f"{event} {str(args)[:160]}")
+        raise RuntimeError(f"a test not marked slow starts a process ({_refused[-1]}): "
+                           "mark it @pytest.mark.slow (tests/conftest.py)")
+
+
+sys.addaudithook(_refuse_processes_in_fast_tests)
+
+
+def _unless_slow(item: pytest.Item) -> Iterator[None]:
+    """Run a setup or call phase refusing processes unless ``item`` is marked slow; a refusal
+    that the code under test caught still fails the test (it would have run another path)."""
+    global _process_allowed
+    _process_allowed = item.get_closest_marker("slow") is not None
+    _refused.clear()
+    try:
+        yield
+    finally:
+        _process_allowed = True
+    if _refused:
+        pytest.fail(f"not marked slow, and started a process: {_refused[0]}; mark it @pytest.mark.slow")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    yield from _unless_slow(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    yield from _unless_slow(item)
 
 
 @pytest.fixture(autouse=True)

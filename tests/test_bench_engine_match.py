@@ -21,6 +21,7 @@ class _Dummy:
         pass
 
 
+@pytest.mark.slow
 def test_match_resumes_from_its_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chess.engine.SimpleEngine, "popen_uci", lambda *a, **k: _Dummy())
     played: list[tuple[str, bool]] = []

@@ -79,6 +79,7 @@ def _state(max_games: int = 40) -> tuple[sprt.State, sprt.Build, sprt.Build]:
     return sprt.State(name="t", config=sprt.make_config(args, base, new)), base, new
 
 
+@pytest.mark.slow
 def test_a_stopped_test_resumes_where_it_stopped(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     state, base, new = _state()
@@ -113,6 +114,7 @@ def test_a_test_stopped_by_hand_says_undecided_and_still_resumes(tmp_path: Path)
     assert resumed.status == "running" and len(resumed.pairs) == 4
 
 
+@pytest.mark.slow
 def test_the_test_stops_at_a_bound(tmp_path: Path) -> None:
     state, base, new = _state(max_games=4000)
 
@@ -147,6 +149,7 @@ def test_adjudication(scores: list[int | None], ply: int, verdict: float | None)
     assert sprt._adjudicate(scores, ply) == verdict
 
 
+@pytest.mark.slow
 def test_a_real_game_at_fixed_nodes() -> None:
     """The two engines of a pair speak UCI; a capped game ends with a score."""
     player = sprt.EnginePlayer()
@@ -202,6 +205,7 @@ def test_only_the_same_question_on_other_openings_is_pooled(change: Callable[[sp
         sprt.pool("ab", [a, b], code=lambda state: state.config["new_build"]["sha"])
 
 
+@pytest.mark.slow
 def test_pooling_needs_two_tests_and_real_commits() -> None:
     with pytest.raises(ValueError, match="at least two"):
         sprt.pool("a", [_seeded(1, 2, name="a")])

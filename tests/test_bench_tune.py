@@ -45,6 +45,7 @@ def _weights(kind: str) -> np.ndarray:
     return E.with_derived(ev)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["hand-set", "file", "random"])
 def test_the_coefficients_reproduce_evaluate_exactly(kind: str) -> None:
     """Weights times coefficients, tapered as the kernel does, is the kernel's score: nothing is missed."""

@@ -19,6 +19,7 @@ def test_every_command_registers() -> None:
     assert set(sub.choices or {}) == set(COMMANDS)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_only_the_chosen_command_is_imported() -> None:
     code = (
         "import sys; from boardctl.cli import build_parser; build_parser('replay'); "

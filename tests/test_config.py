@@ -101,6 +101,7 @@ def _record(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_the_commands_read_the_user_file_and_the_flags_win(tmp_path: Path) -> None:
     (tmp_path / "xdg" / "boardctl").mkdir(parents=True)
     write(tmp_path / "xdg" / "boardctl" / "config.toml", '[game]\ntime_control = "1+0"\n')
@@ -114,6 +115,7 @@ def test_the_commands_read_the_user_file_and_the_flags_win(tmp_path: Path) -> No
     assert json.loads(out.stdout)["clock"]["white"] == 180.0
 
 
+@pytest.mark.slow
 def test_the_commands_stop_with_one_error_naming_the_key(tmp_path: Path) -> None:
     (tmp_path / "xdg" / "boardctl").mkdir(parents=True)
     write(tmp_path / "xdg" / "boardctl" / "config.toml", "[game]\npolicy = \"lenient\"\n")

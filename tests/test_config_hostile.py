@@ -144,6 +144,7 @@ def test_a_config_path_with_a_nul_byte_is_an_error(tmp_path: Path) -> None:
         config.load({}, files=[Path(str(tmp_path) + "/a\x00b.toml")])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "data", "needle"), [c for c in BAD_FILES if c[0] in (
     "utf8-bom", "utf16-bom", "latin1", "arrays-5000-deep", "nul-in-games-dir", "host-words", "int-5000-digits",
 )])

@@ -45,6 +45,7 @@ def play(daemon: Daemon, uci: str) -> None:
     daemon.inject(Tick(t + 0.5))
 
 
+@pytest.mark.slow
 def test_a_hanging_bishop_is_coached_taken_back_and_reviewed(tmp_path: Path) -> None:
     async def scenario() -> None:
         daemon, board, _engine = make(tmp_path, Settings(mode="play", color="white", level="practice2",

@@ -44,6 +44,7 @@ def lines_of(out: subprocess.CompletedProcess[str]) -> list[dict[str, object]]:
     return [json.loads(line) for line in out.stdout.splitlines()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ply", [0, 1, 3, 6])
 def test_record_mode_sets_up_the_position_after_ply_n(tmp_path: Path, ply: int) -> None:
     first = lines_of(games_open(tmp_path, RUY_LOPEZ, "--mode", "record", "--ply", str(ply)))[0]
@@ -53,6 +54,7 @@ def test_record_mode_sets_up_the_position_after_ply_n(tmp_path: Path, ply: int) 
     assert f"after {ply} of its 6 half-moves" in str(first["warning"])
 
 
+@pytest.mark.slow
 def test_the_last_ply_is_the_default_and_the_game_goes_on_from_it(tmp_path: Path) -> None:
     steps = ['{"t": 0}', '{"t": 1, "square": "b5", "occupied": false}', '{"t": 1.2, "square": "a4", "occupied": true}',
              '{"t": 2}']
@@ -64,6 +66,7 @@ def test_the_last_ply_is_the_default_and_the_game_goes_on_from_it(tmp_path: Path
     assert f'[FEN "{fen_after(RUY_LOPEZ, 6)}"]' in text and "Ba4" in text
 
 
+@pytest.mark.slow
 @needs_engine
 def test_play_mode_is_the_default_and_the_engine_takes_its_side(tmp_path: Path) -> None:
     """After 1. e4 the human (White by default) waits: the engine, Black, replies at once."""
@@ -75,6 +78,7 @@ def test_play_mode_is_the_default_and_the_engine_takes_its_side(tmp_path: Path) 
     assert chess.Move.from_uci(str(pending)) in chess.Board(fen_after(RUY_LOPEZ, 1)).legal_moves
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "args", "message"),
     [
@@ -101,12 +105,14 @@ def test_a_bad_record_is_one_line_naming_the_file(tmp_path: Path, text: str | by
     assert not (tmp_path / "games").exists() or not list((tmp_path / "games").glob("*.json"))
 
 
+@pytest.mark.slow
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "boardctl", "games", "open", str(tmp_path / "nope.pgn")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "nope.pgn: cannot read (No such file or directory)" in out.stderr
 
 
+@pytest.mark.slow
 def test_export_keeps_san_for_chess_whatever_the_notation(tmp_path: Path) -> None:
     steps = ['{"t": 0}', '{"t": 1, "square": "g1", "occupied": false}', '{"t": 1.2, "square": "f3", "occupied": true}',
              '{"t": 2}']
@@ -122,6 +128,7 @@ def test_export_keeps_san_for_chess_whatever_the_notation(tmp_path: Path) -> Non
     assert "1. Nf3" in outputs[""] and len(set(outputs.values())) == 1
 
 
+@pytest.mark.slow
 def test_export_refuses_an_unknown_notation(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "boardctl", "games", "export", "--notation", "san",
                           "--games-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
@@ -133,10 +140,6 @@ def test_export_refuses_an_unknown_notation(tmp_path: Path) -> None:
 XIANGQI_PGN = ('[Game "Chinese Chess"]\n[Red "Li"]\n[Black "Wang"]\n[Result "*"]\n[Format "ICCS"]\n\n'
                "1. H2-E2 H9-G7 2. H0-G2 I9-H9 *\n")
 XIANGQI_CHINESE = '[Game "Chinese Chess"]\n[Format "Chinese"]\n\n1. 炮二平五 马8进7 2. 马二进三 车9平8 *\n'
-
-
-def _xiangqi_records() -> object:
-    return pytest.importorskip("boardctl.variants.xiangqi.records", reason="xiangqi records not on this branch yet")
 
 
 def _xiangqi_fen_after(moves: list[str]) -> str:
@@ -155,7 +158,6 @@ def test_a_xiangqi_record_is_set_up_after_ply_n(tmp_path: Path, text: str, ply: 
 
     from boardctl.games import read_opened
 
-    _xiangqi_records()
     path = tmp_path / "game.pgn"
     path.write_text(text, encoding="utf-8")
     variant, fen, note = read_opened(argparse.Namespace(file=path, ply=ply, variant=None))
@@ -165,8 +167,8 @@ def test_a_xiangqi_record_is_set_up_after_ply_n(tmp_path: Path, text: str, ply: 
     assert f"after {4 if ply is None else ply} of its 4 half-moves" in note
 
 
+@pytest.mark.slow
 def test_a_bad_xiangqi_record_is_one_line_naming_the_file(tmp_path: Path) -> None:
-    _xiangqi_records()
     out = games_open(tmp_path, '[Game "Chinese Chess"]\n\n1. H2-E2 H9-H1 *\n', "--mode", "record")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     (line,) = out.stderr.strip().splitlines()
@@ -216,14 +218,9 @@ def test_xiangqi_export_of_a_set_up_game_names_its_start() -> None:
     assert "2... I9-H9 3. H0-G2 *" in text
 
 
+@pytest.mark.slow
 def test_a_xiangqi_record_is_played_on_in_the_daemon(tmp_path: Path) -> None:
     """games open of a xiangqi PGN at ply 2, record mode: Red plays on from there (h0g2)."""
-    from test_daemon_variant import _xiangqi_missing
-
-    _xiangqi_records()
-    missing = _xiangqi_missing("record")
-    if missing is not None:
-        pytest.skip(f"waiting for the xiangqi parts: {missing}")
     steps = ['{"t": 0}', '{"t": 1, "square": "h0", "occupied": false}', '{"t": 1.2, "square": "g2", "occupied": true}',
              '{"t": 2}']
     lines = lines_of(games_open(tmp_path, XIANGQI_PGN, "--mode", "record", "--ply", "2",

@@ -90,6 +90,7 @@ def test_web_contract_subscribe_state_submit(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 @needs_engine
 def test_engine_killed_mid_game_is_restarted_with_the_position(tmp_path: Path) -> None:
     assert STOCKFISH is not None

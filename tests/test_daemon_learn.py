@@ -19,6 +19,8 @@ from test_daemon_support import Daemon, move_events, touched_squares
 
 from boardctl.variants.chess.lessons import load_lesson
 
+pytestmark = pytest.mark.slow
+
 
 class Learn(Daemon):
     """``boardctl learn LESSON … --board sim --stdio`` with its data folder under ``tmp``."""

@@ -10,7 +10,10 @@ import stat
 import time
 from pathlib import Path
 
+import pytest
 from network.harness import Board, Proxy, free_port, pgn_moves_and_clocks
+
+pytestmark = pytest.mark.slow
 
 #: Legal's mate: captures, check, and mate on move 7 (13 plies, White = the host).
 GAME = ["e2e4", "e7e5", "g1f3", "d7d6", "f1c4", "c8g4", "b1c3", "g7g6", "f3e5", "g4d1", "c4f7", "e8e7", "c3d5"]

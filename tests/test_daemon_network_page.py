@@ -14,6 +14,8 @@ import chess
 import pytest
 from network.harness import Board, free_port, pgn_moves_and_clocks
 
+pytestmark = pytest.mark.slow
+
 
 def _connected(line: dict[str, Any]) -> bool:
     network = line.get("network")

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from network.harness import Board, free_port, pgn_moves_and_clocks
+
+pytestmark = pytest.mark.slow
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from network.harness import Board, free_port
 
+pytestmark = pytest.mark.slow
+
 needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not installed")
 
 

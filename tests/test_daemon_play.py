@@ -9,7 +9,10 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+import pytest
 from test_daemon_support import Daemon, needs_engine, physical, touched_squares
+
+pytestmark = pytest.mark.slow
 
 
 def human_move(board: chess.Board, rng: random.Random) -> chess.Move:

@@ -10,9 +10,12 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+import pytest
 from test_daemon_support import Daemon, move_events
 
 from boardctl.events import parse_event
+
+pytestmark = pytest.mark.slow
 
 
 def play_line(daemon: Daemon, board: chess.Board, ucis: list[str], *, flipped: bool = False) -> dict:

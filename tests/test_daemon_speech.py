@@ -28,6 +28,8 @@ from boardctl.session import Session, Settings
 from boardctl.storage import GameStore
 from boardctl.variants import get_variant
 
+pytestmark = pytest.mark.slow
+
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed (make test)")
 
 OPERA_TEXT = ("e2e4 e7e5 g1f3 d7d6 d2d4 c8g4 d4e5 g4f3 d1f3 d6e5 f1c4 g8f6 f3b3 d8e7 b1c3 c7c6 c1g5 b7b5 c3b5 c6b5 "

@@ -26,6 +26,8 @@ from test_daemon_support import (
     touched_squares,
 )
 
+pytestmark = pytest.mark.slow
+
 SPECIAL = """[Event "Special moves"]
 [White "Test"]
 [Black "Test"]

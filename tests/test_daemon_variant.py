@@ -1,5 +1,5 @@
-"""``--variant``, ``--color`` and ``--policy`` on the real daemon: chess unchanged, xiangqi when its
-parts are in this build, and one clear line (never a traceback) for whatever cannot play it yet."""
+"""``--variant``, ``--color`` and ``--policy`` on the real daemon: chess unchanged, xiangqi played,
+and one clear line (never a traceback) for whatever cannot play it (an engine without xiangqi)."""
 
 from __future__ import annotations
 
@@ -23,21 +23,13 @@ def _run(games: Path, mode: str, *extra: str, stdin: str = '{"t": 0}\n') -> subp
     )
 
 
-def _xiangqi_missing(mode: str) -> str | None:
-    """Why this build cannot run ``mode --variant xiangqi`` (None: it can)."""
-    try:
-        launch.check_game_ready(mode, config.load({"game.variant": "xiangqi"}, files=[]))
-    except ConfigError as exc:
-        return str(exc)
-    return None
-
-
 def _plays(daemon: Daemon, steps: list[tuple[str, bool]]) -> dict[str, object]:
     for square, occupied in steps:
         daemon.event(square, occupied)
     return daemon.tick()
 
 
+@pytest.mark.slow
 def test_a_chess_state_line_names_its_game(tmp_path: Path) -> None:
     daemon = Daemon("record", tmp_path / "g")
     line = daemon.send({"t": 0})
@@ -64,6 +56,7 @@ def _judged(tmp_path: Path, policy: str) -> list[dict[str, object]]:
     return lines
 
 
+@pytest.mark.slow
 def test_strict_and_its_alias_fide_judge_exactly_alike(tmp_path: Path) -> None:
     """The piece touched first must move under strict and fide alike; casual lets another go."""
     strict, fide, casual = (_judged(tmp_path, policy) for policy in ("strict", "fide", "casual"))
@@ -73,6 +66,7 @@ def test_strict_and_its_alias_fide_judge_exactly_alike(tmp_path: Path) -> None:
     assert casual[0]["moves"] == ["e2e4"]
 
 
+@pytest.mark.slow
 def test_a_side_of_the_other_game_stops_with_one_line(tmp_path: Path) -> None:
     out = _run(tmp_path / "g", "play", "--variant", "xiangqi", "--color", "white")
     assert out.returncode == 2, out.stderr
@@ -96,41 +90,52 @@ def test_the_help_says_which_sides_each_game_has(capsys: pytest.CaptureFixture[s
     assert "strict (also called fide) enforces them" in text
 
 
-@pytest.mark.parametrize(
-    ("make", "message"),
-    [
-        ("missing", "--variant xiangqi: this build has no xiangqi rules yet (boardctl/variants/xiangqi)"),
-        ("no-pgn", "--variant xiangqi: this build cannot save xiangqi games as PGN yet"),
-    ],
-)
-def test_a_game_this_build_cannot_play_is_refused_in_words(monkeypatch: pytest.MonkeyPatch, make: str,
-                                                           message: str) -> None:
-    """Whatever the game lacks in this build (its rules, a PGN writer) stops the start in one line."""
+def test_a_game_this_build_cannot_save_is_refused_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game without a PGN writer stops the start in one line."""
     import dataclasses
 
     from boardctl.variants import get_variant
 
     real = get_variant("xiangqi")
-
-    def lacking(name: str) -> object:
-        if make == "missing":
-            raise ModuleNotFoundError("No module named 'boardctl.variants.xiangqi'")
-        return dataclasses.replace(real, write_pgn=None)
-
-    monkeypatch.setattr(launch, "get_variant", lacking)
+    monkeypatch.setattr(launch, "get_variant", lambda name: dataclasses.replace(real, write_pgn=None))
     with pytest.raises(launch.NotReady) as info:
         launch.check_game_ready("record", config.load({"game.variant": "xiangqi"}, files=[]))
-    assert str(info.value) == message
+    assert str(info.value) == "--variant xiangqi: this build cannot save xiangqi games as PGN yet"
     assert isinstance(info.value, ConfigError)  # the CLI prints it as one error line, exit status 2
+
+
+def test_a_broken_import_of_a_game_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every game ships with the package: an ImportError of its rules (or of pyffish, cchess) is a
+    broken install, raised as it is, never turned into a polite line that would pass CI."""
+
+    def broken(name: str) -> object:
+        raise ModuleNotFoundError("No module named 'pyffish'", name="pyffish")
+
+    monkeypatch.setattr(launch, "get_variant", broken)
+    with pytest.raises(ModuleNotFoundError, match="pyffish"):
+        launch.check_game_ready("record", config.load({"game.variant": "xiangqi"}, files=[]))
+
+
+@pytest.mark.slow
+def test_a_broken_xiangqi_package_is_a_traceback_at_start(tmp_path: Path) -> None:
+    """The whole command: with the xiangqi rules unimportable, ``record --variant xiangqi`` exits
+    with the ImportError's traceback, not a clean refusal."""
+    code = ("import sys; sys.modules['boardctl.variants.xiangqi'] = None; "
+            "from boardctl.cli import main; sys.exit(main(sys.argv[1:]))")
+    out = subprocess.run(
+        [sys.executable, "-c", code, "record", "--board", "sim", "--stdio", "--no-web", "--variant", "xiangqi",
+         "--games-dir", str(tmp_path / "g")],
+        input='{"t": 0}\n', capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 1 and "Traceback" in out.stderr, out.stderr[-2000:]
+    assert "ModuleNotFoundError" in out.stderr and "boardctl.variants.xiangqi" in out.stderr
 
 
 RED_CANNON_AND_BLACK_HORSE = [("h2", False), ("e2", True)], [("h9", False), ("g7", True)]
 
 
+@pytest.mark.slow
 def test_a_recorded_xiangqi_game_on_the_sim(tmp_path: Path) -> None:
-    missing = _xiangqi_missing("record")
-    if missing is not None:
-        pytest.skip(f"waiting for the xiangqi parts: {missing}")
     daemon = Daemon("record", tmp_path / "g", "--variant", "xiangqi")
     line = daemon.send({"t": 0})
     assert line["variant"] == "xiangqi" and line["turn"] == "red"
@@ -162,13 +167,11 @@ def _occupied(line: dict[str, object]) -> set[str]:
     return {XIANGQI_9X10.square_name(s) for s in XIANGQI_9X10.squares_in(mask)}
 
 
+@pytest.mark.slow
 def test_a_xiangqi_game_against_the_engine_survives_a_kill(tmp_path: Path) -> None:
     """play --variant xiangqi: the engine's LED-shown replies made by hand, a kill -9 mid-game,
     and the same command carries on with every move (the engine: our own, the daemon's default,
     told UCI_Variant xiangqi; make test builds its kernels first, a cold start compiles them)."""
-    missing = _xiangqi_missing("play")
-    if missing is not None:
-        pytest.skip(f"waiting for the xiangqi parts: {missing}")
     engine = ""
     games = tmp_path / "g"
     daemon = Daemon("play", games, "--variant", "xiangqi", engine=engine)
@@ -192,12 +195,10 @@ def test_a_xiangqi_game_against_the_engine_survives_a_kill(tmp_path: Path) -> No
     assert again.close() == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(STOCKFISH is None, reason="stockfish not installed (apt-get install stockfish)")
 def test_an_engine_that_cannot_play_xiangqi_stops_play_in_one_line(tmp_path: Path) -> None:
     """Stockfish has no UCI_Variant: refused before any game is opened, nothing saved."""
-    missing = _xiangqi_missing("play")
-    if missing is not None:
-        pytest.skip(f"waiting for the xiangqi parts: {missing}")
     out = _run(tmp_path / "g", "play", "--variant", "xiangqi", "--engine", str(STOCKFISH))
     assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
     (line,) = out.stderr.strip().splitlines()

@@ -15,6 +15,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 
 def start(games: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(

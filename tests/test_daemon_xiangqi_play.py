@@ -10,10 +10,13 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_daemon_support import AFTER_MOVE, Daemon
 
 from boardctl.core.rules import GameBoard, Move
 from boardctl.variants import get_variant
+
+pytestmark = pytest.mark.slow
 
 XQ = get_variant("xiangqi")
 G = XQ.geometry

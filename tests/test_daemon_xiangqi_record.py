@@ -308,6 +308,7 @@ def test_the_catalogue_is_broad() -> None:
     assert len(CATALOGUE) >= 8 and {g.policy for g in CATALOGUE} == {"strict", "casual"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", CATALOGUE, ids=[g.id for g in CATALOGUE])
 def test_a_whole_game_comes_back_exactly(tmp_path: Path, game: Game) -> None:
     games_dir = tmp_path / "games"
@@ -346,6 +347,7 @@ def test_a_whole_game_comes_back_exactly(tmp_path: Path, game: Game) -> None:
 MATE_IN_ONE = "4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 1"
 
 
+@pytest.mark.slow
 def test_mate_on_the_board_ends_the_recorded_game(tmp_path: Path) -> None:
     lines: list[dict[str, Any]] = [{"t": 0}, {"t": 1.0, "square": "b0", "occupied": False}, {"t": 1.4, "square": "b9", "occupied": True},
              {"t": 3.0}]
@@ -355,6 +357,7 @@ def test_mate_on_the_board_ends_the_recorded_game(tmp_path: Path) -> None:
     assert last["fen"] == final_fen(("b0b9",), MATE_IN_ONE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("victim_first", [
     pytest.param(False, id="mover-first"),
     pytest.param(True, id="victim-first"),  # not read as Red's horse lifted on a turned board
@@ -382,6 +385,7 @@ FIRST_MOVES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("turned", [False, True], ids=["normal", "turned"])
 @pytest.mark.parametrize(("move", "hands"), FIRST_MOVES, ids=[" ".join(h) for _, h in FIRST_MOVES])
 def test_auto_orientation_reads_any_first_move_either_way_round(

@@ -13,6 +13,8 @@ import pytest
 from network.harness import free_port
 from test_daemon_support import STOCKFISH, needs_engine
 
+pytestmark = pytest.mark.slow
+
 
 def _page_port(tmp_path: Path, config: str | None, *extra: str) -> int:
     home = tmp_path / "config"

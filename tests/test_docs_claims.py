@@ -26,7 +26,7 @@ def _fifty_move_limit() -> int:
 
 
 #: (file, how the claim row starts) for every place the button is described.
-ROWS = [("docs/events.md", "| `claim` |"), ("README.md", "| `claim` |")]
+ROWS = [("docs/events.md", "| `claim` |"), ("docs/playing.md", "| `claim` |")]
 
 
 @pytest.mark.parametrize(("path", "start"), ROWS, ids=[r[0] for r in ROWS])

@@ -61,6 +61,7 @@ def test_resolve_command() -> None:
     assert default[0].endswith(("boardctl-engine", "stockfish")) or default[1:] == ["-m", "engine"]
 
 
+@pytest.mark.slow
 @needs_stockfish
 def test_plays_and_survives_a_crash() -> None:
     assert STOCKFISH is not None
@@ -92,6 +93,7 @@ def test_plays_and_survives_a_crash() -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_an_engine_that_cannot_start_is_a_clear_error() -> None:
     async def scenario() -> None:
         engine = EngineClient([sys.executable, "-c", "import sys; sys.exit(3)"], movetime=0.01, max_restarts=1)
@@ -169,6 +171,7 @@ def _stress(seed: int, steps: int) -> tuple[int, int]:
     return answered, finished
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_rapid_cancelled_requests_never_break_the_client(seed: int) -> None:
     answered, finished = _stress(seed, 150)
@@ -216,6 +219,7 @@ def test_info_lines(line: str, expected: dict[str, object]) -> None:
     assert parse_info(line) == expected
 
 
+@pytest.mark.slow
 def test_the_bundled_engine_plays_xiangqi_through_uci_variant() -> None:
     from boardctl.variants import get_variant
 
@@ -236,6 +240,7 @@ def test_the_bundled_engine_plays_xiangqi_through_uci_variant() -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_an_engine_without_xiangqi_is_refused_in_words() -> None:
     if STOCKFISH is None:
         pytest.skip("stockfish not installed")
@@ -267,6 +272,7 @@ def test_ranks_are_shifted_for_engines_that_count_from_one(text: str, by: int, e
     assert shift_ranks(text, by) == expected
 
 
+@pytest.mark.slow
 def test_fairy_stockfish_plays_xiangqi_through_the_same_client() -> None:
     """Fairy-Stockfish numbers xiangqi ranks 1-10; its moves and ours still mean the same points."""
     if FAIRY_STOCKFISH is None:

@@ -18,6 +18,8 @@ from boardctl.engine_client import EngineClient
 from boardctl.events import Button, ButtonPressed
 from boardctl.session import Settings
 
+pytestmark = pytest.mark.slow
+
 ENGINE_CMD = [sys.executable, "-m", "engine"]
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from boardctl.jsonlimits import MAX_LINE_BYTES
 
+pytestmark = pytest.mark.slow
+
 GOOD = [b'{"t": 0}', b'{"t": 1, "square": "e2", "occupied": false}', b'{"t": 1.2, "square": "e4", "occupied": true}']
 
 #: (a hostile line, what its error says)

@@ -146,6 +146,7 @@ def test_a_touch_only_one_reading_sees_counts_in_the_reading_that_wins() -> None
         assert [v.code for v in session.record.violations] == expected, flipped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("variant", "lines", "moves", "orientation"),
     [

@@ -103,6 +103,7 @@ def test_rule_violations_stay_as_comments_and_setup_noise_goes() -> None:
     assert GameRecord.from_json(rec.to_json(), where="test").violations == [v for v, _ in VIOLATIONS]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 80), st.sampled_from(TERMINATIONS),
        st.lists(st.tuples(st.integers(0, 80), st.sampled_from([v for v, _ in VIOLATIONS])), max_size=6))

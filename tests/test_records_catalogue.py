@@ -129,6 +129,7 @@ def test_games_open_and_step_take_the_record_without_a_game_tag(path: Path) -> N
     assert replay.variant == "xiangqi" and list(replay.moves) == EXPECTED[_stem(path)].split()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [
     "liu-dianzhong-liu-dahua-1997.chinese-fullwidth.tags.gb18030.pgn",
     "liu-dahua-huang-yong-1991.chinese-fullwidth.notags.utf8.pgn",

@@ -36,6 +36,7 @@ def read_games(text: str) -> list[chess.pgn.Game]:
     return games
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", list(Policy))
 def test_replay_reproduces_generated_games_exactly(tmp_path: Path, policy: Policy) -> None:
     rng = random.Random(2024 + len(policy.value))
@@ -49,6 +50,7 @@ def test_replay_reproduces_generated_games_exactly(tmp_path: Path, policy: Polic
     assert result.stderr == ""
 
 
+@pytest.mark.slow
 def test_replay_from_a_fen_writes_the_fen_tag(tmp_path: Path) -> None:
     # A black pawn keeps the game alive after the knight promotion (K+N v K is a dead position: a draw).
     fen = "4k3/P7/8/8/8/8/7p/4K3 w - - 0 1"
@@ -64,6 +66,7 @@ def test_replay_from_a_fen_writes_the_fen_tag(tmp_path: Path) -> None:
     assert [m.uci() for m in game.mainline_moves()] == ["a7a8n", "e8e7"]
 
 
+@pytest.mark.slow
 def test_replay_prints_violations_with_code_and_ply_and_comments_them(tmp_path: Path) -> None:
     lines = [
         {"t": 1.0, "square": "d2", "occupied": False},
@@ -86,6 +89,7 @@ def test_replay_prints_violations_with_code_and_ply_and_comments_them(tmp_path: 
     assert "touch-move" in game.next().comment  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_casual_policy_allows_what_fide_flags(tmp_path: Path) -> None:
     text = "\n".join([
         '{"t": 1.0, "square": "d2", "occupied": false}',
@@ -100,6 +104,7 @@ def test_casual_policy_allows_what_fide_flags(tmp_path: Path) -> None:
     assert [m.uci() for m in read_games(result.stdout)[0].mainline_moves()] == ["e2e4"]
 
 
+@pytest.mark.slow
 def test_new_game_inside_one_file_appends_a_second_pgn(tmp_path: Path) -> None:
     rng = random.Random(5)
     hand = Hand(rng, brushes=False, adjusts=False)
@@ -122,6 +127,7 @@ def test_new_game_inside_one_file_appends_a_second_pgn(tmp_path: Path) -> None:
     assert "warning: new-game 3 " in result.stderr
 
 
+@pytest.mark.slow
 def test_malformed_line_is_an_error_naming_the_line_and_writes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"t": 1.0, "square": "e2", "occupied": false}\n{"t": 2.0, "square": "e9", "occupied": true}\n')
@@ -132,6 +138,7 @@ def test_malformed_line_is_an_error_naming_the_line_and_writes_nothing(tmp_path:
     assert "'e9'" in result.stderr
 
 
+@pytest.mark.slow
 def test_time_going_backwards_is_an_error(tmp_path: Path) -> None:
     result = boardctl("replay", "-", stdin='{"t": 2.0}\n{"t": 1.0}\n')
     assert result.returncode == 2
@@ -139,12 +146,14 @@ def test_time_going_backwards_is_an_error(tmp_path: Path) -> None:
     assert result.stdout == ""
 
 
+@pytest.mark.slow
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     result = boardctl("replay", str(tmp_path / "nope.jsonl"))
     assert result.returncode == 2
     assert "nope.jsonl" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("line", "message"), [
     ('{"t": 1.0, "engine": "e9e5", "score": 3}', "'engine' must be a move"),
     ('{"t": 1.0, "engine": "e7e5", "score": "x"}', "'score' must be an integer"),

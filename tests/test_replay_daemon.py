@@ -14,8 +14,11 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+import pytest
 from replay_check import check_games_dir, saved_games
 from test_daemon_support import Daemon, move_events
+
+pytestmark = pytest.mark.slow
 
 MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
 

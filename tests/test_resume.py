@@ -59,6 +59,7 @@ def states(out: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in out.splitlines()]
 
 
+@pytest.mark.slow
 def test_resume_is_announced_in_the_log_and_new_abandons(tmp_path: Path) -> None:
     games = tmp_path / "games"
     first = boardctl(tmp_path, "record", "--board", "sim", "--stdio", "--no-web", "--games-dir", str(games), stdin=E2E4)
@@ -82,6 +83,7 @@ def test_resume_is_announced_in_the_log_and_new_abandons(tmp_path: Path) -> None
     assert f"{game_id}  record  White - Black  abandoned  1 plies" in listed.stdout
 
 
+@pytest.mark.slow
 @needs_engine
 def test_play_never_resumes_a_demo_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))

@@ -99,6 +99,7 @@ NOT_RESUMED = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("hosted", "color", "extra", "why", "back"), NOT_RESUMED,
                          ids=[f"{c[0]}-then-{' '.join(c[2]) or 'chess'}" for c in NOT_RESUMED])
 def test_a_command_naming_another_game_keeps_its_own_and_says_the_way_back(
@@ -125,6 +126,7 @@ def test_a_command_naming_another_game_keeps_its_own_and_says_the_way_back(
     assert "Left unfinished" not in stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("hosted", "color", "extra"), [
     ("chess", "white", []),
     ("chess", "black", ["--variant", "chess"]),
@@ -199,6 +201,7 @@ def test_a_failing_tick_ends_the_run_once_with_the_game_saved(tmp_path: Path, fa
     assert [r.moves for r in saved] == [["e2e4"]]
 
 
+@pytest.mark.slow
 def test_a_failing_tick_ends_a_stdio_run_in_one_line(tmp_path: Path) -> None:
     """Through ``boardctl record --stdio`` in real time (lines without ``t``): a tick that fails
     (here: a session.tick made to raise by a sitecustomize the child imports) ends the run with
@@ -257,6 +260,7 @@ def terminal(tmp_path: Path) -> Iterator[Callable[..., Pty]]:
         proc.close()
 
 
+@pytest.mark.slow
 @needs_engine
 def test_the_xiangqi_demo_leaves_the_chess_demos_network_game_alone(terminal: Callable[..., Pty]) -> None:
     spawn = terminal
@@ -308,6 +312,7 @@ def _record_run(tmp_path: Path, games: Path, stdin: list[str], *extra: str) -> t
     return json.loads(out.stdout.splitlines()[-1]), out.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("first", "then"), [("chess", "xiangqi"), ("xiangqi", "chess")])
 def test_an_unfinished_game_of_the_other_variant_is_named_with_the_way_back(tmp_path: Path, first: str,
                                                                          then: str) -> None:
@@ -322,6 +327,7 @@ def test_an_unfinished_game_of_the_other_variant_is_named_with_the_way_back(tmp_
     assert back["game"] == left["game"] and back["moves"] == left["moves"] and "Left unfinished" not in stderr
 
 
+@pytest.mark.slow
 def test_new_abandons_only_the_named_variants_games(tmp_path: Path) -> None:
     games = tmp_path / "games"
     xiangqi, _ = _record_run(tmp_path, games, MOVES["xiangqi"], "--variant", "xiangqi")

@@ -54,6 +54,7 @@ class Person:
             self.lift(square)
 
 
+@pytest.mark.slow
 def test_selftest_on_the_sim_finds_every_kind_of_fault() -> None:
     start = chess.Board().occupied
     board = SimBoard(start, dead_switches=[chess.A3], stuck_switches=[chess.H5], dead_leds=[chess.D4],
@@ -90,6 +91,7 @@ def factory() -> Iterator[WiredMockFactory]:
     f.close()
 
 
+@pytest.mark.slow
 def test_selftest_on_gpio_scans_real_pins_and_reads_the_max7219(factory: WiredMockFactory) -> None:
     chip = factory.max7219
     assert chip is not None
@@ -216,6 +218,7 @@ def xiangqi_factory() -> Iterator[WiredMockFactory]:
     f.close()
 
 
+@pytest.mark.slow
 def test_selftest_on_the_90_point_gpio_board_reads_every_switch_and_led(xiangqi_factory: WiredMockFactory) -> None:
     """All 90 points through the real scanner and the two chained MAX7219s; faults on the second chip's points."""
     factory = xiangqi_factory
@@ -262,6 +265,7 @@ def test_selftest_command_on_a_xiangqi_sim(capsys: pytest.CaptureFixture[str], m
     assert "--squares: expected xiangqi point names a0..i9" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_selftest_command_takes_the_board_from_the_gpio_pin_map(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

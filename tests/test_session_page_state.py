@@ -149,6 +149,7 @@ def test_a_snapshot_that_matches_starts_the_clock() -> None:
     assert session.state_line()["clock"]["running"] == "white"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(STOCKFISH is None, reason="needs stockfish (make system)")
 def test_stdio_play_from_an_empty_board_starts_the_clocks_only_when_set_up(tmp_path: Path) -> None:
     """``boardctl play --stdio --sim-setup empty``: 40 s of setting up cost the engine nothing."""

@@ -34,6 +34,7 @@ def run(games: Path, lines: list[str], *extra: str) -> subprocess.CompletedProce
     )
 
 
+@pytest.mark.slow
 def test_one_line_per_input_and_errors_answered_in_line(tmp_path: Path) -> None:
     result = run(tmp_path / "g", [
         '{"t": 0}',
@@ -64,6 +65,7 @@ def test_one_line_per_input_and_errors_answered_in_line(tmp_path: Path) -> None:
     assert json.loads(state.read_text())["moves"] == ["e2e4"]
 
 
+@pytest.mark.slow
 def test_mixing_timed_and_untimed_lines_is_an_error(tmp_path: Path) -> None:
     result = run(tmp_path / "g", ['{"t": 0}', '{"square": "e2", "occupied": false}'])
     assert result.returncode == 2
@@ -71,6 +73,7 @@ def test_mixing_timed_and_untimed_lines_is_an_error(tmp_path: Path) -> None:
     assert len(result.stdout.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_untimed_lines_use_the_clock_and_timers_speak_up(tmp_path: Path) -> None:
     daemon = Daemon("record", tmp_path / "g", "--settle", "0.2")
     line = daemon.send({"square": "d2", "occupied": False})
@@ -82,6 +85,7 @@ def test_untimed_lines_use_the_clock_and_timers_speak_up(tmp_path: Path) -> None
     assert daemon.close() == 0
 
 
+@pytest.mark.slow
 def test_daemon_does_not_import_numba(tmp_path: Path) -> None:
     """Playing (engine in its own process, web page on) never loads numba into the daemon."""
     mode = ["play", "--engine", STOCKFISH, "--movetime", "0.01"] if STOCKFISH else ["record"]
@@ -101,6 +105,7 @@ def test_daemon_does_not_import_numba(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[-1] == "clean"
 
 
+@pytest.mark.slow
 def test_sigterm_with_input_still_open_saves_and_exits(tmp_path: Path) -> None:
     daemon = Daemon("record", tmp_path / "g")
     daemon.send({"t": 0})
@@ -138,6 +143,7 @@ def scripts(draw: st.DrawFn) -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 @pytest.mark.fuzz
 @given(scripts())
 @settings(max_examples=examples(30), deadline=None)

@@ -24,6 +24,8 @@ from test_daemon_support import move_events
 
 from boardctl.events import parse_event
 
+pytestmark = pytest.mark.slow
+
 MOVES = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"]
 
 

@@ -150,6 +150,7 @@ def test_a_log_cut_short_is_mended_on_opening_and_replay_reads_up_to_the_cut(
     assert cut_partial_line(tmp_path / "missing.jsonl") == 0
 
 
+@pytest.mark.slow
 def test_replay_command_reads_a_cut_short_log(tmp_path: Path) -> None:
     path = tmp_path / "g.jsonl"
     path.write_text(
@@ -314,6 +315,7 @@ _SAVER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_kill_9_at_random_points_of_saving_then_resume(tmp_path: Path) -> None:
     rng = random.Random(11)
     games = tmp_path / "games"

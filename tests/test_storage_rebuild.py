@@ -16,6 +16,8 @@ import pytest
 from boardctl.errors import GameFileError
 from boardctl.storage import GameStore
 
+pytestmark = pytest.mark.slow
+
 MOVES = (
     '{"t": 0}\n{"t": 1, "square": "e2", "occupied": false}\n{"t": 1.2, "square": "e4", "occupied": true}\n'
     '{"t": 2}\n{"t": 3, "square": "d7", "occupied": false}\n{"t": 3.2, "square": "d5", "occupied": true}\n{"t": 4}\n'

@@ -114,6 +114,7 @@ def test_the_help_says_so() -> None:
     assert "lift h2 / place e2" in HELP_XIANGQI
 
 
+@pytest.mark.slow
 def test_typing_e4_plays_1_e4_in_the_terminal(tmp_path: Path) -> None:
     """The newcomer's session: ``e4``, ``e5``, then a move by hand (lift g1, place f3), saved."""
     games = tmp_path / "games"

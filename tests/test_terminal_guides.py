@@ -88,6 +88,7 @@ def _type_until(term: Pty, pattern: str, line: str, tries: int = 5) -> re.Match[
     raise AssertionError(f"no {pattern!r} after typing {line!r}:\n{term.out[-3000:]}")
 
 
+@pytest.mark.slow
 def test_games_step_in_the_terminal_shows_the_comments(tmp_path: Path) -> None:
     record = tmp_path / "opera.pgn"
     record.write_text(COMMENTED, encoding="utf-8")
@@ -106,6 +107,7 @@ def test_games_step_in_the_terminal_shows_the_comments(tmp_path: Path) -> None:
         term.close()
 
 
+@pytest.mark.slow
 @needs_engine
 def test_a_lesson_in_the_terminal_says_its_notes(tmp_path: Path) -> None:
     term = Pty(tmp_path, "learn", "italian", "--seed", "0", "--no-play-on", "--board", "sim", "--no-web",

@@ -8,8 +8,11 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from network.harness import free_port
 from test_terminal_session import Pty, assert_quiet
+
+pytestmark = pytest.mark.slow
 
 
 def test_host_and_join_play_by_typing_in_their_terminals(tmp_path: Path) -> None:

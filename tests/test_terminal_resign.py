@@ -48,6 +48,7 @@ def test_resign_is_confirmed_by_a_second_resign(lines: list[tuple[float, str]], 
         assert "Resign the game? Type !resign again within 5 s to confirm" in out.getvalue()
 
 
+@pytest.mark.slow
 def test_resign_in_the_terminal_asks_then_ends_the_game(tmp_path: Path) -> None:
     games = tmp_path / "games"
     term = Pty(tmp_path, "record", "--board", "sim", "--no-web", "--games-dir", str(games))

@@ -22,6 +22,8 @@ import chess.pgn
 import pytest
 from test_daemon_support import STOCKFISH, needs_engine
 
+pytestmark = pytest.mark.slow
+
 NOISE = ("Traceback", "KeyboardInterrupt", "Error", "Exception")
 
 

@@ -416,6 +416,7 @@ class FakeDaemon:
         return self.line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("orientation", "text", "done"), [
     ("normal", "b2b9", [("lift", "b9"), ("lift", "b2"), ("place", "b9")]),
     ("flipped", "b2b9", [("lift", "h0"), ("lift", "h7"), ("place", "h0")]),  # physical = 89 - logical
@@ -452,6 +453,7 @@ def test_clocks_are_red_and_black() -> None:
     assert "0:12.5" in black and "⏱" not in black
 
 
+@pytest.mark.slow
 def test_piped_lines_are_read_after_the_last_move_is_counted() -> None:
     """A script types faster than a busy tracker counts: ``h2e2`` then ``H8+7`` must read the
     second against the position after the first (Black's horse h9g7, not Red's b0c2)."""

@@ -70,6 +70,7 @@ def test_colour_only_where_it_shows(monkeypatch: pytest.MonkeyPatch, out: io.Str
     assert shows_colour(out) is shown
 
 
+@pytest.mark.slow
 def test_the_xiangqi_view_in_a_terminal(tmp_path: Path) -> None:
     env_before = os.environ.pop("NO_COLOR", None)
     try:

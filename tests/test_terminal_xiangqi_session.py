@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 NOISE = ("Traceback", "KeyboardInterrupt", "Error", "Exception")
 
 
@@ -28,15 +30,6 @@ def record(tmp_path: Path, lines: str, *extra: str) -> tuple[subprocess.Complete
     return out, json.loads(states[0].read_text(encoding="utf-8"))
 
 
-@pytest.fixture(scope="module")
-def speaks_xiangqi() -> None:
-    help_text = subprocess.run([sys.executable, "-m", "boardctl", "record", "--help"], capture_output=True,
-                               text=True, timeout=60).stdout
-    if "--variant" not in help_text:
-        pytest.skip("boardctl record has no --variant yet (issue 13)")
-
-
-@pytest.mark.usefixtures("speaks_xiangqi")
 def test_moves_piped_in_every_notation_are_made_and_saved(tmp_path: Path) -> None:
     # coordinates, WXF, ICCS, Chinese; the cannon's capture on e6 lifts the soldier first.
     out, state = record(tmp_path, "h2e2\nH8+7\nE2-E6\n砲2平5\n車1進1\nhi\n")
@@ -47,7 +40,6 @@ def test_moves_piped_in_every_notation_are_made_and_saved(tmp_path: Path) -> Non
     assert "楚 河" in out.stdout and "帥" in out.stdout and "Game saved:" in out.stdout
 
 
-@pytest.mark.usefixtures("speaks_xiangqi")
 def test_letters_and_a_move_for_the_wrong_side(tmp_path: Path) -> None:
     # With the sides fixed (no auto orientation from the first lift), h9g7 on Red's turn is wood
     # moved out of turn: the tracker keeps it out of the game and, with C2.5 made too, asks for

@@ -130,6 +130,7 @@ def _replay(variant: Variant, events: list[Event], policy: Policy) -> tuple[list
     return replay_events(variant, events, policy=policy, quiet=10.0)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1), policy=st.sampled_from(BOTH), blitz=st.booleans(),

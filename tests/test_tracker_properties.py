@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 import chess
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -46,6 +47,7 @@ def run(events: list[Event], *, policy: Policy, board: chess.Board | None = None
     return moves, violations
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), policy=st.sampled_from(list(Policy)))
 def test_random_games_come_back_exactly(seed: int, policy: Policy) -> None:
@@ -112,6 +114,7 @@ def _touch_violation(hand: Hand, board: chess.Board, touched: chess.Square, othe
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_every_touch_move_violation_is_flagged_and_the_game_still_comes_back(seed: int) -> None:
@@ -237,6 +240,7 @@ def test_blitz_games_with_zero_gaps_and_overlapping_hands_come_back_exactly(seed
     assert violations == []
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), policy=st.sampled_from(list(Policy)))
 def test_captures_that_push_the_victim_off_come_back_exactly(seed: int, policy: Policy) -> None:

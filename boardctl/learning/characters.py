@@ -5,7 +5,7 @@ The list is data (``boardctl/data/characters.toml``, extended or overridden by t
 sending its :attr:`Character.uci_options` to our engine (style: evaluation weights, contempt
 and its repertoire as the book, as Rodent IV's personalities do) and its :attr:`Character.level`
 through the existing level machinery (strength). Ratings run from :data:`RATING_MIN` up to the
-engine's measured full strength, :data:`RATING_MAX` (README, "Engine": 51% against Stockfish at
+engine's measured full strength, :data:`RATING_MAX` (docs/performance.md, "The engine: chess": 51% against Stockfish at
 ``UCI_Elo`` 2000); no character is labelled above what the engine measures.
 """
 

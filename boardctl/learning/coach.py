@@ -109,10 +109,14 @@ class Verdict:
 
 
 def _tactics(variant: str) -> ModuleType | None:
-    """The game's motif finder (``boardctl.variants.<game>.tactics``), None if it has none."""
+    """The game's motif finder (``boardctl.variants.<game>.tactics``), None if it has none (a
+    module it imports that is missing or broken raises as it is)."""
+    name = f"boardctl.variants.{variant}.tactics"
     try:
-        return importlib.import_module(f"boardctl.variants.{variant}.tactics")
-    except ModuleNotFoundError:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
         return None
 
 

@@ -4,8 +4,8 @@ The parts, one per module: :mod:`~boardctl.online.protocol` reads what Lichess s
 :mod:`~boardctl.online.token` keeps the token (config file, mode 0600, never logged),
 :mod:`~boardctl.online.client` speaks to Lichess through ``berserk`` (429 back-off, streams in
 threads), :mod:`~boardctl.online.sync` compares the server's move list with the board's (pure),
-:mod:`~boardctl.online.game` runs one game through the daemon, and
-:mod:`~boardctl.online.standin` is a local stand-in of the Lichess endpoints used, for tests.
+:mod:`~boardctl.online.game` runs one game through the daemon. The tests play against a local
+stand-in of the Lichess endpoints used (``tests/online/standin.py``, not in the package).
 """
 
 from __future__ import annotations

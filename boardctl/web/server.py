@@ -715,7 +715,7 @@ class Annotator:
         return out
 
 
-#: Keys the server adds to state lines that lack them (README, "Web page"); a xiangqi game's
+#: Keys the server adds to state lines that lack them (docs/web.md); a xiangqi game's
 #: also ``san_chinese``, ``pending_chinese`` and ``hint_chinese`` (:func:`_annotate_chinese`).
 ANNOTATIONS = ("san", "opening", "pending_san", "hint_san", "check", "can_promote", "board_hint")
 

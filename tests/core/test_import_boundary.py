@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "boardctl"
 ALLOWED = PACKAGE / "variants" / "chess"
 
@@ -42,6 +44,7 @@ def test_checker_sees_both_import_forms(tmp_path: Path) -> None:
         assert _imports_chess(f) is expected, text
 
 
+@pytest.mark.slow
 def test_only_the_chess_variant_imports_chess() -> None:
     offenders = sorted(
         str(p.relative_to(PACKAGE))

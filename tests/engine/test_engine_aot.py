@@ -48,6 +48,7 @@ def built() -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_compiled_kernels_run_without_numba_and_match_the_jit(built: Path) -> None:
     ahead = _probe(jit=False)
     jit = _probe(jit=True)
@@ -57,6 +58,7 @@ def test_compiled_kernels_run_without_numba_and_match_the_jit(built: Path) -> No
     assert ahead["bench"] == jit["bench"]
 
 
+@pytest.mark.slow
 def test_search_releases_the_gil_so_stop_works(built: Path) -> None:
     # One kernel call to depth 40 runs for ages; only a thread that gets the interpreter can
     # set its stop flag. With the GIL held for the call, this process would hang until killed.
@@ -109,6 +111,7 @@ def test_an_edit_to_any_kernel_source_starts_fresh_caches(tmp_path: Path, monkey
     assert aot.jit_cache_dir() != jit_dir
 
 
+@pytest.mark.slow
 def test_the_jit_caches_under_the_digest() -> None:
     code = "import engine.movegen, numba; print(numba.config.CACHE_DIR)"
     env = dict(os.environ, **{aot.FORCE_JIT: "1"})

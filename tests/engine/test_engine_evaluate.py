@@ -143,6 +143,7 @@ NEW_BLOCKS = ("THREAT_PAWN", "THREAT_MINOR", "THREAT_ROOK", "HANGING", "PASSED_B
               "PASSED_KING_THEIR", "CONNECTED", "OUTPOST")
 
 
+@pytest.mark.slow
 def test_the_new_terms_count_what_the_rules_say_on_random_positions() -> None:
     """White's count minus Black's, per weight of every new block, equals a square-by-square reading."""
     for fen in (board.fen() for board in random_positions(400, seed=31)):

@@ -71,12 +71,14 @@ def test_a_level_between_two_depths_completes_the_deeper_one_only_sometimes() ->
         assert same_depth and all(n is not None and n > p.max_nodes for n in same_depth)
 
 
+@pytest.mark.slow
 def test_levels_module_does_not_import_numba() -> None:
     code = "import sys, engine.levels; print('numba' in sys.modules, 'numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 
 
+@pytest.mark.slow
 def test_shipped_book_is_built_from_the_openings_and_their_scores() -> None:
     lines = lines_from_tsv(sorted((data_dir() / "openings").glob("*.tsv")))
     assert len(lines) > 3000

@@ -26,6 +26,7 @@ def _epd_cases(data_dir: Path) -> list[tuple[str, int, int]]:
     return cases
 
 
+@pytest.mark.slow
 def test_perft_epd_fast_depths() -> None:
     cases = _epd_cases(data_dir())
     assert len(cases) > 300
@@ -61,6 +62,7 @@ def _chess_perft(board: chess.Board, depth: int) -> int:
     return total
 
 
+@pytest.mark.slow
 def test_random_positions_match_python_chess() -> None:
     """Every position's moves, and perft 2 from all 1,000 (perft 3 from the first 150: python-chess's
     side of depth 3 everywhere was the slowest test of the suite; the EPD perft suites go deeper)."""

@@ -127,6 +127,7 @@ def test_node_limit_and_depth_limit(searcher: Searcher) -> None:
     assert result.info is not None and result.info.depth == 5
 
 
+@pytest.mark.slow
 def test_stop_ends_infinite_search(searcher: Searcher) -> None:
     results = []
     thread = threading.Thread(target=lambda: results.append(searcher.search(chess.Board(), Limits(infinite=True))))
@@ -156,6 +157,7 @@ def test_best_moves_are_legal_on_random_positions(searcher: Searcher) -> None:
                 line.push(move)
 
 
+@pytest.mark.slow
 def test_win_at_chess_sample(searcher: Searcher) -> None:
     """A short WAC sample at 0.3 s: most must be solved (the full run is in bench/engine.py)."""
     solved = 0

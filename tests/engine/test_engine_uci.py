@@ -40,6 +40,7 @@ def _raw(lines: list[str], timeout: float = 60) -> list[str]:
     return proc.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_identifies_and_lists_options(engine: chess.engine.SimpleEngine) -> None:
     assert engine.id["name"].startswith("boardctl-engine")
     for name in ("Hash", "Skill Level", "UCI_LimitStrength", "UCI_Elo", "OwnBook"):
@@ -47,6 +48,7 @@ def test_identifies_and_lists_options(engine: chess.engine.SimpleEngine) -> None
     assert engine.options["UCI_Elo"].min == 800 and engine.options["UCI_Elo"].max == 2400
 
 
+@pytest.mark.slow
 def test_plays_a_full_game_against_a_weak_self(warm_cache: None) -> None:
     strong = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, timeout=60)
     weak = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, timeout=60)
@@ -68,6 +70,7 @@ def test_plays_a_full_game_against_a_weak_self(warm_cache: None) -> None:
         weak.quit()
 
 
+@pytest.mark.slow
 def test_analysis_reports_score_nodes_nps_and_pv(engine: chess.engine.SimpleEngine) -> None:
     engine.configure({"OwnBook": False})
     info = engine.analyse(chess.Board(), chess.engine.Limit(depth=6))
@@ -79,6 +82,7 @@ def test_analysis_reports_score_nodes_nps_and_pv(engine: chess.engine.SimpleEngi
     assert mate["score"].white() == chess.engine.Mate(1)
 
 
+@pytest.mark.slow
 def test_clock_limits_and_infinite_with_stop(engine: chess.engine.SimpleEngine) -> None:
     engine.configure({"OwnBook": False})
     board = chess.Board()
@@ -96,6 +100,7 @@ def test_clock_limits_and_infinite_with_stop(engine: chess.engine.SimpleEngine) 
     assert best.move in board.legal_moves
 
 
+@pytest.mark.slow
 def test_book_gives_varied_openings(engine: chess.engine.SimpleEngine) -> None:
     board = chess.Board()
     board.push_uci("e2e4")  # 1...e5 has half the weight; 30 picks all from two moves: p < 1e-4
@@ -103,6 +108,7 @@ def test_book_gives_varied_openings(engine: chess.engine.SimpleEngine) -> None:
     assert len(replies) >= 3 and replies <= set(board.legal_moves)
 
 
+@pytest.mark.slow
 def test_perft_bench_and_bad_input_over_raw_pipes(warm_cache: None) -> None:
     out = _raw([
         "uci",
@@ -180,6 +186,7 @@ def _random_moves(seed: int, head: list[str], plies: int) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), steps=st.lists(st.sampled_from(["extend", "back", "other", "same"]), max_size=12))
 def test_parse_position_from_the_previous_equals_a_fresh_parse(seed: int, steps: list[str]) -> None:

@@ -76,6 +76,7 @@ def driver(warm_cache: None) -> Iterator[Driver]:
     d.send("quit")
 
 
+@pytest.mark.slow
 def test_a_go_sent_the_moment_bestmove_arrives_is_always_taken(driver: Driver) -> None:
     driver.send("setoption name OwnBook value false")
     errors: list[str] = []
@@ -158,6 +159,7 @@ GO_TABLE = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "message"), GO_TABLE)
 def test_go_numbers_out_of_range_are_clamped_and_still_answered(driver: Driver, args: str, message: str | None) -> None:
     failures: list[BaseException] = []
@@ -254,6 +256,7 @@ LOCALES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("locale", LOCALES, ids=["utf8-strict", "C-ascii", "utf8-mode"])
 def test_invalid_bytes_under_strict_locales_are_an_error_line(warm_cache: None, locale: dict[str, str]) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_CTYPE", "PYTHONUTF8", "PYTHONIOENCODING")}
@@ -285,6 +288,7 @@ def _vm_hwm_kb(pid: int) -> int:
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM"))
 
 
+@pytest.mark.slow
 def test_a_100_mb_line_without_newline_is_refused_quickly_in_bounded_memory(warm_cache: None) -> None:
     proc = subprocess.Popen(ENGINE_CMD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
@@ -328,6 +332,7 @@ UCI_WORDS = ["uci", "isready", "ucinewgame", "position", "startpos", "fen", "mov
              "name", "value", "Hash", "OwnBook", "depth", "nodes", "perft", "bench", "e2e4", "e7e5", "debug", "on"]
 
 
+@pytest.mark.slow
 @pytest.mark.fuzz
 @settings(max_examples=examples(40), deadline=None)
 @given(st.lists(

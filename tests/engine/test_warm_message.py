@@ -98,6 +98,7 @@ def _other(x: int) -> int:
     return x - 1
 
 
+@pytest.mark.slow
 def test_the_progress_names_each_kernel_as_a_real_build_compiles_it(tmp_path: Path) -> None:
     """numba's pycc, compiling a small module of two exports, with the listener the build uses."""
     from numba.core import event

@@ -11,6 +11,8 @@ import pytest
 
 from engine import aot
 
+pytestmark = pytest.mark.slow
+
 PROBE = """
 import json, sys
 from engine import kernels

@@ -39,6 +39,7 @@ def session() -> Session:
     s.close()
 
 
+@pytest.mark.slow
 def test_the_engine_refuses_it_and_keeps_the_previous_position(session: Session) -> None:
     session.send("position startpos moves h2e2")
     for fen in WIDE:

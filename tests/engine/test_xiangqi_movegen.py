@@ -98,6 +98,7 @@ FSF_POSITIONS = [
 ]
 
 
+@pytest.mark.slow
 @needs_fairy
 @pytest.mark.parametrize(("fen", "depth"), FSF_POSITIONS)
 def test_perft_matches_fairy_stockfish(fen: str, depth: int) -> None:
@@ -105,12 +106,14 @@ def test_perft_matches_fairy_stockfish(fen: str, depth: int) -> None:
     assert perft(XqBoard(fen), depth) == fairy_perft(fen, depth)
 
 
+@pytest.mark.slow
 @needs_fairy
 def test_perft_matches_fairy_stockfish_in_random_middle_games() -> None:
     for board in random_boards(60, seed=3)[20::10]:
         assert perft(board, 3) == fairy_perft(board.fen(), 3), board.fen()
 
 
+@pytest.mark.slow
 def test_legal_moves_match_pyffish_on_1000_random_positions() -> None:
     boards = random_boards(1000, seed=7)
     assert len(boards) == 1000

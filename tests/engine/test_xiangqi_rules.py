@@ -121,6 +121,7 @@ def test_checkmate_beats_the_sixty_move_rule() -> None:
     assert ruling(fen, ["a0a9"]).ending is Ending.LOSS
 
 
+@pytest.mark.slow
 def test_random_cycles_in_sparse_positions_match_pyffish() -> None:
     # few pieces, random quiet cycles, no prefilter by our own rules
     rng = random.Random(99)

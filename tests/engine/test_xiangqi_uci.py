@@ -53,6 +53,7 @@ def session() -> Session:
     s.close()
 
 
+@pytest.mark.slow
 def test_perft_and_searches(session: Session) -> None:
     session.send("position startpos")
     session.send("go perft 3")
@@ -69,6 +70,7 @@ def test_perft_and_searches(session: Session) -> None:
     assert best in legal_moves(fen.replace(" r ", " w "), [])
 
 
+@pytest.mark.slow
 def test_finds_a_mate_in_one(session: Session) -> None:
     session.send("position fen 4k4/7R1/9/9/9/9/9/9/9/R4K3 w - - 0 1")
     session.send("go depth 3")
@@ -76,12 +78,14 @@ def test_finds_a_mate_in_one(session: Session) -> None:
     assert lines[-1].split()[1] == "a0a9" and any("score mate 1" in ln for ln in lines)
 
 
+@pytest.mark.slow
 def test_no_legal_move_is_bestmove_none(session: Session) -> None:
     session.send("position fen 3k5/R8/9/9/4R4/9/9/9/9/4K4 b - - 0 1")  # stalemate: a loss in xiangqi
     session.send("go depth 3")
     assert session.until("bestmove")[-1] == "bestmove (none)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "fragment"),
     [

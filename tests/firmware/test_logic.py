@@ -116,6 +116,7 @@ def _corrupt(raw: bytes, op: int, at: int, byte: int) -> bytes:
     return raw
 
 
+@pytest.mark.slow
 @pytest.mark.fuzz
 @settings(max_examples=100 * SCALE, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(host_line, st.integers(0, 6), st.integers(0, 2**16), st.integers(0, 255), st.integers(1, 64)), max_size=12))

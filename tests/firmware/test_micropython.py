@@ -19,6 +19,8 @@ import pytest
 
 from . import test_firmware_cases
 
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 FIRMWARE = ROOT / "firmware"

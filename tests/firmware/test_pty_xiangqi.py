@@ -88,6 +88,7 @@ def test_a_xiangqi_board_is_refused_for_a_chess_game(xq_pico: tuple[Pico, str], 
     assert errors and all("needs 8x8" in m or "23-digit snapshots" in m for m in errors)
 
 
+@pytest.mark.slow
 def test_selftest_over_serial_checks_all_90_switches_and_leds(xq_pico: tuple[Pico, str], wiring: Wiring) -> None:
     """``boardctl selftest --board serial --variant xiangqi`` against the real firmware: a person
     sees the lit WS2812, places and lifts a disc there; a dead switch and a dead LED are found."""

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import chess
+import pytest
 
 from boardctl.events import Event, Snapshot
 from boardctl.hw import asyncio_callback, open_board
@@ -14,6 +15,7 @@ from boardctl.hw.seriallink import SerialBoard
 from boardctl.hw.sim import SimBoard
 
 
+@pytest.mark.slow
 def test_import_opens_nothing() -> None:
     code = "import sys, boardctl.hw; bad = {'gpiozero', 'serial'} & set(sys.modules); assert not bad, bad"
     subprocess.run([sys.executable, "-c", code], check=True)

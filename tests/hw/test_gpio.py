@@ -24,6 +24,7 @@ def _board(factory: WiredMockFactory, clock: FakeClock, **kwargs: object) -> Gpi
     return GpioBoard(factory.pinout, pin_factory=factory, clock=clock, **kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_scan_reads_any_occupancy_without_ghosts(factory: WiredMockFactory, clock: FakeClock) -> None:
     with _board(factory, clock) as board:
 
@@ -56,6 +57,7 @@ def test_start_snapshot_then_debounced_changes_only(factory: WiredMockFactory, c
         assert q.drain() == [SquareChanged(clock.t - 0.05, chess.E2, False)]
 
 
+@pytest.mark.slow
 def test_bounce_shorter_than_debounce_is_ignored(factory: WiredMockFactory, clock: FakeClock) -> None:
     with _board(factory, clock, debounce=0.025) as board:
         for _ in range(5):  # chatter: closed 10 ms, open 10 ms
@@ -73,6 +75,7 @@ def test_bounce_shorter_than_debounce_is_ignored(factory: WiredMockFactory, cloc
         assert board.poll() == [SquareChanged(clock.t, chess.D4, True)]
 
 
+@pytest.mark.slow
 def test_several_squares_change_in_one_scan(factory: WiredMockFactory, clock: FakeClock) -> None:
     with _board(factory, clock, debounce=0.0) as board:
         board.poll()
@@ -84,6 +87,7 @@ def test_several_squares_change_in_one_scan(factory: WiredMockFactory, clock: Fa
         ]
 
 
+@pytest.mark.slow
 def test_dead_and_stuck_switches(factory: WiredMockFactory, clock: FakeClock) -> None:
     factory.matrix.dead = chess.BB_A1
     factory.matrix.stuck = chess.BB_H8
@@ -118,6 +122,7 @@ def test_scanner_thread_reports_changes_and_buttons(factory: WiredMockFactory) -
         assert times == sorted(times)
 
 
+@pytest.mark.slow
 def test_max7219_shows_the_frame_and_blinks(factory: WiredMockFactory, clock: FakeClock) -> None:
     chip = factory.max7219
     assert chip is not None
@@ -139,6 +144,7 @@ def test_max7219_shows_the_frame_and_blinks(factory: WiredMockFactory, clock: Fa
     assert not chip.is_on
 
 
+@pytest.mark.slow
 def test_buzzer_plays_a_code(factory: WiredMockFactory, clock: FakeClock) -> None:
     pin = factory.pin(factory.pinout.buzzer)
     with _board(factory, clock) as board:
@@ -150,6 +156,7 @@ def test_buzzer_plays_a_code(factory: WiredMockFactory, clock: FakeClock) -> Non
         board.play(Code.LIFTED)  # no tune: silent, no error
 
 
+@pytest.mark.slow
 def test_close_releases_pins_and_is_idempotent(factory: WiredMockFactory, clock: FakeClock) -> None:
     board = _board(factory, clock)
     board.close()
@@ -159,6 +166,7 @@ def test_close_releases_pins_and_is_idempotent(factory: WiredMockFactory, clock:
         pass
 
 
+@pytest.mark.slow
 def test_pin_conflict_is_a_hardware_error(factory: WiredMockFactory, clock: FakeClock) -> None:
     with _board(factory, clock), pytest.raises(HardwareError, match="gpio"):
         _board(factory, clock)

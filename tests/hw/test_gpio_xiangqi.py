@@ -44,6 +44,7 @@ def test_the_xiangqi_pin_map_is_a_10_by_9_matrix_with_two_chained_chips(xiangqi_
     assert len(used) == len(set(used)) == 28 and set(used) == set(range(28))
 
 
+@pytest.mark.slow
 def test_scan_reads_any_of_the_90_points_without_ghosts(xiangqi_factory: WiredMockFactory, clock: FakeClock) -> None:
     with _board(xiangqi_factory, clock) as board:
         assert board.geometry == XIANGQI_9X10
@@ -60,6 +61,7 @@ def test_scan_reads_any_of_the_90_points_without_ghosts(xiangqi_factory: WiredMo
             assert board.scanner.read_raw() == 1 << square
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["a0", "e0", "i0", "a9", "e9", "i9", "b2", "h7", "e4", "e5"])
 def test_debounced_change_on_each_kind_of_point(xiangqi_factory: WiredMockFactory, clock: FakeClock, name: str) -> None:
     xiangqi_factory.matrix.set(START)
@@ -76,6 +78,7 @@ def test_debounced_change_on_each_kind_of_point(xiangqi_factory: WiredMockFactor
         assert board.occupancy == START ^ 1 << square
 
 
+@pytest.mark.slow
 def test_scanner_thread_and_buttons_on_90_points(xiangqi_factory: WiredMockFactory) -> None:
     q = EventQueue()
     with open_board("gpio", pinout=XIANGQI_PATH, pin_factory=xiangqi_factory, debounce=0.01,
@@ -90,6 +93,7 @@ def test_scanner_thread_and_buttons_on_90_points(xiangqi_factory: WiredMockFacto
         assert isinstance(event, ButtonPressed) and event.button is Button.RESIGN
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("names", [["e0"], ["i7"], ["h7", "a8"], ["a0", "i9"], ["b2", "e2", "h9", "i8"]])
 def test_chained_max7219s_light_every_point(xiangqi_factory: WiredMockFactory, clock: FakeClock, names: list[str]) -> None:
     chip = xiangqi_factory.max7219
@@ -106,6 +110,7 @@ def test_chained_max7219s_light_every_point(xiangqi_factory: WiredMockFactory, c
     assert not chip.is_on
 
 
+@pytest.mark.slow
 def test_every_point_lights_its_own_led(xiangqi_factory: WiredMockFactory, clock: FakeClock) -> None:
     chip = xiangqi_factory.max7219
     assert chip is not None
@@ -193,6 +198,7 @@ def test_the_pin_map_file_is_validated_with_its_name(tmp_path: Any) -> None:
         Pinout.from_file(bad)
 
 
+@pytest.mark.slow
 def test_a_frame_of_45_points_on_both_chips(xiangqi_factory: WiredMockFactory, clock: FakeClock) -> None:
     """Half the board lit at once goes out through mock SPI to both chips (speed: bench hw)."""
     clock.t = 1000.0

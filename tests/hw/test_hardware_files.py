@@ -8,9 +8,12 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_generated_files_are_up_to_date() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "hardware" / "generate.py"), "--check"], capture_output=True, text=True, check=False

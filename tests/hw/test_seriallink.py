@@ -59,6 +59,7 @@ def loop_board() -> Iterator[tuple[SerialBoard, LoopPico, EventQueue]]:
         dev.close()
 
 
+@pytest.mark.slow
 def test_first_event_is_the_answer_to_a_request_not_the_boot_snapshot() -> None:
     dev = LoopPico()
     dev.answering = False
@@ -78,6 +79,7 @@ def test_first_event_is_the_answer_to_a_request_not_the_boot_snapshot() -> None:
         assert q.drain() == []
 
 
+@pytest.mark.slow
 def test_firmware_without_tokens_still_resyncs_and_never_acts_on_stale_lines(caplog: pytest.LogCaptureFixture) -> None:
     dev = LoopPico()
     dev.echo_token, dev.version = False, "boardfw-1"
@@ -101,6 +103,7 @@ def test_firmware_without_tokens_still_resyncs_and_never_acts_on_stale_lines(cap
     assert any("firmware boardfw-1 echoes no request token" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.slow
 def test_once_a_device_echoes_tokens_an_answer_without_one_is_refused() -> None:
     dev = LoopPico()
     dev.version = "boardfw-1"  # no HELLO to go by: the first tokened answer tells
@@ -152,6 +155,7 @@ def test_lost_line_holds_back_the_next_one_until_the_snapshot(loop_board: tuple[
     assert board.stats.sequence_gaps == 1 and board.stats.dropped == 1
 
 
+@pytest.mark.slow
 def test_garbage_and_partial_lines_are_survived(loop_board: tuple[SerialBoard, LoopPico, EventQueue]) -> None:
     board, dev, q = loop_board
     dev.answering = False

@@ -33,6 +33,8 @@ from boardctl.storage import GameStore
 
 from .serialdevice import FakePico, LoopPico
 
+pytestmark = pytest.mark.slow
+
 OPENING = ["g1f3", "d7d5", "f3g5", "h7h6", "g5f3", "e7e6"]  # the knight is back on f3
 
 

@@ -194,6 +194,7 @@ def _answer(device: PtyDevice, lines: list[tuple[str, ...]]) -> threading.Thread
     return thread
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("lines", "geometry", "refusal"),
     [

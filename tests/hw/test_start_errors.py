@@ -20,6 +20,7 @@ from boardctl.hw.seriallink import START_TIMEOUT, wait_for_device
 from .test_seriallink import PtyDevice
 
 
+@pytest.mark.slow
 def test_missing_port_gives_up_with_what_to_check() -> None:
     started = time.monotonic()
     with pytest.raises(HardwareError) as info:
@@ -30,6 +31,7 @@ def test_missing_port_gives_up_with_what_to_check() -> None:
     assert "--serial-url" in message and "--serial-wait" in message and "\n" not in message
 
 
+@pytest.mark.slow
 def test_a_port_where_no_board_answers_is_named_as_such() -> None:
     silent = PtyDevice()
     try:
@@ -40,6 +42,7 @@ def test_a_port_where_no_board_answers_is_named_as_such() -> None:
         silent.unplug()
 
 
+@pytest.mark.slow
 def test_a_board_that_answers_is_found_at_once() -> None:
     device = PtyDevice()
 
@@ -87,6 +90,7 @@ def run(tmp: Path, *args: str, timeout: float = 30.0) -> tuple[subprocess.Comple
     return out, time.monotonic() - started
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["record", "play"])
 def test_serial_with_a_wrong_port_exits_1_within_10_s_and_saves_nothing(tmp_path: Path, mode: str) -> None:
     games = tmp_path / "games"
@@ -101,6 +105,7 @@ def test_serial_with_a_wrong_port_exits_1_within_10_s_and_saves_nothing(tmp_path
     assert out.stdout == ""
 
 
+@pytest.mark.slow
 def test_serial_wait_keeps_waiting_and_stops_quietly(tmp_path: Path) -> None:
     games = tmp_path / "games"
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
@@ -120,6 +125,7 @@ def test_serial_wait_keeps_waiting_and_stops_quietly(tmp_path: Path) -> None:
     assert not list(games.glob("*.json"))  # the board never answered: no empty game
 
 
+@pytest.mark.slow
 def test_gpio_without_gpio_is_one_line_with_the_fix(tmp_path: Path) -> None:
     from gpiozero import Device
 

@@ -113,6 +113,7 @@ def test_bad_book_lines_are_refused_by_name(text: str, message: str) -> None:
     assert proto._repertoire is not None and proto._repertoire.lines == 1  # the old book stays
 
 
+@pytest.mark.slow
 def test_repertoire_is_the_book_even_at_fixed_nodes(engine: chess.engine.SimpleEngine) -> None:
     """Every move a character plays from its repertoire position is one of its lines' moves."""
     c = find_character("felix", characters=CHARACTERS)
@@ -333,6 +334,7 @@ def _near_king_share(style: Style, *, weighted: bool, skill: int) -> float:
     return near / total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("skill", [3, 8])
 def test_a_weakened_attacker_errs_towards_the_king(skill: int) -> None:
     """Below full strength the random pick among near-best moves drowned the attacker's king attack
@@ -397,6 +399,7 @@ def _support() -> object:
     return test_daemon_support
 
 
+@pytest.mark.slow
 def test_play_opponent_plays_the_character_and_rates_the_game(tmp_path: Path) -> None:
     support = _support()
     games = tmp_path / "games"
@@ -422,6 +425,7 @@ def test_play_opponent_plays_the_character_and_rates_the_game(tmp_path: Path) ->
     assert rating["rating"] < 1200
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("extra", "message"),
     [(("--opponent", "nobody-at-all"), "no character 'nobody-at-all'"),
@@ -438,6 +442,7 @@ def test_play_opponent_refuses_clearly(tmp_path: Path, extra: tuple[str, ...], m
     assert message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 
+@pytest.mark.slow
 def test_a_resumed_game_keeps_its_character(tmp_path: Path) -> None:
     support = _support()
     games = tmp_path / "games"

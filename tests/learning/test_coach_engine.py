@@ -48,6 +48,7 @@ def test_catalogue_is_broad() -> None:
     assert sum(per_category.values()) >= 50
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "fen", "move", "category"), CASES, ids=[c[0] for c in CASES])
 def test_verdict(verdicts: dict[str, Verdict | None], name: str, fen: str, move: str, category: str) -> None:
     verdict = verdicts[name]
@@ -58,6 +59,7 @@ def test_verdict(verdicts: dict[str, Verdict | None], name: str, fen: str, move:
     assert verdict.text.startswith(verdict.san)
 
 
+@pytest.mark.slow
 def test_xiangqi_moves_are_judged_too() -> None:
     """Xiangqi has no motif finder: a chariot step that leaves the horse to the cannon "loses N pawns"."""
 

@@ -137,6 +137,7 @@ def _game_events() -> list[SpeechEvent]:
     return events
 
 
+@pytest.mark.slow
 @needs_espeak
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_whole_game_is_spoken_to_wav_files_without_blocking(tmp_path: Path, language: str) -> None:
@@ -167,6 +168,7 @@ def test_a_whole_game_is_spoken_to_wav_files_without_blocking(tmp_path: Path, la
     assert queued < rendered / 5, (queued, rendered)
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_espeak_reads_text_never_options(tmp_path: Path) -> None:
     path = tmp_path / "x.wav"
@@ -248,6 +250,7 @@ def test_a_language_the_game_lacks(tmp_path: Path) -> None:
         Speaker(SpeechOptions(enabled=True, language="zh"), words=OnlyEnglish(), folder=tmp_path)
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_the_event_loop_keeps_ticking_while_a_game_is_spoken(tmp_path: Path) -> None:
     """An asyncio loop that says every event of a game is not held up by the speaking: the time

@@ -77,6 +77,7 @@ def documents(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return _valid_documents(tmp_path_factory.mktemp("valid"))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(kind=st.sampled_from(["rating", "progress", "tournament"]), data=st.data(), value=_json)
 def test_one_value_replaced(tmp_path: Path, documents: dict[str, Any], kind: str, data: st.DataObject, value: Any) -> None:

@@ -97,6 +97,7 @@ E2E4 = '{"t": 0}\n{"t": 1, "square": "e2", "occupied": false}\n{"t": 1.2, "squar
 RESIGN = '{"t": 0}\n{"t": 1, "button": "resign"}\n'
 
 
+@pytest.mark.slow
 def test_next_plays_your_game_on_the_board_and_rates_it(tmp_path: Path) -> None:
     """You (1200) against the weakest character: you are number 1, White; you make a move, the power
     goes (end of input), next takes the same game up again and you resign."""
@@ -136,6 +137,7 @@ def test_next_plays_your_game_on_the_board_and_rates_it(tmp_path: Path) -> None:
     assert RatingStore(tmp_path / "data" / "boardctl" / "rating.json").load().games == 1  # counted once
 
 
+@pytest.mark.slow
 def test_next_waits_for_the_characters_games_then_pairs_the_next_round(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

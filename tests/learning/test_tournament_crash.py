@@ -18,6 +18,8 @@ from boardctl.learning.rating import RatingStore
 from boardctl.learning.tournament import Format, Tournament, TournamentStore
 from boardctl.tournament_cmd import assignment, enter_result
 
+pytestmark = pytest.mark.slow
+
 PLAYERS = [("Ann", 1600, False), ("Bob", 1400, False), ("Cid", 1000, False), ("You", 1200, True)]
 
 

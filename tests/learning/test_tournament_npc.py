@@ -30,6 +30,7 @@ def test_node_engine_searches_by_nodes() -> None:
     assert engine.go_command(5.0) == "go nodes 1234"
 
 
+@pytest.mark.slow
 def test_a_game_between_characters_is_played_by_the_rules() -> None:
     game = asyncio.run(
         play_game(Npc("Strong", 2000, uci_options={"NoSuchOption": 3}), Npc("Weak", 800), nodes=NODES, command=ENGINE, max_plies=60)
@@ -61,6 +62,7 @@ def _four(store: TournamentStore) -> Tournament:
     return t
 
 
+@pytest.mark.slow
 def test_run_round_plays_only_the_characters_games(tmp_path: Path) -> None:
     store = TournamentStore(tmp_path)
     t = _four(store)
@@ -94,6 +96,7 @@ def _eight(store: TournamentStore) -> Tournament:
     return t
 
 
+@pytest.mark.slow
 def test_background_runner_killed_mid_round_is_taken_up_again(tmp_path: Path) -> None:
     """kill -9 the runner (and its engines) while it plays; a new runner finishes the round, each
     game entered once, the file readable throughout."""
@@ -126,6 +129,7 @@ def test_npc_levels(level: str) -> None:
     assert npc.engine_level == (level or "1333")
 
 
+@pytest.mark.slow
 def test_the_runner_and_the_command_never_import_numba() -> None:
     code = ("import sys, boardctl.learning.npc_games, boardctl.tournament_cmd, boardctl.web.tournament_api; "
             "print('numba' in sys.modules)")
@@ -133,6 +137,7 @@ def test_the_runner_and_the_command_never_import_numba() -> None:
     assert out.stdout.strip() == "False", out.stderr
 
 
+@pytest.mark.slow
 def test_seats_keep_their_engines_over_games_and_reseat_each_player() -> None:
     """The benchmarks' way (bench/characters.py): one pair of engine processes for many games,
     each game played from the start with that game's players; a caller's adjudication ends one."""

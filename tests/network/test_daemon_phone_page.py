@@ -16,6 +16,8 @@ import pytest
 
 from network.harness import Board, free_port
 
+pytestmark = pytest.mark.slow
+
 CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 20000
 

@@ -103,6 +103,7 @@ def run(scenario: Callable[[], Awaitable[None]]) -> None:
     asyncio.run(asyncio.wait_for(scenario(), 60))
 
 
+@pytest.mark.slow
 def test_the_code_works_once_and_the_token_after(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with hosted(tmp_path) as h:
@@ -155,6 +156,7 @@ BAD_AFTER_HELLO: list[tuple[Any, str]] = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("message", "why"), BAD_AFTER_HELLO, ids=lambda v: str(v)[:30])
 def test_bad_messages_are_refused_without_harm(tmp_path: Path, message: Any, why: str) -> None:
     async def scenario() -> None:
@@ -188,6 +190,7 @@ async def _until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
+@pytest.mark.slow
 def test_a_guest_follows_the_game_and_requests_pass(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with hosted(tmp_path) as h:
@@ -272,6 +275,7 @@ def _server_context(cert: Path, key: Path) -> Any:
     return context
 
 
+@pytest.mark.slow
 def test_wss_checked_by_fingerprint_or_ca(tmp_path: Path, certificate: tuple[Path, Path]) -> None:
     cert, key = certificate
     fingerprint = certificate_fingerprint(cert)
@@ -295,6 +299,7 @@ def test_wss_checked_by_fingerprint_or_ca(tmp_path: Path, certificate: tuple[Pat
     run(scenario)
 
 
+@pytest.mark.slow
 def test_in_lan_mode_the_code_stands_in_for_the_pin_on_net_only(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with hosted(tmp_path, lan=True) as h:
@@ -312,6 +317,7 @@ def test_in_lan_mode_the_code_stands_in_for_the_pin_on_net_only(tmp_path: Path) 
     run(scenario)
 
 
+@pytest.mark.slow
 def test_xiangqi_boards_play_together(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with hosted(tmp_path, variant="xiangqi") as h:

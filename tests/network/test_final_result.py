@@ -28,6 +28,7 @@ def _press(daemon: Daemon, button: Button) -> None:
     daemon.handle(ButtonPressed(daemon.now(), button))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("late", ["accept", "resign", "claim", "draw", "takeback"])
 def test_a_late_request_cannot_rewrite_a_finished_result(tmp_path: Path, late: str) -> None:
     async def scenario() -> None:
@@ -58,6 +59,7 @@ def test_a_late_request_cannot_rewrite_a_finished_result(tmp_path: Path, late: s
     run(scenario)
 
 
+@pytest.mark.slow
 def test_the_offerers_move_withdraws_its_offer(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with hosted(tmp_path) as h, FakeGuest(h.url) as guest:
@@ -77,6 +79,7 @@ def test_the_offerers_move_withdraws_its_offer(tmp_path: Path) -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_an_accept_replayed_after_the_draw_changes_nothing(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with hosted(tmp_path) as h, FakeGuest(h.url) as guest:

@@ -15,6 +15,7 @@ from typing import Any
 
 import aiohttp
 import chess
+import pytest
 from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -37,6 +38,7 @@ def _errors(answers: list[dict[str, Any]]) -> list[str]:
     return [str(a["message"]) for a in answers if a.get("type") == "error"]
 
 
+@pytest.mark.slow
 def test_a_fake_guest_replays_reorders_and_comes_late(tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setattr(host_mod, "WRONG_SECRET_DELAY", 0.0)
 
@@ -91,6 +93,7 @@ def test_a_fake_guest_replays_reorders_and_comes_late(tmp_path: Path, monkeypatc
     run(scenario)
 
 
+@pytest.mark.slow
 def test_a_replaced_connection_cannot_play_on(tmp_path: Path, monkeypatch: Any) -> None:
     """A second connection with the token replaces the first; the old one's frames do nothing."""
     monkeypatch.setattr(host_mod, "WRONG_SECRET_DELAY", 0.0)
@@ -148,6 +151,7 @@ _guest_frames: st.SearchStrategy[Frame] = st.one_of(
 _host_actions = st.sampled_from(["e2e4", "d2d4", "g1f3", "draw", "takeback", "resign", "claim", "wait"])
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(_guest_frames.map(lambda f: ("guest", f)), _host_actions.map(lambda a: ("host", a))),
                 max_size=25))
@@ -211,6 +215,7 @@ _host_frames: st.SearchStrategy[Frame] = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_host_frames, max_size=20))
 def test_no_stream_from_a_host_breaks_the_guest(frames: list[Frame]) -> None:
@@ -265,6 +270,7 @@ def test_the_hostile_peer_helpers_speak_json() -> None:
     assert aiohttp.WSMsgType.TEXT  # the fake peers use aiohttp's WebSocket on both ends
 
 
+@pytest.mark.slow
 def test_a_takeback_after_the_result_does_not_reopen_the_guests_game(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with FakeHost() as fake:

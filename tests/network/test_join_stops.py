@@ -20,6 +20,8 @@ from boardctl.network.tokens import Ticket, TicketStore
 from boardctl.session import Session, Settings
 from boardctl.storage import GameStore
 
+pytestmark = pytest.mark.slow
+
 #: A stopped daemon must be gone within this many seconds (systemd's default wait is 90).
 PROMPT = 5.0
 TOKEN = "T" * 43

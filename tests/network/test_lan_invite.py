@@ -49,6 +49,7 @@ async def _ws_lines(url: str, send: list[dict[str, Any]], *, quiet: float = 0.4)
     return lines
 
 
+@pytest.mark.slow
 def test_in_lan_mode_only_pin_holders_see_the_invitation(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with hosted(tmp_path, lan=True) as h:

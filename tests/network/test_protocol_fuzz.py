@@ -50,6 +50,7 @@ def _parsed_or_one_error(text: str | bytes) -> protocol.Message | None:
     return message
 
 
+@pytest.mark.slow
 @pytest.mark.fuzz
 @settings(max_examples=examples(300))
 @given(st.one_of(st.binary(max_size=300), st.text(max_size=300), _json.map(json.dumps)))
@@ -57,6 +58,7 @@ def test_any_frame_is_a_message_or_one_protocol_error(text: str | bytes) -> None
     _parsed_or_one_error(text)
 
 
+@pytest.mark.slow
 @pytest.mark.fuzz
 @settings(max_examples=examples(300))
 @given(st.sampled_from(GOOD), st.lists(st.tuples(st.sampled_from(

@@ -45,6 +45,7 @@ def _boardctl(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           text=True, env=env, timeout=120)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "named"), [("file", "a file, not a folder"),
                                               ("loop", "a symbolic link loop, not a folder"),
                                               ("inside-file", "which is a file, not a folder"),

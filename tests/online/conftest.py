@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from boardctl.online.standin import StandIn
 from tests.online.driver import TOKEN
+from tests.online.standin import StandIn
 
 
 @pytest.fixture

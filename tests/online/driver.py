@@ -14,8 +14,8 @@ from typing import Any
 import chess
 from test_daemon_support import StateLines, move_events
 
-from boardctl.online.standin import StandIn
 from boardctl.online.token import store_token
+from tests.online.standin import StandIn
 
 TOKEN = "lip_daemontesttoken7x"
 #: Past the settle time (0.3 s) of a placed piece.

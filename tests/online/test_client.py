@@ -11,7 +11,7 @@ import pytest
 from boardctl.online import OnlineError, PayloadError
 from boardctl.online.client import LichessClient, StreamDropped
 from boardctl.online.protocol import Challenge, GameFull, GameStart, GameState
-from boardctl.online.standin import StandIn
+from tests.online.standin import StandIn
 
 TOKEN = "lip_clienttesttoken42"
 
@@ -76,6 +76,7 @@ def test_the_default_wait_after_429_is_the_minute_lichess_asks_for() -> None:
     assert LichessClient(TOKEN).rate_limit_wait == 60.0
 
 
+@pytest.mark.slow
 def test_429_is_waited_out_a_full_wait_then_tried_again() -> None:
     async def scenario(standin: StandIn, client: LichessClient) -> None:
         game = standin._create_game(5, 3, False, "white")

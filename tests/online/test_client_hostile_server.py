@@ -80,6 +80,7 @@ def test_http_500_on_a_stream_is_one_clear_error() -> None:
     _run(_fail_500, scenario)
 
 
+@pytest.mark.slow
 def test_a_stalled_stream_counts_as_dropped() -> None:
     async def scenario(client: LichessClient) -> None:
         loop = asyncio.get_running_loop()

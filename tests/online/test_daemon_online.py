@@ -13,8 +13,10 @@ from pathlib import Path
 import chess
 import pytest
 
-from boardctl.online.standin import StandIn
 from tests.online.driver import TOKEN, Online, made, remote_shown, saved_game
+from tests.online.standin import StandIn
+
+pytestmark = pytest.mark.slow
 
 
 def leds_at(line: dict[str, object], code: str) -> set[str]:

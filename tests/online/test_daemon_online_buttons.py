@@ -11,8 +11,10 @@ from pathlib import Path
 import chess
 import pytest
 
-from boardctl.online.standin import StandIn
 from tests.online.driver import Online, made, remote_shown, saved_game
+from tests.online.standin import StandIn
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize("who", ["me", "opponent"])

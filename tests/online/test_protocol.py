@@ -175,6 +175,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(st.dictionaries(st.sampled_from(["type", "moves", "wtime", "btime", "winc", "binc", "status", "id",
                                         "state", "white", "black", "variant", "game", "challenge", "gone"]),
                        json_values, max_size=8)

@@ -100,6 +100,7 @@ def test_the_redactor_takes_the_token_out_of_every_record(caplog: pytest.LogCapt
     assert "details hidden" in records[2]
 
 
+@pytest.mark.slow
 def test_set_token_from_stdin_writes_0600_and_prints_no_token(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
     done = subprocess.run([sys.executable, "-m", "boardctl", "online", "--set-token"], input=TOKEN + "\n",
@@ -113,6 +114,7 @@ def test_set_token_from_stdin_writes_0600_and_prints_no_token(tmp_path: Path) ->
     assert bad.returncode == 2 and "not a Lichess API token" in bad.stderr and "lip_bad" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_no_token_is_one_clear_message(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
     done = subprocess.run([sys.executable, "-m", "boardctl", "online", "--board", "sim", "--stdio", "--no-web",

@@ -61,6 +61,7 @@ def browser_without_cjk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[An
             browser.close()
 
 
+@pytest.mark.slow
 def test_the_pieces_are_drawn_with_no_system_cjk_font(browser_without_cjk: Any) -> None:
     with xiangqi_page(browser_without_cjk) as (page, _):
         page.evaluate("() => document.fonts.ready")

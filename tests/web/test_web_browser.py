@@ -24,6 +24,8 @@ from web_helpers import RunningDaemon, engine_command, run_daemon
 from boardctl.openings import classify
 from boardctl.web.pin import read_pin
 
+pytestmark = pytest.mark.slow
+
 #: The whole-game test resigns after this many moves by each side (a mate comes much sooner).
 MAX_FULL_MOVES = 80
 

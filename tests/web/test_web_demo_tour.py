@@ -21,6 +21,8 @@ import pytest
 from page_helpers import WAIT_MS, carry_out, drag, lit, new_game, open_page, state, wait
 from web_helpers import REPO, RunningDaemon, free_port, serve
 
+pytestmark = pytest.mark.slow
+
 AFTER_E4_E5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
 OPERA = """[Event "Paris"]
 [White "Paul Morphy"]

@@ -77,6 +77,7 @@ def positions(draw: st.DrawFn) -> chess.Board:
     return board
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(positions())
 def test_a_matching_board_or_a_finished_move_needs_no_words(board: chess.Board) -> None:

@@ -10,10 +10,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from page_helpers import WAIT_MS
 from web_helpers import run_daemon
 
 from boardctl.web.pin import read_pin
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_hosts_lan_page_shows_the_invitation_only_with_the_pin(browser: Any, tmp_path: Path) -> None:

@@ -30,6 +30,8 @@ from page_helpers import (
 )
 from web_helpers import RunningDaemon, run_daemon
 
+pytestmark = pytest.mark.slow
+
 #: Moves with captures and a check, long enough that a two-column list would break.
 ITALIAN = ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d4", "exd4", "cxd4", "Bb4+"]
 

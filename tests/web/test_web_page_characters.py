@@ -17,6 +17,8 @@ from web_helpers import RunningDaemon, run_daemon
 from boardctl.engine_client import resolve_command
 from boardctl.learning.characters import find_character, load_characters
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:

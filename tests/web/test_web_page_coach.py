@@ -11,6 +11,8 @@ import pytest
 from page_helpers import WAIT_MS, drag, lit, new_game, open_page, resign, shot, state
 from web_helpers import RunningDaemon, run_daemon
 
+pytestmark = pytest.mark.slow
+
 AFTER_E4_E5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
 
 

@@ -33,6 +33,8 @@ from web_helpers import RunningDaemon, run_daemon
 
 from boardctl.engine_client import resolve_command
 
+pytestmark = pytest.mark.slow
+
 FAR = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"  # far from the start position: a long set-up
 
 

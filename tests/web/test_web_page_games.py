@@ -17,6 +17,8 @@ import pytest
 from page_helpers import SIZES, assert_no_sideways_scroll, box, shot
 from web_helpers import RunningDaemon, run_daemon
 
+pytestmark = pytest.mark.slow
+
 #: name -> (PGN text, plies, whether the viewer starts turned round: the human played Black)
 GAMES = {
     "20250102-101500-000001.pgn": (

@@ -11,6 +11,8 @@ import pytest
 from page_helpers import shot
 from web_helpers import RunningDaemon, run_daemon
 
+pytestmark = pytest.mark.slow
+
 GAMES = {
     "20250102-101500-000001.pgn": ('[Event "boardctl"]\n[Date "2025.01.02"]\n[White "Human"]\n'
                                    '[Black "boardctl engine (beginner)"]\n[Result "1-0"]\n\n1. e4 e5 1-0\n'),

@@ -15,6 +15,8 @@ import pytest
 from page_helpers import carry_out, drag, lit, open_page, shot, state, wait
 from web_helpers import REPO, RunningDaemon, engine_command, free_port, run_daemon, serve
 
+pytestmark = pytest.mark.slow
+
 OPERA = """[Event "Paris"]
 [Date "1858.??.??"]
 [White "Paul Morphy"]

@@ -37,6 +37,7 @@ CONNECTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("network", "words"), CONNECTIONS, ids=["connected", "rejoining", "waiting"])
 def test_the_page_names_the_friend_and_the_connection(browser: Any, network: dict[str, Any], words: str) -> None:
     line = xq_state(AFTER_C25, start_fen=AFTER_C25, mode="network", human="black", opponent="Li", network=network,
@@ -54,6 +55,7 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
         yield d
 
 
+@pytest.mark.slow
 def test_invite_asks_before_leaving_a_game_under_way(browser: Any, daemon: RunningDaemon, tmp_path: Path) -> None:
     with open_page(browser, daemon, "desktop") as page:
         page.evaluate("() => window.boardctl.setupBoard()")
@@ -70,6 +72,7 @@ def test_invite_asks_before_leaving_a_game_under_way(browser: Any, daemon: Runni
         assert state(page)["moves"] == []
 
 
+@pytest.mark.slow
 def test_a_used_invitation_shows_no_empty_link_and_one_invite_button(browser: Any, tmp_path: Path) -> None:
     """Hosted from the page, joined by another board (``join --stdio``): the code is used, so no
     ``?play=`` link without a code, and only the page's own Invite (not network.js's too)."""

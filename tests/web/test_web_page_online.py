@@ -11,8 +11,10 @@ import pytest
 from page_helpers import WAIT_MS, open_page
 from web_helpers import run_daemon
 
-from boardctl.online.standin import StandIn
 from boardctl.online.token import store_token
+from tests.online.standin import StandIn
+
+pytestmark = pytest.mark.slow
 
 TOKEN = "lip_pagetesttoken1234"
 

@@ -14,6 +14,8 @@ import pytest
 from page_helpers import WAIT_MS, carry_out, open_page, resign, shot, wait_for_moves
 from web_helpers import RunningDaemon, run_daemon
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:

@@ -33,6 +33,8 @@ from boardctl.core.geometry import XIANGQI_9X10
 from boardctl.events import Code
 from boardctl.hw.leds import SIGNALS
 
+pytestmark = pytest.mark.slow
+
 #: The start position's pieces as the traditional skin draws them (Red: 帥仕相傌俥炮兵).
 START_CHARACTERS = {
     "a0": "俥", "b0": "傌", "c0": "相", "d0": "仕", "e0": "帥", "f0": "仕", "g0": "相", "h0": "傌", "i0": "俥",

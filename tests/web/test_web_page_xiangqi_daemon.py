@@ -1,16 +1,12 @@
 """The xiangqi page against the real daemon: ``boardctl record --board sim --variant xiangqi``,
 played by dragging on the page's virtual board (lift and place events through the tracker).
 
-Skipped, saying why, while the daemon does not take ``--variant`` (issue 13 lands in parts);
-once it does, this is the end-to-end check of the page: 90 points, moves by dragging with point
-names, a capture, and the state's ``moves``/``fen`` exact.
+The end-to-end check of the page: 90 points, moves by dragging with point names, a capture, and
+the state's ``moves``/``fen`` exact.
 """
 
 from __future__ import annotations
 
-import functools
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,20 +15,13 @@ import pytest
 from page_helpers import SETTLED_MS, WAIT_MS, drag, open_page, state
 from web_helpers import RunningDaemon, run_daemon
 
+pytestmark = pytest.mark.slow
+
 XQ_START = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
-
-
-@functools.cache
-def daemon_speaks_xiangqi() -> bool:
-    out = subprocess.run([sys.executable, "-m", "boardctl", "record", "--help"], capture_output=True, text=True,
-                         timeout=60)
-    return "--variant" in out.stdout
 
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
-    if not daemon_speaks_xiangqi():
-        pytest.skip("boardctl record has no --variant yet (issue 13): the xiangqi daemon is not merged")
     tmp = tmp_path_factory.mktemp("web-xiangqi")
     with run_daemon(tmp, "--variant", "xiangqi", "--settle", "0.15", mode="record") as d:
         yield d

@@ -50,6 +50,7 @@ def listed(page: Any) -> list[str]:
     return [t.strip() for t in page.eval_on_selector_all("#moves .move", "ms => ms.map(m => m.textContent)")]
 
 
+@pytest.mark.slow
 def test_the_page_writes_the_moves_in_chinese_and_wxf_on_request(browser: Any, daemon: RunningDaemon,
                                                                   artifacts: Path) -> None:
     with open_page(browser, daemon, "desktop") as page:

@@ -16,6 +16,8 @@ import pytest
 from page_helpers import WAIT_MS, open_page, shot
 from web_helpers import RunningDaemon, run_daemon
 
+pytestmark = pytest.mark.slow
+
 ENGINE = str(Path(sys.executable).parent / "boardctl-engine")
 
 #: Every word the page shows or says: visible text, the options of visible lists (text and

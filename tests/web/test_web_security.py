@@ -541,6 +541,7 @@ _PGN_TOKENS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @given(st.lists(_PGN_TOKENS, max_size=80).map(" ".join) | st.text(max_size=300))
 @settings(max_examples=300, deadline=None)
 def test_pgn_upload_gets_a_fen_or_a_clear_error(text: str) -> None:

@@ -83,6 +83,7 @@ def test_perft_matches_pyffish_on_middle_and_end_games(fen: str) -> None:
     assert board.fen() == XiangqiBoard(fen).fen()
 
 
+@pytest.mark.slow
 def test_legal_moves_match_pyffish_on_1000_random_positions() -> None:
     sf = ffish()
     checks = captures = 0
@@ -125,6 +126,7 @@ def fairy_perft(fen: str, depth: int) -> int:
     return int(next(ln for ln in out.splitlines() if ln.startswith("Nodes searched")).split(":")[1])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     FAIRY is None, reason="fairy-stockfish not installed (apt-get install fairy-stockfish)"
 )
@@ -387,6 +389,7 @@ def test_no_legal_move_loses_in_check_or_not() -> None:
     assert XiangqiBoard().outcome() is None
 
 
+@pytest.mark.slow
 def test_importing_the_rules_loads_no_engine_judge_or_chess() -> None:
     code = (
         "import sys, boardctl.variants.xiangqi as x; b = x.XiangqiBoard(); b.push_uci('h2e2');"

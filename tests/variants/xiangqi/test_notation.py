@@ -181,6 +181,7 @@ def _tandem(board: XiangqiBoard, square: int, kinds: tuple[int, ...] = (PAWN,)) 
     return sum(1 for s in range(square % FILES, 90, FILES) if board._b[s] == p) > 1
 
 
+@pytest.mark.slow
 def test_wxf_matches_pyffish_and_every_form_reads_back() -> None:
     sf = ffish()
     compared = 0
@@ -203,8 +204,9 @@ def test_wxf_matches_pyffish_and_every_form_reads_back() -> None:
     assert compared > 500
 
 
+@pytest.mark.slow
 def test_chinese_matches_cchess() -> None:
-    cchess = pytest.importorskip("cchess")
+    import cchess
     from cchess.common import full2half
 
     compared = 0

@@ -118,6 +118,7 @@ def test_a_large_file_with_many_variations_reads_in_a_moment(large_xqf: tuple[Pa
     assert took < 1.0, f"{took:.2f} s for the main line of {path.stat().st_size} bytes"
 
 
+@pytest.mark.slow
 def test_games_open_answers_at_once_on_the_large_file(large_xqf: tuple[Path, list[str]], tmp_path: Path) -> None:
     """The report's command, on the real daemon: the position after the main line, quickly."""
     path, main = large_xqf

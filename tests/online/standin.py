@@ -8,8 +8,9 @@ scripted: it answers each of our moves with the next move of ``script`` after ``
 seconds, accepts or declines draws and takebacks as told, and the test can make it drop the game
 streams, answer 429, or send any raw line.
 
-Run on its own (``python -m boardctl.online.standin --port 8123 --token lip_x``) it serves until
-interrupted, for trying ``boardctl online --lichess-url http://127.0.0.1:8123`` by hand.
+Run on its own from a checkout's root (``python -m tests.online.standin --port 8123 --token lip_x``)
+it serves until interrupted, for trying ``boardctl online --lichess-url http://127.0.0.1:8123`` by
+hand. It is a test double: it lives with the tests and does not ship in the package.
 """
 
 from __future__ import annotations
@@ -647,7 +648,7 @@ def _closed_queue() -> asyncio.Queue[bytes | None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m boardctl.online.standin", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.online.standin", description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=8123)
     parser.add_argument("--token", default="lip_standintoken0001")
     parser.add_argument("--script", default="e7e5 g8f6 b8c6 f8c5 d7d6", help="the opponent's moves, UCI")
