@@ -294,9 +294,14 @@ class Session:
             variant=self.variant,
         )
 
-    def _make_readings(self) -> Readings:
-        """The board read as it stands (``self.tracker``) and turned round, from the same position."""
-        turned = self._make_tracker(self.tracker.board.copy(), self.geometry.turn_mask(self.tracker.occupancy))
+    def _make_readings(self, t: float | None = None) -> Readings:
+        """The board read as it stands (``self.tracker``) and turned round, from the same position.
+        While the pieces are being set up for a new game, the turned reading waits for its own
+        set-up too: set-up changes read turned round must never count as moves."""
+        board = self.tracker.board
+        turned = self._make_tracker(board.copy(), self.geometry.turn_mask(self.tracker.occupancy))
+        if t is not None and self.tracker.is_setting_up():
+            turned.new_game(t, board.copy())
         return Readings(self.geometry, self.tracker, turned)
 
     def _orientation_told(self, flipped: bool) -> None:
@@ -848,8 +853,9 @@ class Session:
         if self.flipped is not None and self.settings.orientation == "auto":
             self.record.orientation = "flipped" if self.flipped else "normal"  # the board stays where it is
         self.flipped = {"normal": False, "flipped": True}.get(self.record.orientation)
-        if self.flipped is None:
-            self._readings = self._make_readings()  # a new game: the first move tells again
+        # A new game: the first move tells again, or, when the orientation is known, one reading
+        # (the last game's turned reading must never read this game's set-up as moves).
+        self._readings = self._make_readings(t) if self.flipped is None else None
         self.clock = self._make_clock()
         self._clock_waits = self.clock is not None  # starts once the pieces are set up
         self.notice = None

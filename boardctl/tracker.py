@@ -384,6 +384,10 @@ class Tracker:
         """The switches show exactly the game position, and no move is half made."""
         return self._occ == self._board.occupied and self._promotion is None
 
+    def is_setting_up(self) -> bool:
+        """A new game waits for its pieces to be set up: changes now are the set-up, not moves."""
+        return self._restore is Code.SETUP
+
     def is_finished(self) -> bool:
         """The game has a result: pieces moved now are cleared up, not moves."""
         return self._check_over()

@@ -181,3 +181,66 @@ def test_a_result_before_the_first_move_keeps_the_log_in_time_order() -> None:
     times = [entry.t for _, entry in session.take_log()]
     assert times == sorted(times) and len(times) >= 3
     assert session.state_line()["orientation"] == "normal" and session.record.result == "0-1"
+
+
+#: The set-up of a new game's position, in the orders hands and the page use (each square once).
+SETUP_ORDERS = {
+    "lifts-then-places": ("e2-", "e7-", "e4+", "e5+"),
+    "piece-by-piece": ("e2-", "e4+", "e7-", "e5+"),
+    "black-first": ("e7-", "e5+", "e2-", "e4+"),
+}
+AFTER_E4_E5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+
+
+@pytest.mark.parametrize("mode", ["record", "play"])
+@pytest.mark.parametrize("gap", [0.01, 0.05, 0.2, 0.8])
+@pytest.mark.parametrize("order", SETUP_ORDERS.values(), ids=list(SETUP_ORDERS))
+def test_setting_up_a_new_games_position_is_never_read_turned_round(
+    order: tuple[str, ...], gap: float, mode: str
+) -> None:
+    """A new game from a position (the page's New game with a FEN) after a game whose orientation
+    was still open: the set-up is not a move either way round, and the position's first move is
+    the game's (the last game's turned reading once read this set-up as 1.d4 d5)."""
+    session = Session(Settings(mode=mode, policy="strict", settle=0.15))
+    session.tick(0.0)
+    session.new_game(0.5, fen=AFTER_E4_E5)
+    g = CHESS.geometry
+    t = 1.0
+    for token in (*order, 1.0, "f1-", 0.4, "a6+"):
+        if isinstance(token, float):
+            t += token
+            continue
+        session.feed(SquareChanged(t, g.parse(token[:2]), token[2] == "+"))
+        session.tick(t + 0.01)
+        t += gap
+    session.tick(t + 2.0)
+    line = session.state_line()
+    assert line["start_fen"] == AFTER_E4_E5
+    assert line["moves"][:1] == ["f1a6"] and line["warning"] is None, line
+
+
+@pytest.mark.parametrize("flipped", [False, True], ids=["normal", "flipped"])
+@pytest.mark.parametrize("gap", [0.01, 0.2, 0.8])
+def test_setting_up_the_start_again_decides_nothing(gap: float, flipped: bool) -> None:
+    """Pieces knocked over before the first move, then New game: putting them back is the set-up
+    in either reading, and the first move still tells which way round the board stands."""
+    session = Session(Settings(mode="record", policy="strict", settle=0.15))
+    session.tick(0.0)
+    cleared = ("b1", "g1", "b8", "g8", "e2", "d7")  # knights and two pawns swept off the board
+    t = 0.5
+    for name in cleared:
+        square = CHESS.geometry.parse(name)
+        session.feed(SquareChanged(t, CHESS.geometry.turned(square) if flipped else square, False))
+        t += 0.05
+    session.tick(t + 1.0)
+    t += 1.5
+    session.new_game(t, fen=None)
+    events, t = _script(CHESS, " ".join(f"{name}+ {gap}" for name in cleared), t + 0.5, flipped)
+    more, t = _move_events(CHESS, "g1f3", CHESS.board(), t + 1.0, flipped)
+    for event in (*events, *more):
+        session.feed(event)
+        session.tick(event.t + 0.01)
+    session.tick(t + 2.0)
+    line = session.state_line()
+    assert line["moves"] == ["g1f3"], line
+    assert line["orientation"] == ("flipped" if flipped else "normal")
