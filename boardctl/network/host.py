@@ -18,6 +18,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from boardctl import backoff
+from boardctl.backoff import GlobalBackoff
 from boardctl.daemon import Daemon
 from boardctl.events import Code
 from boardctl.network import protocol
@@ -45,40 +47,21 @@ WRONG_SECRET_DELAY = 1.0
 MAX_BAD_MESSAGES = 50
 #: Wrong codes or tokens from all addresses together before the global back-off starts: each
 #: further one closes the code to everyone for twice as long as the last, up to GLOBAL_MAX_DELAY.
-GLOBAL_FREE_FAILURES = 10
-GLOBAL_MAX_DELAY = 900.0
+GLOBAL_FREE_FAILURES = backoff.FREE_FAILURES
+GLOBAL_MAX_DELAY = backoff.MAX_DELAY
 #: With no wrong code or token for this long, the global count starts again (a right one resets it too).
-GLOBAL_QUIET_SECONDS = 3600.0
+GLOBAL_QUIET_SECONDS = backoff.QUIET_SECONDS
 
 
-class WrongSecrets:
+class WrongSecrets(GlobalBackoff):
     """The global limit on guessing the invitation code, whatever the source (as for the page's
     PIN, boardctl.web.server): parallel connections from one or many addresses share it. While
     closed, codes are refused unchecked; tokens (256 random bits, not guessable) are still
     checked, so the guest that joined reconnects during an attack."""
 
     def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._failures = 0
-        self._last = -float("inf")
-        self._until = 0.0
-
-    def closed_for(self) -> float:
-        """Seconds the code stays closed to everyone (0: open)."""
-        return max(0.0, self._until - self._clock())
-
-    def failed(self) -> None:
-        now = self._clock()
-        if now - self._last > GLOBAL_QUIET_SECONDS:
-            self._failures = 0
-        self._last = now
-        self._failures += 1
-        over = self._failures - GLOBAL_FREE_FAILURES
-        if over > 0:
-            self._until = now + min(GLOBAL_MAX_DELAY, 2.0 ** min(over - 1, 30))
-
-    def succeeded(self) -> None:
-        self._failures, self._until = 0, 0.0
+        super().__init__(clock=clock, free=GLOBAL_FREE_FAILURES, max_delay=GLOBAL_MAX_DELAY,
+                         quiet=GLOBAL_QUIET_SECONDS)
 
 
 def state_of(session: Session, t: float) -> State:

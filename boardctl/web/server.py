@@ -46,7 +46,9 @@ from typing import Any, Protocol, Self, TextIO
 
 from aiohttp import WSMsgType, web
 
+from boardctl import backoff
 from boardctl.actions import Action
+from boardctl.backoff import GlobalBackoff
 from boardctl.core.rules import GameBoard, GameText, Variant
 from boardctl.errors import BoardctlError, ConfigError
 from boardctl.variants import NAMES, get_variant
@@ -69,11 +71,11 @@ MAX_PIN_FAILURES = 5
 FALLBACK_PORTS = 9
 PIN_LOCKOUT_SECONDS = 60.0
 #: Wrong PINs from all addresses together before the global back-off starts.
-GLOBAL_FREE_FAILURES = 10
+GLOBAL_FREE_FAILURES = backoff.FREE_FAILURES
 #: The global back-off doubles with each further wrong PIN up to this many seconds.
-GLOBAL_MAX_DELAY = 900.0
+GLOBAL_MAX_DELAY = backoff.MAX_DELAY
 #: With no wrong PIN for this long, the global count starts again (a right PIN also resets it).
-GLOBAL_QUIET_SECONDS = 3600.0
+GLOBAL_QUIET_SECONDS = backoff.QUIET_SECONDS
 #: At most one "wrong PIN" log line per this many seconds; the others are counted in the next one.
 PIN_LOG_INTERVAL = 10.0
 PIN_HEADER = "X-Boardctl-Pin"
@@ -195,9 +197,8 @@ class _PinGuard:
         self._clock = clock
         self._failures: dict[str, int] = {}
         self._locked_until: dict[str, float] = {}
-        self._global_failures = 0
-        self._global_until = 0.0
-        self._last_failure = -float("inf")
+        self._global = GlobalBackoff(clock=clock, free=GLOBAL_FREE_FAILURES, max_delay=GLOBAL_MAX_DELAY,
+                                     quiet=GLOBAL_QUIET_SECONDS)
         self._last_log = -float("inf")
         self._unlogged = 0
 
@@ -211,10 +212,9 @@ class _PinGuard:
             raise PinError(f"too many wrong PINs from {remote}; try again in {until - now:.0f} s")
         if self._locked_until and len(self._locked_until) > 10_000:
             self._locked_until = {k: v for k, v in self._locked_until.items() if v > now}
-        if now < self._global_until:
-            raise PinError(
-                f"too many wrong PINs on this board recently; try again in {self._global_until - now:.0f} s"
-            )
+        closed = self._global.closed_for()
+        if closed > 0:
+            raise PinError(f"too many wrong PINs on this board recently; try again in {closed:.0f} s")
 
     def check(self, remote: str, given: str | None, *, authenticated: bool = False) -> None:
         """Accept the right PIN; anything else (a missing PIN too) counts as a failure.
@@ -228,20 +228,14 @@ class _PinGuard:
             self.check_lockout(remote)
         if given and hmac.compare_digest(given.encode(), self.pin.encode()):
             self._failures.pop(remote, None)
-            self._global_failures = 0
+            self._global.succeeded()
             return
         now = self._clock()
         if len(self._failures) > 10_000:  # many addresses (IPv6): the global back-off covers them
             self._failures.clear()
         count = self._failures.get(remote, 0) + 1
         self._failures[remote] = count
-        if now - self._last_failure > GLOBAL_QUIET_SECONDS:
-            self._global_failures = 0
-        self._last_failure = now
-        self._global_failures += 1
-        over = self._global_failures - GLOBAL_FREE_FAILURES
-        if over > 0:
-            self._global_until = now + min(GLOBAL_MAX_DELAY, 2.0 ** min(over - 1, 30))
+        self._global.failed()
         self._log_failure(remote, count, now)
         if count >= MAX_PIN_FAILURES:
             self._failures.pop(remote, None)
@@ -258,7 +252,7 @@ class _PinGuard:
             return
         more = f"; {self._unlogged} more wrong PINs not logged" if self._unlogged else ""
         log.warning(
-            "wrong PIN from %s (%d in a row from it, %d on the board)%s", remote, count, self._global_failures, more
+            "wrong PIN from %s (%d in a row from it, %d on the board)%s", remote, count, self._global.failures, more
         )
         self._last_log, self._unlogged = now, 0
 
