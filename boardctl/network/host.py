@@ -34,7 +34,7 @@ from boardctl.network.protocol import (
     Takeback,
     Welcome,
 )
-from boardctl.network.tokens import Ticket, TicketStore, new_token, same_secret
+from boardctl.network.tokens import Ticket, TicketStore, new_code, new_token, same_secret
 from boardctl.session import RemoteMoveError, Session
 
 log = logging.getLogger(__name__)
@@ -372,6 +372,27 @@ class HostLink(Link):
         """Follow the daemon's state lines until ``stop``: requests out, the game to the guest."""
         await self.follow(stop)
 
+    async def renew_code(self) -> str:
+        """Give the guest's seat a new one-time code: the old code and the joined board's token
+        stop working, and a board connected with it is told so and let go. For a guest whose
+        board or phone is lost, or a seat to hand to another board; the game goes on as it is."""
+        ticket = replace(self.ticket, code=new_code(), token=None)
+        self.store.save(ticket)  # on disk before it is shown, as the first code
+        self.ticket = ticket
+        if self.invite is not None:
+            self.invite = {**self.invite, "code": ticket.code}
+            self.daemon.extra_state["invite"] = self.invite
+        ws, self._ws = self._ws, None
+        if ws is not None and not ws.closed:
+            with contextlib.suppress(Exception):
+                await ws.send_str(protocol.dumps(Error("this board gave your seat a new invitation code", fatal=True)))
+                await ws.close(code=4003, message=b"the seat has a new invitation code")
+        self._update_extra()
+        log.warning("network: a new invitation code; the old one and the joined board's token no longer work")
+        self.daemon.refresh("network")
+        assert ticket.code is not None
+        return ticket.code
+
     async def close(self) -> None:
         ws, self._ws = self._ws, None
         if ws is not None and not ws.closed:
@@ -379,6 +400,29 @@ class HostLink(Link):
                 await ws.close(code=1001, message=b"host shutting down")
 
 
+NEW_CODE_PATH = "/api/invite/new-code"
+
+
 def attach(server: Any, link: HostLink, path: str = "/net") -> None:
     """Serve ``link`` on ``server`` (a :class:`boardctl.web.server.WebServer` not yet started)."""
     server.add_websocket(path, link.handle)
+    add_new_code_route(server, lambda: link)
+
+
+def add_new_code_route(server: Any, link_of: Callable[[], HostLink | None]) -> None:
+    """``POST /api/invite/new-code`` (with the PIN where the page needs one): a new invitation
+    code for the seat of the game hosted now (:meth:`HostLink.renew_code`)."""
+    from boardctl.web.protocol import PinError
+
+    async def new_code(request: web.Request) -> web.Response:
+        try:
+            server.require_pin(request)
+        except PinError as exc:
+            return web.json_response({"error": str(exc)}, status=403)
+        link = link_of()
+        if link is None:
+            return web.json_response({"error": "this board hosts no network game now"}, status=409)
+        await link.renew_code()
+        return web.json_response({"hosting": True, "invite": link.invite})
+
+    server.app.router.add_post(NEW_CODE_PATH, new_code)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from boardctl.network.host import HostLink
+from boardctl.network.host import HostLink, add_new_code_route
 from boardctl.network.protocol import Error
 from boardctl.network.tokens import Ticket, TicketStore, new_code
 
@@ -79,12 +79,11 @@ class PageInvite:
 
     async def post(self, request: web.Request) -> web.Response:
         from boardctl.web.protocol import PinError
-        from boardctl.web.server import PIN_HEADER
 
         if request.content_type != "application/json":
             return _error(415, "POST /api/invite: send JSON with Content-Type: application/json")
         try:
-            self.server._guard.check(self.server._remote(request), request.headers.get(PIN_HEADER))
+            self.server.require_pin(request)
         except PinError as exc:
             return _error(403, str(exc))
         raw = await request.content.read(MAX_BODY + 1)
@@ -237,6 +236,7 @@ def enable(server: Any, daemon: Daemon, cfg: Config) -> PageInvite:
     server.add_websocket(PATH, invite.net)
     server.app.router.add_get("/api/invite", invite.get)
     server.app.router.add_post("/api/invite", invite.post)
+    add_new_code_route(server, lambda: invite.link)
     daemon.before_new_game.append(invite.end)
     return invite
 

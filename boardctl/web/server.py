@@ -452,6 +452,11 @@ class WebServer:
         self._guard.check(self._remote(request), given)
         return True
 
+    def require_pin(self, request: web.Request) -> None:
+        """For a request that changes something: the right PIN where the page has one (a missing
+        or wrong one counts as a failure and raises PinError)."""
+        self._guard.check(self._remote(request), request.headers.get(PIN_HEADER))
+
     async def _state(self, request: web.Request) -> web.Response:
         try:
             authenticated = self.has_pin(request)

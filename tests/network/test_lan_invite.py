@@ -134,3 +134,36 @@ def test_the_pages_invite_hides_the_code_from_clients_without_the_pin(tmp_path: 
             await server.close()
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_a_new_code_replaces_a_used_one_and_only_with_the_pin(tmp_path: Path) -> None:
+    """Issue 35, finding 8: a used invitation can be replaced. Only a PIN holder may ask (a new
+    code lets the seat go); then the old code and the joined board's token are refused, the new
+    code takes the seat, and the state lines carry it."""
+    async def scenario() -> None:
+        async with hosted(tmp_path, lan=True) as h:
+            _invite(h)
+            old_code = h.ticket.code
+            assert old_code
+            address = Address.from_string(h.url)
+            welcome = await handshake(address, Hello(variant="chess", code=old_code), tls=None)
+            base = f"http://127.0.0.1:{h.server.port}/api/invite/new-code"
+            async with aiohttp.ClientSession() as http:
+                for headers in ({}, {"X-Boardctl-Pin": "0000"}):
+                    async with http.post(base, json={}, headers=headers) as response:
+                        assert response.status == 403, headers
+                assert h.link.ticket.token == welcome.token  # refused: nothing changed
+                async with http.post(base, json={}, headers={"X-Boardctl-Pin": PIN}) as response:
+                    answer = await response.json()
+                assert response.status == 200
+            new_code = answer["invite"]["code"]
+            assert new_code and new_code != old_code and h.daemon.state()["invite"]["code"] == new_code
+            assert h.link.ticket.token is None and h.link.ticket.code == new_code
+            for secret in (Hello(variant="chess", token=welcome.token), Hello(variant="chess", code=old_code)):
+                with pytest.raises(JoinRefused):
+                    await handshake(address, secret, tls=None, attempts=1)
+            taken = await handshake(address, Hello(variant="chess", code=new_code), tls=None)
+            assert taken.token != welcome.token and taken.color == "black"
+            assert h.daemon.state()["invite"]["code"] is None
+
+    run(scenario)

@@ -106,3 +106,89 @@ def test_a_used_invitation_shows_no_empty_link_and_one_invite_button(browser: An
         finally:
             if guest.proc.poll() is None:
                 guest.kill()
+
+
+@pytest.mark.slow
+def test_a_used_invitation_is_replaced_by_a_new_code(browser: Any, tmp_path: Path) -> None:
+    """The seat's board is lost (issue 35, finding 8: a used invitation could not be replaced):
+    New code, confirmed, gives the seat a new one-time code on the page; the board that joined
+    with the old one is let go and refused, and another board joins with the new code."""
+    import json
+    import urllib.request
+
+    from network.harness import Board, free_port
+
+    def join(code: str, name: str) -> Board:
+        return Board(["join", invite["address"], "--code", code, "--board", "sim", "--stdio", "--port",
+                      str(free_port()), "--games-dir", str(tmp_path / name)], tmp_path / f"{name}-home")
+
+    (tmp_path / "host").mkdir()
+    with run_daemon(tmp_path / "host", "--settle", "0.15", mode="record") as host:
+        request = urllib.request.Request(f"{host.url}api/invite", data=json.dumps({"color": "white"}).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            invite = json.loads(answer.read())["invite"]
+        first = join(invite["code"], "first")
+        second: Board | None = None
+        try:
+            first.send({})
+            first.wait_for(lambda s: bool(s.get("network", {}).get("connected")), 30)
+            with open_page(browser, host, "desktop") as page:
+                page.wait_for_function("() => window.boardctl.state.invite && !window.boardctl.state.invite.code",
+                                       timeout=WAIT_MS)
+                page.click("#invite-start")
+                page.click("#invite-start-new-code", timeout=WAIT_MS)
+                assert "Really?" in page.inner_text("#invite-start-new-code")
+                assert state(page)["invite"]["code"] is None  # one click changes nothing
+                page.click("#invite-start-new-code")
+                page.wait_for_function("() => window.boardctl.state.invite && window.boardctl.state.invite.code",
+                                       timeout=WAIT_MS)
+                code = state(page)["invite"]["code"]
+                assert code != invite["code"]
+                page.wait_for_function("(c) => document.querySelector('#invite-start-code').textContent.includes(c)",
+                                       arg=code, timeout=WAIT_MS)
+                assert page.locator(f"a[href$='?play={code}']").count() == 1
+                # The board that joined with the old code is let go, and told why.
+                assert first.proc.wait(timeout=30) != 0
+                second = join(code, "second")
+                second.send({})
+                second.wait_for(lambda s: bool(s.get("network", {}).get("connected")), 30)
+                page.wait_for_function("() => window.boardctl.state.network.connected && !window.boardctl.state.invite.code",
+                                       timeout=WAIT_MS)
+        finally:
+            for board in (first, second):
+                if board is not None and board.proc.poll() is None:
+                    board.kill()
+
+
+@pytest.mark.slow
+def test_boardctl_hosts_page_gives_a_new_code_too(browser: Any, tmp_path: Path) -> None:
+    """``boardctl host``'s own page (network.js's Invite) offers New code once the code is used."""
+    import json
+    import urllib.request
+
+    from network.harness import Board, free_port
+
+    (tmp_path / "host").mkdir()
+    with run_daemon(tmp_path / "host", "--no-terminal", mode="host", new=False) as host:
+        with urllib.request.urlopen(f"{host.url}api/state", timeout=10) as answer:
+            invite = json.loads(answer.read())["invite"]
+        guest = Board(["join", invite["address"], "--code", invite["code"], "--board", "sim", "--stdio", "--port",
+                       str(free_port()), "--games-dir", str(tmp_path / "guest")], tmp_path / "guest-home")
+        try:
+            guest.send({})
+            guest.wait_for(lambda s: bool(s.get("network", {}).get("connected")), 30)
+            with open_page(browser, host, "desktop") as page:
+                page.click("#invite", timeout=WAIT_MS)
+                page.wait_for_selector("#invite-new-code", timeout=WAIT_MS)
+                page.click("#invite-new-code")
+                page.click("#invite-new-code")
+                page.wait_for_function("() => window.boardctl.state.invite && window.boardctl.state.invite.code",
+                                       timeout=WAIT_MS)
+                code = state(page)["invite"]["code"]
+                assert code != invite["code"]
+                page.wait_for_selector(f"a[href$='?play={code}']", timeout=WAIT_MS)
+                assert guest.proc.wait(timeout=30) != 0
+        finally:
+            if guest.proc.poll() is None:
+                guest.kill()

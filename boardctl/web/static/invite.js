@@ -56,6 +56,7 @@
     ];
     rows[3].append(phone);
     rows[4].append(watch);
+    if (!code) rows.push(newCodeButton(box, "invite-start-new-code", (d) => show(box, d)));
     if (local) {
       rows.push(el("p", { id: "invite-start-lan", class: "note" },
         `This page is only open on this machine. For a board or phone on your network, start with ${data.command}` +
@@ -63,6 +64,34 @@
     }
     box.replaceChildren(el("h2", {}, "Invitation"), ...rows);
   }
+
+  // A used code can be replaced: the seat gets a new one-time code, and the board that joined
+  // with the old one is let go (a lost phone, a seat for another board). A second click within
+  // 5 s confirms, as leaving a game does.
+  function newCodeButton(box, id, done) {
+    const button = el("button", { type: "button", id, title: "A new one-time code for the other seat" }, "New code");
+    let armed = 0;
+    button.addEventListener("click", async () => {
+      if (Date.now() - armed > 5000) {
+        armed = Date.now();
+        button.textContent = "Really? The board that joined is let go";
+        return;
+      }
+      armed = 0;
+      const headers = { "Content-Type": "application/json" };
+      const pin = localStorage.getItem("boardctl-pin");
+      if (pin) headers[PIN_HEADER] = pin;
+      const res = await fetch("/api/invite/new-code", { method: "POST", headers, body: "{}" });
+      const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+      if (!res.ok) {
+        box.append(el("p", { role: "alert", id: `${id}-error` }, data.error || `HTTP ${res.status}`));
+        return;
+      }
+      done(data);
+    });
+    return el("p", {}, "").appendChild(button).parentNode;
+  }
+  window.boardctlNewCodeButton = newCodeButton;
 
   // The colours offered: the game's two sides (as the server names them) and random.
   function fillColours(select) {

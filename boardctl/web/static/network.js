@@ -320,6 +320,9 @@
       const watch = el("a", { href: `${base}?watch`, id: "invite-watch" }, `${base}?watch`);
       box.children[1].append(phone);
       box.children[2].append(watch);
+      if (!invite.code && window.boardctlNewCodeButton) {  // invite.js: a new code for the seat
+        box.append(window.boardctlNewCodeButton(box, "invite-new-code", (d) => { if (d.invite) show(d.invite); }));
+      }
     };
     // LAN mode: the invitation (its code is the guest's seat) comes only with the PIN. A hosting
     // board's page asks again with the stored PIN, and whenever a PIN is entered; never in a loop
