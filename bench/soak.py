@@ -134,10 +134,14 @@ class Player:
                         del self.waiting[square]
                 if data.get("moves") != self.state.get("moves"):
                     self.last_progress = now
+                self.on_state(data, now)
                 self.state = data
                 self.changed.set()
             elif "error" in data and not str(data["error"]).startswith(("impossible", "nothing to take back")):
                 self.stats.errors.append(f"player: {data['error']}")
+
+    def on_state(self, data: dict[str, Any], now: float) -> None:
+        """A state line arrived at ``now`` (before it becomes ``self.state``): for subclasses."""
 
     async def send(self, action: dict[str, Any]) -> None:
         self.next_id += 1
