@@ -4,6 +4,7 @@ its stored ticket, as ``boardctl host`` does, and the guest (``boardctl join``) 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import urllib.request
@@ -27,6 +28,17 @@ def _invite(port: int, color: str) -> dict[str, Any]:
                                      headers={"Content-Type": "application/json"}, method="POST")
     with urllib.request.urlopen(request, timeout=10) as answer:
         return json.loads(answer.read())  # type: ignore[no-any-return]
+
+
+def _saved(path: Path, plies: int, timeout: float = 10.0) -> None:
+    """Wait until the game file on disk holds ``plies`` moves (a daemon saves after it publishes)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with contextlib.suppress(OSError, ValueError):
+            if len(json.loads(path.read_text())["moves"]) == plies:
+                return
+        assert time.monotonic() < deadline, f"{path.name} never held {plies} moves"
+        time.sleep(0.02)
 
 
 @pytest.mark.parametrize(("color", "before_kill", "after"), [
@@ -65,7 +77,7 @@ def test_page_hosting_resumes_after_a_restart(tmp_path: Path, color: str, before
             host.wait_for(_connected, 30)
             play(before_kill, guest)
         game = host.state["game"]
-        time.sleep(0.3)  # the last move on this disk too (saved just after its state line)
+        _saved(tmp_path / "host" / f"{game}.json", len(before_kill))  # saved just after its state line
         host.kill()
         # The same command, the sim's pieces where the game has them (a real board keeps them there).
         host.argv = [*argv, "--sim-setup", board.fen()]

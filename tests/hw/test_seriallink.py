@@ -31,6 +31,14 @@ def _next(q: EventQueue, kind: type, timeout: float = 3.0) -> Event:
     raise AssertionError(f"no {kind.__name__} within {timeout} s")
 
 
+def _until(condition: Any, what: str, timeout: float = 3.0) -> None:
+    """Wait for ``condition()`` (the reader thread's counters), never a fixed time."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} within {timeout} s"
+        time.sleep(0.01)
+
+
 def _settled(board: SerialBoard, timeout: float = 3.0) -> None:
     deadline = time.monotonic() + timeout
     while board.is_resync_pending:
@@ -72,8 +80,8 @@ def test_first_event_is_the_answer_to_a_request_not_the_boot_snapshot() -> None:
         dev.send("S", f"{START:016x}", "req")  # no token: an old firmware, or a stale line
         dev.send("S", f"{START:016x}", "req", "0badf00d")  # a token never asked for
         dev.move("e2", False)
-        time.sleep(0.3)
-        assert q.drain() == [] and board.stats.stale_snapshots == 4 and board.stats.dropped == 1
+        _until(lambda: board.stats.stale_snapshots == 4 and board.stats.dropped == 1, "the four stale answers and the change read")
+        assert q.drain() == []
         dev.answering = True  # the next retried request is answered
         assert _next(q, Snapshot).occupancy == START ^ chess.BB_E2
         assert q.drain() == []
@@ -114,8 +122,9 @@ def test_once_a_device_echoes_tokens_an_answer_without_one_is_refused() -> None:
         assert _next(q, Snapshot).occupancy == START
         dev.answering = False
         dev.send("C", "e4", "0")  # contradicts: a resync
+        stale = board.stats.stale_snapshots
         dev.send("S", f"{START:016x}", "req")  # a tokenless (stale or forged) answer
-        time.sleep(0.3)
+        _until(lambda: board.stats.stale_snapshots == stale + 1, "the tokenless answer read")
         assert q.drain() == [] and board.is_resync_pending
         dev.answering = True
         assert _next(q, Snapshot).occupancy == START
@@ -165,9 +174,9 @@ def test_garbage_and_partial_lines_are_survived(loop_board: tuple[SerialBoard, L
     dev.deliver(b"z" * 5000)  # a flood with no newline
     dev.deliver(b"\n")
     dev.move("a2", False)
-    time.sleep(0.2)
+    _until(lambda: board.stats.bad_lines >= 2 and board.stats.overflows == 1 and board.stats.dropped == 1,
+           "the garbage, the flood and the change read")
     assert q.drain() == []
-    assert board.stats.bad_lines >= 2 and board.stats.overflows == 1 and board.stats.dropped == 1
     dev.answering = True
     assert _next(q, Snapshot).occupancy == START & ~chess.BB_A2 & ~chess.BB_E2
     _settled(board)
@@ -219,8 +228,7 @@ def test_unplug_and_replug(loop_board: tuple[SerialBoard, LoopPico, EventQueue])
     first = dev.port
     dev.unplugged = True
     first.close()  # the cable is pulled: reads fail under the reader thread
-    time.sleep(0.2)
-    assert not board.wait_connected(0.0)
+    _until(lambda: not board.wait_connected(0.0), "the pulled cable noticed")
     dev.occupancy ^= chess.BB_D2  # a pawn moved while unplugged
     dev.unplugged = False
     assert board.wait_connected(3.0)

@@ -207,7 +207,10 @@ def test_killed_and_started_again_takes_the_game_up(tmp_path: Path, standin: Sta
             break
         time.sleep(0.02)
     first.kill()
-    time.sleep(0.7)  # the answer comes while no board listens
+    for _ in range(250):  # the answer comes while no board listens
+        if game.moves == ["e2e4", "e7e5"]:
+            break
+        time.sleep(0.02)
     assert game.moves == ["e2e4", "e7e5"]
     again = Online(tmp_path, standin)  # no --seek: take up the game going on
     try:
@@ -289,7 +292,7 @@ def test_the_server_decides_and_no_local_game_follows(tmp_path: Path, standin: S
             daemon.wait_for(lambda line: "opponent left the game" in str(line.get("warning")))
             daemon.button("claim")  # too early: the board says when
             daemon.wait_for(lambda line: "can be claimed in" in str(line.get("warning")))
-            time.sleep(1.1)
+            time.sleep(1.1)  # the rule's own second (claim_after=1): a wait for time, not for a condition
             daemon.button("claim")
         else:
             daemon.button("draw")
