@@ -18,7 +18,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from boardctl import config as config_mod
 from boardctl import events
 from boardctl.actions import (
     Action,
@@ -27,16 +26,16 @@ from boardctl.actions import (
     NewGameAction,
     SquareAction,
     StepAction,
+    validate_action,
 )
 from boardctl.actions import ActionError as ActionError  # re-exported: callers catch it here
-from boardctl.config import Config
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
 from boardctl.core.rules import Variant
-from boardctl.engine_client import Reply
 from boardctl.errors import EngineError, TimerError
 from boardctl.events import ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.learning.coach import Coach, CoachWatcher, Verdict
 from boardctl.learning.speech import Speaker, SpeechWatcher
+from boardctl.reply import Reply
 from boardctl.session import EngineRequest, Session
 from boardctl.storage import EventLog, GameRecord, GameStore, StorageError
 
@@ -93,12 +92,15 @@ class Daemon:
         direct: bool = False,
         coach: Coach | None = None,
         speaker: Speaker | None = None,
+        guided: Callable[[Daemon, LessonAction | StepAction], None] | None = None,
     ) -> None:
         """``board``: a ``boardctl.hw`` board (LEDs, buzzer, events) or None (stdio);
         ``virtual_board``: accept square events from the web; ``virtual_time``: time is the
         session's, moved only by the events fed (so engine replies take no time); otherwise
         ``clock`` tells it (``boardctl.stdio.InputClock`` lets the first input line decide);
-        ``direct``: the board delivers on the loop's thread (the stdio sim), see :meth:`feed`."""
+        ``direct``: the board delivers on the loop's thread (the stdio sim), see :meth:`feed`;
+        ``guided``: what starts a lesson or a replay asked for from the page (the commands give
+        boardctl.guided_actions.start_guided; None: not offered by this daemon)."""
         self.session = session
         self.store = store
         self.engine = engine
@@ -137,6 +139,7 @@ class Daemon:
         #: The practice coach and the spoken moves (boardctl.learning), when on.
         self.coach = CoachWatcher(coach, deliver=self._coach_delivered) if coach is not None else None
         self.speaker = speaker
+        self.guided = guided
         self._speech = SpeechWatcher(speaker.words, language=speaker.options.language) if speaker is not None else None
         self._publish(None)
 
@@ -170,12 +173,10 @@ class Daemon:
         return self.session.t if self.virtual_time else self._clock()
 
     async def submit(self, action: Action | Any) -> None:
-        """An action from the web page, checked by :func:`boardctl.web.protocol.validate_action`:
+        """An action from the web page, checked by :func:`boardctl.actions.validate_action`:
         ``SquareAction`` (virtual board only), ``ButtonAction`` or ``NewGameAction``. Raw JSON is
         checked by that same function first; ActionError says what is wrong."""
         if not isinstance(action, SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction):
-            from boardctl.web.protocol import validate_action
-
             try:
                 action = validate_action(action, variant=self.variant)
             except ValueError as exc:
@@ -187,14 +188,14 @@ class Daemon:
         elif isinstance(action, ButtonAction):
             self.handle(ButtonPressed(self.now(), action.button), reason=Code.WEB)
         elif isinstance(action, LessonAction | StepAction):
-            from boardctl.guided_actions import start_guided
-
             if self.session.settings.mode == "network":
                 what = "a lesson" if isinstance(action, LessonAction) else "a replay"
                 raise ActionError(f"{what} cannot start during a network game: boardctl host/join plays only that game")
+            if self.guided is None:
+                raise ActionError("lessons and replays are not offered by this command")
             for hook in self.before_new_game:
                 await hook()
-            start_guided(self, action)
+            self.guided(self, action)
             self._after(Code.NEW_GAME)
         else:
             await self.new_game(action)
@@ -548,38 +549,3 @@ class Daemon:
             raise StorageError(
                 f"the game could not be saved in {self.store.root} ({self._storage_reason}); its PGN is printed above"
             )
-
-
-# -- the web page ---------------------------------------------------------------------------------
-
-
-async def _start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False, fresh: bool = False,
-                     command: str = "boardctl play") -> Any:
-    """The web page on ``web.port``; the documented default port gives way to a free one when it is
-    taken, unless the user chose it (``port_chosen``: ``--port``). A network game hosted from
-    the page before a restart is taken up again unless the command names another game
-    (``fresh``: a new one; ``command``: how to return to it, see ``PageInvite.resume``)."""
-    if not cfg.web_enabled:
-        return None
-    try:
-        from boardctl.web.server import WebServer, is_loopback_host
-    except ImportError as exc:
-        log.warning("web page unavailable (%s)", exc)
-        return None
-    pin: str | None = cfg.web_pin or None
-    if pin is None and not is_loopback_host(cfg.web_host):
-        from boardctl.web.pin import load_or_create_pin
-
-        pin = load_or_create_pin(config_mod.user_file())
-    fallback = not port_chosen and cfg.web_port == config_mod.KEY_BY_NAME["web.port"].default
-    server = WebServer(daemon, host=cfg.web_host, port=cfg.web_port, pin=pin, port_fallback=fallback)
-    invite = None
-    if daemon.session.settings.mode != "network":  # the page's Invite: host a network game from here
-        from boardctl.network.page_invite import enable
-
-        invite = enable(server, daemon, cfg)
-    await server.start()
-    daemon.web_url = server.url
-    if invite is not None:
-        invite.resume(fresh=fresh, command=command)  # a network game the page hosted before a restart
-    return server

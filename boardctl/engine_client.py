@@ -28,12 +28,11 @@ from typing import Any, TypeVar
 from boardctl.config import check_level
 from boardctl.core.rules import GameBoard, Move
 from boardctl.errors import EngineError
+from boardctl.reply import MATE_SCORE as MATE_SCORE  # re-exported: the UCI convention
+from boardctl.reply import Reply as Reply  # re-exported for the engine's callers
 from engine.levels import LEVELS, Level, skill_for_elo
 
 log = logging.getLogger(__name__)
-
-#: Centipawns standing for a mate: a mate in n moves scores MATE_SCORE - n (python-chess's mate_score).
-MATE_SCORE = 10000
 
 OptionValue = str | int | bool
 T = TypeVar("T")
@@ -162,19 +161,6 @@ def resolve_command(path: str) -> list[str]:
 
 class EngineErrorNotFound(EngineError):
     """No engine executable could be found."""
-
-
-@dataclass(frozen=True)
-class Reply:
-    move: Move
-    #: Evaluation after the move from the mover's point of view, in centipawns (mate ~ +-10000).
-    score: int | None
-    #: The engine's principal variation from the position it was asked about, the line its score
-    #: belongs to; at a reduced level ``move`` may be another move. Empty when it sent none (a book
-    #: move, an engine without ``pv``).
-    pv: tuple[Move, ...] = ()
-    #: The move came from the engine's opening book (our engine says ``info string book move …``).
-    book: bool = False
 
 
 def parse_info(line: str) -> dict[str, object]:

@@ -13,54 +13,17 @@ import random
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from boardctl.actions import MAX_RECORD_CHARS as MAX_RECORD_CHARS  # re-exported (the page's limit)
 from boardctl.actions import ActionError, LessonAction, StepAction
+from boardctl.actions import (
+    validate_guided as validate_guided,  # re-exported: checked with the other actions
+)
 from boardctl.errors import BoardctlError
-from boardctl.learning.lessons import KEY_PATTERN
 
 if TYPE_CHECKING:
     from boardctl.daemon import Daemon
 
 log = logging.getLogger(__name__)
-
-#: Largest record text the page may send (the WebSocket message limit is 64 KiB).
-MAX_RECORD_CHARS = 60_000
-
-
-def _error(message: str) -> Exception:
-    from boardctl.web.protocol import WebInputError
-
-    return WebInputError(message)
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def validate_guided(kind: str, value: Any) -> LessonAction | StepAction:
-    """The checked ``lesson`` or ``step`` action; WebInputError names the field at fault."""
-    if kind == "lesson":
-        if not isinstance(value, dict) or not {"name", "color"} <= set(value) or set(value) - {"name", "color", "quiz"}:
-            raise _error('lesson: expected {"name": "italian", "color": "white"|"black", "quiz": false}')
-        name, color, quiz = value["name"], value["color"], value.get("quiz", False)
-        if not isinstance(name, str) or not KEY_PATTERN.fullmatch(name):
-            raise _error(f"lesson.name: expected a lesson name such as 'italian', got {_short(name)}")
-        if color not in ("white", "black"):
-            raise _error(f"lesson.color: expected 'white' or 'black', got {_short(color)}")
-        if not isinstance(quiz, bool):
-            raise _error(f"lesson.quiz: expected true or false, got {_short(quiz)}")
-        return LessonAction(name, color, quiz)
-    if not isinstance(value, dict) or "record" not in value or set(value) - {"record", "watch"}:
-        raise _error('step: expected {"record": "<PGN text>", "watch": true|false}')
-    record, watch = value["record"], value.get("watch", False)
-    if not isinstance(record, str) or not record.strip():
-        raise _error("step.record: expected the text of a PGN")
-    if len(record) > MAX_RECORD_CHARS:
-        raise _error(f"step.record: longer than {MAX_RECORD_CHARS} characters")
-    if not isinstance(watch, bool):
-        raise _error(f"step.watch: expected true or false, got {_short(watch)}")
-    return StepAction(record, watch)
-
 
 def start_guided(daemon: Daemon, action: LessonAction | StepAction) -> None:
     """Start the lesson or the replay on ``daemon``'s session now; ActionError says why it cannot."""

@@ -23,10 +23,11 @@ from typing import Any
 from boardctl import config as config_mod
 from boardctl.config import Config
 from boardctl.core.rules import Variant
-from boardctl.daemon import Daemon, _start_web
+from boardctl.daemon import Daemon
 from boardctl.engine_client import EngineClient, resolve_command
 from boardctl.errors import ConfigError
 from boardctl.games import abandon_unfinished, resume_notice
+from boardctl.guided_actions import start_guided
 from boardctl.positions import board_from_fen
 from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
@@ -267,7 +268,8 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         stack.callback(board.close)
         daemon = Daemon(session, store=store, engine=engine, board=board, virtual_board=cfg.board_backend == "sim",
                         clock=clock, direct=input_clock is not None,
-                        coach=make_coach(cfg) if mode == "play" else None, speaker=make_speaker(cfg, variant))
+                        coach=make_coach(cfg) if mode == "play" else None, speaker=make_speaker(cfg, variant),
+                        guided=start_guided)
         stack.push_async_callback(daemon.close)
         if mode == "play" and variant.name == "chess":
             daemon.on_record_saved.append(_rater())
@@ -278,7 +280,7 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             on_daemon(daemon, stop)
         if daemon.coach is not None and session.is_coached():
             await daemon.coach.coach.start()  # ready before the first move (it loads like the engine)
-        web = await _start_web(daemon, cfg, port_chosen=args.port is not None, fresh=bool(args.new or args.fen),
+        web = await start_web(daemon, cfg, port_chosen=args.port is not None, fresh=bool(args.new or args.fen),
                                command=_command_line(args, mode, store))
         if input_clock is not None:
             if web is not None:
@@ -425,3 +427,35 @@ async def _finish_view(view: Any, task: asyncio.Task[None], daemon: Daemon) -> N
 
 def run_command(mode: str, args: argparse.Namespace) -> int:
     return asyncio.run(serve(mode, args))
+
+
+async def start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False, fresh: bool = False,
+                     command: str = "boardctl play") -> Any:
+    """The web page on ``web.port``; the documented default port gives way to a free one when it is
+    taken, unless the user chose it (``port_chosen``: ``--port``). A network game hosted from
+    the page before a restart is taken up again unless the command names another game
+    (``fresh``: a new one; ``command``: how to return to it, see ``PageInvite.resume``)."""
+    if not cfg.web_enabled:
+        return None
+    try:
+        from boardctl.web.server import WebServer, is_loopback_host
+    except ImportError as exc:
+        log.warning("web page unavailable (%s)", exc)
+        return None
+    pin: str | None = cfg.web_pin or None
+    if pin is None and not is_loopback_host(cfg.web_host):
+        from boardctl.web.pin import load_or_create_pin
+
+        pin = load_or_create_pin(config_mod.user_file())
+    fallback = not port_chosen and cfg.web_port == config_mod.KEY_BY_NAME["web.port"].default
+    server = WebServer(daemon, host=cfg.web_host, port=cfg.web_port, pin=pin, port_fallback=fallback)
+    invite = None
+    if daemon.session.settings.mode != "network":  # the page's Invite: host a network game from here
+        from boardctl.network.page_invite import enable
+
+        invite = enable(server, daemon, cfg)
+    await server.start()
+    daemon.web_url = server.url
+    if invite is not None:
+        invite.resume(fresh=fresh, command=command)  # a network game the page hosted before a restart
+    return server

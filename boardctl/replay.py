@@ -21,7 +21,6 @@ from typing import Any, TextIO
 
 from boardctl.core.geometry import Geometry
 from boardctl.core.rules import GameBoard, GameText, Variant
-from boardctl.engine_client import Reply
 from boardctl.errors import EventFormatError, GameFileError
 from boardctl.events import (
     Code,
@@ -35,6 +34,7 @@ from boardctl.events import (
 )
 from boardctl.lines import Overlong, is_blank, iter_lines
 from boardctl.positions import board_from_fen
+from boardctl.reply import Reply
 from boardctl.session import HEADER_VERSION, Session, Settings
 from boardctl.storage import ABANDONED, PGN_VIOLATIONS, GameRecord, PgnGame, pgn_termination
 from boardctl.tracker import (

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from boardctl.clock import Clock, TimeControl
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
 from boardctl.core.rules import Color, GameBoard, Move, Variant
-from boardctl.engine_client import MATE_SCORE, Reply
 from boardctl.errors import BoardctlError
 from boardctl.events import (
     Button,
@@ -39,8 +38,9 @@ from boardctl.events import (
     SquareChanged,
     Tick,
 )
-from boardctl.learning.coach import CoachNotes, Verdict
+from boardctl.learning.verdicts import CoachNotes, Verdict
 from boardctl.orientation import Readings
+from boardctl.reply import MATE_SCORE, Reply
 from boardctl.storage import GameRecord, Violation
 from boardctl.tracker import (
     Forfeit,

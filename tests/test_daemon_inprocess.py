@@ -15,6 +15,7 @@ from boardctl.actions import ButtonAction, LessonAction, NewGameAction, SquareAc
 from boardctl.daemon import SUBSCRIBER_BACKLOG, ActionError, Daemon
 from boardctl.engine_client import EngineClient
 from boardctl.events import Button, ButtonPressed, SquareChanged, Tick
+from boardctl.guided_actions import start_guided
 from boardctl.hw.sim import SimBoard
 from boardctl.session import Session, Settings
 from boardctl.storage import GameStore
@@ -24,7 +25,7 @@ def make(tmp_path: Path, settings: Settings, engine: EngineClient | None = None)
     session = Session(settings)
     board = SimBoard(session.physical_occupancy(), clock=lambda: session.t)
     daemon = Daemon(session, store=GameStore(tmp_path / "games"), engine=engine, board=board,
-                    virtual_board=True, virtual_time=True)
+                    virtual_board=True, virtual_time=True, guided=start_guided)
     daemon.direct = True
     board.start(daemon.feed)
     return daemon, board
@@ -154,7 +155,7 @@ def test_a_pgn_new_game_says_only_its_final_position_is_kept(tmp_path: Path) -> 
 
     async def scenario() -> None:
         session = Session(Settings(mode="record"))
-        daemon = Daemon(session, store=GameStore(tmp_path), board=None)
+        daemon = Daemon(session, store=GameStore(tmp_path), board=None, guided=start_guided)
         action = validate_action({"new-game": {"pgn": "1. e4 e5 2. Nf3 *"}})
         await daemon.submit(action)
         line = daemon.state()
@@ -171,7 +172,7 @@ def test_typed_actions_are_carried_out_without_a_second_check(tmp_path: Path) ->
 
     async def scenario() -> None:
         session = Session(Settings(mode="record"))
-        daemon = Daemon(session, store=GameStore(tmp_path), board=None, virtual_board=False)
+        daemon = Daemon(session, store=GameStore(tmp_path), board=None, virtual_board=False, guided=start_guided)
         with pytest.raises(ActionError, match="only the simulated board"):
             await daemon.submit(SquareAction(chess.E2, False))
         await daemon.submit(NewGameAction(time_control="5+3", level="master"))

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from boardctl.actions import ActionError, LessonAction, StepAction
 from boardctl.daemon import Daemon
+from boardctl.guided_actions import start_guided
 from boardctl.session import Session, Settings
 from boardctl.storage import GameStore
 from boardctl.web.protocol import WebInputError, action_to_json, validate_action
@@ -79,7 +80,7 @@ def test_started_on_a_record_daemon_and_left_by_a_new_game(tmp_path: Path, monke
 
     async def main() -> None:
         session = Session(Settings(mode="record"))
-        daemon = Daemon(session, store=GameStore(tmp_path / "games"), virtual_time=True)
+        daemon = Daemon(session, store=GameStore(tmp_path / "games"), virtual_time=True, guided=start_guided)
         await daemon.submit({"lesson": {"name": "italian", "color": "black"}})
         line = daemon.state()
         assert line["mode"] == "play" and line["human"] == "black"
@@ -139,7 +140,7 @@ def test_a_lesson_or_replay_left_midway_is_no_unfinished_game(tmp_path: Path, mo
 
     async def main() -> None:
         settings = Settings(mode="play") if mode == "play" else Settings(mode="record")
-        daemon = Daemon(Session(settings), store=GameStore(folder), virtual_time=True)
+        daemon = Daemon(Session(settings), store=GameStore(folder), virtual_time=True, guided=start_guided)
         await daemon.submit(action)
         for uci in moves:
             _make(daemon, uci)
@@ -161,7 +162,7 @@ def test_a_lesson_or_replay_left_midway_is_no_unfinished_game(tmp_path: Path, mo
 
 def test_a_real_game_still_resumes_after_a_daemon_stops(tmp_path: Path) -> None:
     async def main() -> None:
-        daemon = Daemon(Session(Settings(mode="record")), store=GameStore(tmp_path), virtual_time=True)
+        daemon = Daemon(Session(Settings(mode="record")), store=GameStore(tmp_path), virtual_time=True, guided=start_guided)
         _make(daemon, "e2e4")
         await daemon.close()
 

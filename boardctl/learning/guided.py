@@ -24,10 +24,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from boardctl.engine_client import Reply
 from boardctl.events import Button, Code, LedIntent
 from boardctl.guide import legal, move_leds, wrong_leds
 from boardctl.learning.lessons import Lesson, LessonMove, LessonState, Mode
+from boardctl.reply import Reply
 
 if TYPE_CHECKING:
     from boardctl.session import Session

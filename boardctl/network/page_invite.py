@@ -24,7 +24,7 @@ from aiohttp import web
 
 from boardctl.network.host import HostLink, add_new_code_route
 from boardctl.network.protocol import Error
-from boardctl.network.tokens import Ticket, TicketStore, new_code
+from boardctl.network.tokens import Ticket, TicketStore, lan_address, new_code, unfinished_game
 
 if TYPE_CHECKING:
     from boardctl.config import Config
@@ -110,8 +110,6 @@ class PageInvite:
     # -- hosting ----------------------------------------------------------------------------------
 
     def address(self) -> str:
-        from boardctl.network.serve import lan_address
-
         host = self.cfg.web_host
         shown = host if host not in ("", "0.0.0.0", "::") else lan_address()
         shown = f"[{shown}]" if ":" in shown else shown
@@ -165,7 +163,6 @@ class PageInvite:
         new game (``fresh``: ``--new``, ``--fen``) or a lesson or replay never resumes it; the
         log then says what was left unfinished and ``command`` (the command as given, e.g.
         ``boardctl demo``) with the options that return to it."""
-        from boardctl.network.serve import unfinished_game
         from boardctl.session import Session
 
         daemon = self.daemon

@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import logging
 import signal
-import socket
 import ssl
 import time
 from collections.abc import Awaitable
@@ -23,8 +22,8 @@ from typing import Any, TypeVar
 
 from boardctl import config as config_mod
 from boardctl.config import Config
-from boardctl.daemon import Daemon, _start_web
-from boardctl.errors import BoardctlError, ConfigError, GameFileError
+from boardctl.daemon import Daemon
+from boardctl.errors import BoardctlError, ConfigError
 from boardctl.launch import (
     _finish_view,
     _start_fen,
@@ -33,14 +32,15 @@ from boardctl.launch import (
     add_arguments,
     check_game_ready,
     config_from_args,
+    start_web,
 )
 from boardctl.network.host import HostLink, attach
 from boardctl.network.join import Address, JoinLink, check_welcome, handshake, tls_option
 from boardctl.network.protocol import Hello
-from boardctl.network.tokens import Ticket, TicketStore, new_code
+from boardctl.network.tokens import Ticket, TicketStore, lan_address, new_code, unfinished_game
 from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
-from boardctl.storage import GameRecord, GameStore
+from boardctl.storage import GameStore
 from boardctl.tracker import Policy
 
 log = logging.getLogger(__name__)
@@ -96,26 +96,6 @@ def _settings(cfg: Config, *, color: str, variant: str, time_control: str) -> Se
         policy=Policy(cfg.game_policy).value, arbiter=cfg.game_arbiter, takeback="off", settle=cfg.board_settle,
         legal_moves=cfg.game_legal_moves, variant=variant,
     )
-
-
-def unfinished_game(store: GameStore, ticket: Ticket | None) -> GameRecord | None:
-    """The unfinished network game ``ticket`` points at, or None (finished, gone, unreadable)."""
-    if ticket is None:
-        return None
-    try:
-        record = store.load(ticket.game)
-    except (GameFileError, OSError) as exc:
-        log.warning("cannot resume the network game %s: %s", ticket.game, exc)
-        return None
-    return None if record.is_finished() or record.mode != "network" else record
-
-
-def lan_address() -> str:
-    """This machine's address on the LAN (the route out), else 127.0.0.1."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(("10.255.255.255", 1))
-        return str(probe.getsockname()[0])
-    return "127.0.0.1"
 
 
 def certificate_fingerprint(cert: Path) -> str:
@@ -268,7 +248,7 @@ async def serve(role: str, args: argparse.Namespace) -> int:
                 stop.set()
 
             link = JoinLink(daemon, address, token, tls=tls, on_refused=_refused, tickets=tickets, ticket=ticket)
-            web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
+            web = await start_web(daemon, cfg, port_chosen=args.port is not None)
             if web is not None:
                 stack.push_async_callback(web.close)
         stack.push_async_callback(link.close)

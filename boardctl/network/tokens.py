@@ -13,9 +13,15 @@ import json
 import logging
 import os
 import secrets
+import socket
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from boardctl.errors import GameFileError
+
+if TYPE_CHECKING:
+    from boardctl.storage import GameRecord, GameStore
 
 log = logging.getLogger(__name__)
 
@@ -97,3 +103,23 @@ class TicketStore:
     def forget(self, role: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.path(role).unlink()
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN (the route out), else 127.0.0.1."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("10.255.255.255", 1))
+        return str(probe.getsockname()[0])
+    return "127.0.0.1"
+
+
+def unfinished_game(store: GameStore, ticket: Ticket | None) -> GameRecord | None:
+    """The unfinished network game ``ticket`` points at, or None (finished, gone, unreadable)."""
+    if ticket is None:
+        return None
+    try:
+        record = store.load(ticket.game)
+    except (GameFileError, OSError) as exc:
+        log.warning("cannot resume the network game %s: %s", ticket.game, exc)
+        return None
+    return None if record.is_finished() or record.mode != "network" else record

@@ -219,9 +219,10 @@ def resumed_record(store: Any, full: GameFull, *, color: str, names: dict[str, s
 
 
 async def serve(args: argparse.Namespace) -> int:
-    from boardctl.daemon import Daemon, _start_web
+    from boardctl.daemon import Daemon
     from boardctl.hw import open_board
     from boardctl.hw.sim import occupancy_for_setup
+    from boardctl.launch import start_web
     from boardctl.session import Session, Settings
     from boardctl.stdio import InputClock, run_stdio
     from boardctl.storage import GameStore
@@ -297,7 +298,7 @@ async def serve(args: argparse.Namespace) -> int:
         stack.callback(watcher.cancel)
         follower = loop.create_task(game.follow(stop, stream=stream))
         stack.callback(follower.cancel)
-        web = await _start_web(daemon, cfg, port_chosen=args.port is not None)
+        web = await start_web(daemon, cfg, port_chosen=args.port is not None)
         if web is not None:
             stack.push_async_callback(web.close)
             log.warning("Open %s in a browser", web.url)

@@ -33,44 +33,54 @@ from dataclasses import dataclass
 from typing import Any
 
 from boardctl.actions import (
+    COLORS,
+    MAX_PGN_BYTES,
+    MAX_PGN_PLIES,
+    NEW_GAME_KEYS,
     Action,
-    ButtonAction,
-    LessonAction,
-    NewGameAction,
-    SquareAction,
-    StepAction,
+    WebInputError,
+    action_to_json,
+    colors,
+    fen_from_pgn,
+    read_pgn_upload,
+    type_name,
+    validate_action,
+    validate_fen,
 )
-from boardctl.config import check_level, check_time_control
 from boardctl.core.rules import Variant
 from boardctl.errors import BoardctlError
-from boardctl.events import Button
-from boardctl.jsonlimits import JsonInputError, loads, short_repr
-from boardctl.positions import board_from_fen
-from boardctl.records import MAX_PLIES, RecordError, SeveralGames, read_record
-from boardctl.variants import get_variant
+from boardctl.jsonlimits import JsonInputError, loads
+
+#: The actions' JSON is checked in boardctl.actions; these names stay importable from here.
+__all__ = [
+    "COLORS",
+    "MAX_MESSAGE_BYTES",
+    "MAX_PGN_BYTES",
+    "MAX_PGN_PLIES",
+    "NEW_GAME_KEYS",
+    "Action",
+    "ClientMessage",
+    "Envelope",
+    "PinError",
+    "WebInputError",
+    "action_to_json",
+    "colors",
+    "decode_json",
+    "fen_from_pgn",
+    "needs_worker",
+    "parse_action",
+    "parse_client_message",
+    "parse_envelope",
+    "parse_json",
+    "read_pgn_upload",
+    "validate_action",
+    "validate_fen",
+    "validate_pin_text",
+]
 
 #: Largest message accepted from a browser (a PGN upload is the big one).
 MAX_MESSAGE_BYTES = 64 * 1024
-#: Largest PGN accepted for ``new-game``: a long game with clock comments is about 20 KB.
-MAX_PGN_BYTES = 32 * 1024
-#: Most main-line moves (plies) read from an uploaded PGN; the longest real games have about 550.
-#: Variations are skipped unread, so their size costs only the tokenizer's pass.
-MAX_PGN_PLIES = MAX_PLIES
-
-#: The sides a chess game may be started with (a variant's own names otherwise, see :func:`colors`).
-COLORS = ("white", "black", "random")
-NEW_GAME_KEYS = frozenset({"color", "level", "time-control", "fen", "pgn", "opponent"})
 _PIN_RE = re.compile(r"^[0-9]{4,12}$")
-
-
-class WebInputError(BoardctlError, ValueError):
-    """A message from the page is malformed; the text says which field and why.
-
-    ``msg_id`` is the message's ``id`` when it could be read, for the reply."""
-
-    def __init__(self, message: str, *, msg_id: int | None = None) -> None:
-        super().__init__(message)
-        self.msg_id = msg_id
 
 
 class PinError(BoardctlError, PermissionError):
@@ -84,176 +94,6 @@ class ClientMessage:
     action: Action
     id: int | None = None
     pin: str | None = None
-
-
-def _type_name(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
-
-
-def _variant(variant: Variant | None) -> Variant:
-    return variant if variant is not None else get_variant("chess")
-
-
-def colors(variant: Variant | None = None) -> tuple[str, ...]:
-    """The sides a new game may give the human: the game's two names, or ``random``."""
-    return (*_variant(variant).color_names, "random")
-
-
-def validate_fen(fen: Any, *, field: str = "fen", variant: Variant | None = None) -> str:
-    """A FEN of ``variant`` (chess by default) that describes a position a game can start from."""
-    if not isinstance(fen, str) or not fen.strip():
-        raise WebInputError(f"{field}: expected a FEN string, got {_type_name(fen)}")
-    if len(fen) > 100:
-        raise WebInputError(f"{field}: too long for a FEN ({len(fen)} characters)")
-    try:  # the one check of a set-up (boardctl.positions)
-        return board_from_fen(fen, where=field, variant=_variant(variant)).fen()
-    except ValueError as exc:
-        raise WebInputError(str(exc)) from None
-
-
-def fen_from_pgn(text: Any, *, field: str = "pgn", variant: Variant | None = None) -> str:
-    """The position a PGN's main line ends in; rejects illegal moves, empty input, a file of several
-    games (which one would be meant is not for us to guess), and input over :data:`MAX_PGN_BYTES`
-    or :data:`MAX_PGN_PLIES`. Costs at most some tens of milliseconds."""
-    return read_pgn_upload(text, field=field, variant=variant)[0]
-
-
-def read_pgn_upload(text: Any, *, field: str = "pgn", variant: Variant | None = None) -> tuple[str, str]:
-    """``(fen, note)``: the position an uploaded game ends in, and the note that says so (the new game
-    starts there; the moves that led to it are not part of it)."""
-    if not isinstance(text, str) or not text.strip():
-        raise WebInputError(f"{field}: expected PGN text, got {_type_name(text)}")
-    size = len(text.encode("utf-8", errors="replace"))
-    if size > MAX_PGN_BYTES:
-        raise WebInputError(f"{field}: {size} bytes, larger than the {MAX_PGN_BYTES} bytes accepted")
-    game = _variant(variant)
-    try:
-        record = read_record(game, text, max_plies=MAX_PGN_PLIES)
-        end = record.board_after(game)
-    except SeveralGames as exc:
-        raise WebInputError(
-            f"{field}: the file holds {exc.count} games; upload a file with the one game to set up"
-        ) from None
-    except RecordError as exc:
-        raise WebInputError(f"{field}: {exc}") from None
-    fen = validate_fen(end.fen(), field=field, variant=game)
-    plies = len(record.moves)
-    white, black = (record.headers.get(tag, "?")[:60] for tag in (_first_tag(game), "Black"))
-    players = f" ({white} - {black})" if (white, black) != ("?", "?") else ""
-    note = (f"the uploaded game{players} is set up as it stands after "
-            f"{plies} half-move{'s' if plies != 1 else ''}; the new game starts there, without those moves")
-    return fen, note
-
-
-def _first_tag(variant: Variant) -> str:
-    """The tag naming the side that moves first: ``White``, or ``Red`` in xiangqi."""
-    return variant.color_names[0].capitalize()
-
-
-def _validate_new_game(params: Any, variant: Variant) -> NewGameAction:
-    if params is None:
-        return NewGameAction()
-    if not isinstance(params, dict):
-        raise WebInputError(f"new-game: expected an object, got {_type_name(params)}")
-    unknown = set(params) - NEW_GAME_KEYS
-    if unknown:
-        raise WebInputError(
-            f"new-game: unknown field(s) {', '.join(sorted(map(str, unknown)))} "
-            f"(allowed: {', '.join(sorted(NEW_GAME_KEYS))})"
-        )
-    color = params.get("color")
-    sides = colors(variant)
-    if color is not None and color not in sides:
-        raise WebInputError(f"new-game.color: expected one of {', '.join(sides)}, got {short_repr(color)}")
-    level = params.get("level")
-    if level == "":
-        level = None  # the current level
-    elif level is not None:
-        if isinstance(level, bool) or not isinstance(level, str | int):
-            raise WebInputError(f"new-game.level: expected a level name or an Elo number, got {_type_name(level)}")
-        try:  # the one level rule (engine/levels.py), after trimming what a hand may add
-            level = check_level(level.strip().lower() if isinstance(level, str) else level)
-        except ValueError as exc:
-            raise WebInputError(f"new-game.level: {exc}") from None
-    tc = params.get("time-control")
-    if tc is not None:
-        try:
-            tc = check_time_control(tc.strip() if isinstance(tc, str) else tc)
-        except ValueError as exc:
-            raise WebInputError(f"new-game.time-control: {exc}") from None
-    if params.get("fen") not in (None, "") and params.get("pgn") not in (None, ""):
-        raise WebInputError("new-game: give either fen or pgn, not both")
-    fen = note = None
-    if params.get("fen") not in (None, ""):
-        fen = validate_fen(params["fen"], field="new-game.fen", variant=variant)
-    elif params.get("pgn") not in (None, ""):
-        fen, note = read_pgn_upload(params["pgn"], field="new-game.pgn", variant=variant)
-    opponent = params.get("opponent")
-    if opponent not in (None, ""):
-        from boardctl.learning.characters import check_opponent
-
-        try:
-            opponent = check_opponent(opponent, variant=variant.name)
-        except ValueError as exc:
-            raise WebInputError(f"new-game.opponent: {exc}") from None
-        if level is not None:
-            raise WebInputError("new-game: give either level or opponent, not both")
-    return NewGameAction(color=color, level=level, time_control=tc, fen=fen, note=note, opponent=opponent)
-
-
-def validate_action(action: Any, *, variant: Variant | None = None) -> Action:
-    """Check one action's shape and values for the game ``variant`` plays (chess by default);
-    returns the typed action for ``daemon.submit``, which checks nothing again."""
-    game = _variant(variant)
-    if not isinstance(action, dict):
-        raise WebInputError(f"action: expected an object, got {_type_name(action)}")
-    if len(action) != 1:
-        raise WebInputError(
-            f"action: expected exactly one of event, button, new-game, got {sorted(map(str, action)) or 'nothing'}"
-        )
-    ((kind, value),) = action.items()
-    if kind == "event":
-        if not isinstance(value, dict) or set(value) != {"square", "occupied"}:
-            raise WebInputError('event: expected {"square": "e2", "occupied": true|false}')
-        square, occupied = value["square"], value["occupied"]
-        if not game.geometry.is_name(square):
-            example = f"e{game.geometry.first_rank + 3}"  # e4 in chess, e3 in xiangqi
-            raise WebInputError(f"event.square: expected a square name like {example!r}, got {short_repr(square)}")
-        if not isinstance(occupied, bool):
-            raise WebInputError(f"event.occupied: expected true or false, got {short_repr(occupied)}")
-        return SquareAction(game.geometry.parse(square), occupied)
-    if kind == "button":
-        try:
-            return ButtonAction(Button(value))
-        except (ValueError, TypeError):
-            names = ", ".join(b.value for b in Button)
-            raise WebInputError(f"button: unknown button {short_repr(value)} (one of {names})") from None
-    if kind == "new-game":
-        return _validate_new_game(value, game)
-    if kind in ("lesson", "step"):  # boardctl learn and games step from the page
-        from boardctl.guided_actions import validate_guided
-
-        return validate_guided(kind, value)
-    raise WebInputError(f"action: unknown kind {short_repr(kind)} (one of event, button, new-game)")
-
-
-def action_to_json(action: Action, *, variant: Variant | None = None) -> dict[str, Any]:
-    """The JSON form of a checked action (what the page sends); ``validate_action`` reads it back."""
-    if isinstance(action, SquareAction):
-        return {"event": {"square": _variant(variant).geometry.square_name(action.square), "occupied": action.occupied}}
-    if isinstance(action, ButtonAction):
-        return {"button": action.button.value}
-    if isinstance(action, LessonAction):
-        return {"lesson": {"name": action.name, "color": action.color, "quiz": action.quiz}}
-    if isinstance(action, StepAction):
-        return {"step": {"record": action.record, "watch": action.watch}}
-    params: dict[str, Any] = {}
-    for key, value in (("color", action.color), ("level", action.level),
-                       ("time-control", action.time_control), ("fen", action.fen),
-                       ("opponent", action.opponent)):
-        if value is not None:
-            params[key] = value
-    return {"new-game": params}
 
 
 def decode_json(text: str | bytes, *, what: str) -> Any:
@@ -300,10 +140,10 @@ def parse_envelope(text: str | bytes) -> Envelope:
     validated, so the server can check the PIN before it spends anything on the action."""
     obj = parse_json(text)
     if not isinstance(obj, dict):
-        raise WebInputError(f"message: expected a JSON object, got {_type_name(obj)}")
+        raise WebInputError(f"message: expected a JSON object, got {type_name(obj)}")
     msg_id = obj.get("id")
     if msg_id is not None and (isinstance(msg_id, bool) or not isinstance(msg_id, int) or abs(msg_id) >= 2**53):
-        raise WebInputError(f"message.id: expected an integer below 2**53, got {_type_name(msg_id)}")
+        raise WebInputError(f"message.id: expected an integer below 2**53, got {type_name(msg_id)}")
     unknown = set(obj) - {"id", "pin", "action"}
     if unknown:
         raise WebInputError(f"message: unknown key(s) {', '.join(sorted(map(str, unknown)))[:200]}", msg_id=msg_id)
@@ -311,7 +151,7 @@ def parse_envelope(text: str | bytes) -> Envelope:
     if pin is not None:
         pin = str(pin) if isinstance(pin, int) and not isinstance(pin, bool) and 0 <= pin < 10**12 else pin
         if not isinstance(pin, str):
-            raise WebInputError(f"message.pin: expected a string, got {_type_name(pin)}", msg_id=msg_id)
+            raise WebInputError(f"message.pin: expected a string, got {type_name(pin)}", msg_id=msg_id)
     if "action" not in obj:
         if pin is not None:
             return Envelope(None, msg_id, pin, pin_only=True)

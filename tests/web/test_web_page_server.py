@@ -19,7 +19,7 @@ from boardctl.web.server import ANNOTATIONS, FALLBACK_PORTS, Annotator, WebServe
 class QuietDaemon:
     """The daemon's contract, with nothing happening."""
 
-    #: A network game's settings, so that ``_start_web`` adds no Invite routes to this stand-in.
+    #: A network game's settings, so that ``start_web`` adds no Invite routes to this stand-in.
     session = SimpleNamespace(settings=SimpleNamespace(mode="network"))
 
     def subscribe(self) -> asyncio.Queue[dict[str, Any]]:
@@ -133,27 +133,27 @@ def test_game_for_viewer(tmp_path: Path) -> None:
 
 
 def test_the_daemon_serves_on_the_documented_port_unless_taken_and_keeps_the_address() -> None:
-    """``_start_web`` with the default ``web.port`` (8080): that port, or the next free one when
+    """``start_web`` with the default ``web.port`` (8080): that port, or the next free one when
     something else has it; ``--port`` given: exactly that one or an error."""
     from boardctl import config as config_mod
-    from boardctl.daemon import _start_web
+    from boardctl.launch import start_web
 
     cfg = config_mod.load({}, files=[])
     assert cfg.web_port == 8080
 
     async def main() -> None:
         daemon = QuietDaemon()
-        server = await _start_web(daemon, cfg, port_chosen=False)  # type: ignore[arg-type]
+        server = await start_web(daemon, cfg, port_chosen=False)  # type: ignore[arg-type]
         try:
             assert server.port == 8080 or not is_free(8080)  # moved only because 8080 is taken
             assert daemon.web_url == server.url == f"http://127.0.0.1:{server.port}/"  # type: ignore[attr-defined]
             if server.port == 8080:
                 # 8080 is ours now: a second page takes the next free port, and a chosen one fails.
-                second = await _start_web(QuietDaemon(), cfg, port_chosen=False)  # type: ignore[arg-type]
+                second = await start_web(QuietDaemon(), cfg, port_chosen=False)  # type: ignore[arg-type]
                 assert second.port != 8080
                 await second.close()
                 with pytest.raises(BoardctlError, match=r"cannot listen on 127\.0\.0\.1:8080"):
-                    await _start_web(QuietDaemon(), cfg, port_chosen=True)  # type: ignore[arg-type]
+                    await start_web(QuietDaemon(), cfg, port_chosen=True)  # type: ignore[arg-type]
         finally:
             await server.close()
 

@@ -1,0 +1,128 @@
+"""Imports run downwards (docs/architecture.md): core -> session -> daemon -> faces -> commands.
+
+Every ``import`` in ``boardctl/`` is read from the source (lazy ones inside functions and
+``TYPE_CHECKING`` ones too, since both are dependencies a reader must follow). An import from a
+lower layer into a higher one, or from one face into another, fails this test unless it is one of
+:data:`KNOWN`, each with why it is still there; an entry that no longer happens fails too, so
+the list only shrinks. The daemon itself has no exception: it imports no face and no command.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "boardctl"
+
+CORE, SESSION, DAEMON, FACE, COMMAND = range(5)
+NAMES = ("core", "session", "daemon", "face", "command")
+
+#: Module (or package prefix) -> layer; the longest matching name decides, and a module none
+#: names is a command (cli, launch, play, record, demo, learn, games, replay, …).
+LAYERS: dict[str, int] = {
+    "boardctl.core": CORE, "boardctl.variants": CORE, "boardctl.tracker": CORE, "boardctl.events": CORE,
+    "boardctl.errors": CORE, "boardctl.jsonlimits": CORE, "boardctl.positions": CORE, "boardctl.records": CORE,
+    "boardctl.openings": CORE, "boardctl.gestures": CORE, "boardctl.backoff": CORE, "boardctl.lines": CORE,
+    "boardctl.session": SESSION, "boardctl.clock": SESSION, "boardctl.storage": SESSION,
+    "boardctl.orientation": SESSION, "boardctl.config": SESSION, "boardctl.actions": SESSION,
+    "boardctl.guide": SESSION, "boardctl.reply": SESSION, "boardctl.learning": SESSION,
+    "boardctl.daemon": DAEMON, "boardctl.engine_client": DAEMON, "boardctl.hw": DAEMON,
+    "boardctl.learning.coach": DAEMON, "boardctl.learning.npc_games": DAEMON, "boardctl.learning.speech": DAEMON,
+    "boardctl.web": FACE, "boardctl.network": FACE, "boardctl.online": FACE, "boardctl.stdio": FACE,
+    "boardctl.terminal": FACE,
+    "boardctl.network.serve": COMMAND, "boardctl.network.host_command": COMMAND,
+    "boardctl.network.join_command": COMMAND, "boardctl.online.command": COMMAND,
+}
+#: The faces: one may not import another (a face registers with the daemon instead).
+FACES = ("boardctl.web", "boardctl.network", "boardctl.online", "boardctl.stdio", "boardctl.terminal")
+
+#: The imports that still run the wrong way, and why; issue 31 removes them one by one.
+KNOWN: dict[tuple[str, str], str] = {
+    ("boardctl.variants.chess.lessons", "boardctl.learning.lessons"):
+        "a game's lessons are written in the lesson package's types; they belong in the variant's capabilities",
+    ("boardctl.variants.chess.terminal_moves", "boardctl.terminal"):
+        "the terminal's move-reader interface lives in the terminal face, not in the core",
+    ("boardctl.variants.xiangqi.terminal_moves", "boardctl.terminal"):
+        "the terminal's move-reader interface lives in the terminal face, not in the core",
+    ("boardctl.storage", "boardctl.replay"):
+        "repairing a game file rebuilds it from its log by replaying the session (replay's rebuild)",
+    ("boardctl.web.tournament_api", "boardctl.tournament_cmd"):
+        "the page's tournament panel drives the tournament command's runner",
+    ("boardctl.network.host", "boardctl.web.protocol"):
+        "the host's endpoint is served by the page's web server and checks its PIN",
+    ("boardctl.network.page_invite", "boardctl.web.protocol"):
+        "the page's Invite is served by the page's web server and checks its PIN",
+    ("boardctl.network.page_invite", "boardctl.web.server"):
+        "the page's Invite is served by the page's web server and checks its PIN",
+}
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    """Each module's imports of boardctl modules, resolved to the modules that exist."""
+    modules = {_module(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+            elif isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+        resolved = set()
+        for target in found:
+            while target not in modules and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if target in modules and target.startswith("boardctl") and target != name:
+                resolved.add(target)
+        graph[name] = resolved
+    return graph
+
+
+def layer_of(module: str) -> int:
+    if module == "boardctl":
+        return CORE  # the package's own __init__
+    named = [prefix for prefix in LAYERS if module == prefix or module.startswith(prefix + ".")]
+    return LAYERS[max(named, key=len)] if named else COMMAND
+
+
+def face_of(module: str) -> str | None:
+    if layer_of(module) != FACE:
+        return None
+    return next((face for face in FACES if module == face or module.startswith(face + ".")), None)
+
+
+def _wrong_way() -> dict[tuple[str, str], str]:
+    wrong: dict[tuple[str, str], str] = {}
+    for module, targets in _imports().items():
+        for target in targets:
+            if layer_of(target) > layer_of(module):
+                wrong[module, target] = f"{NAMES[layer_of(module)]} imports {NAMES[layer_of(target)]}"
+            elif face_of(module) and face_of(target) and face_of(module) != face_of(target):
+                wrong[module, target] = "a face imports another face"
+    return wrong
+
+
+def test_every_module_has_a_layer() -> None:
+    assert all(layer_of(module) in range(5) for module in _imports())
+    assert layer_of("boardctl.learning.coach") == DAEMON and layer_of("boardctl.launch") == COMMAND
+
+
+def test_no_new_import_runs_upwards_or_across_faces() -> None:
+    new = {pair: why for pair, why in _wrong_way().items() if pair not in KNOWN}
+    assert not new, "imports that run the wrong way (docs/architecture.md):\n" + "\n".join(
+        f"  {a} -> {b}: {why}" for (a, b), why in sorted(new.items()))
+
+
+def test_the_known_list_only_shrinks() -> None:
+    gone = set(KNOWN) - set(_wrong_way())
+    assert not gone, f"no longer imported, remove from KNOWN: {sorted(gone)}"
+
+
+def test_the_daemon_imports_no_face_and_no_command() -> None:
+    daemon = _imports()["boardctl.daemon"]
+    assert not {target for target in daemon if layer_of(target) >= FACE}, sorted(daemon)
