@@ -109,8 +109,8 @@ def test_no_draw_to_claim_in_xiangqi() -> None:
     hands = Hands(session)
     hands.press(Button.CLAIM)
     assert session.record.result == "*" and session.warning == (
-        "no draw to claim in xiangqi: a repetition is ruled at once and 60 moves by each side without a capture "
-        "draw by themselves")
+        "no draw to claim in xiangqi: only a cycle kept by both sides (双方不变作和) under the Chinese rules, at its "
+        "third occurrence; the Asian rules and the move limit rule by themselves")
 
 
 def test_clock_uses_red_and_black() -> None:
