@@ -67,8 +67,6 @@ class MoveEffect:
 
     def describe(self) -> str:
         text = f"{self.move} {self.effect} ({EFFECTS[self.effect]})"
-        if self.chased:
-            text += " of " + ", ".join(self.chased)
         return text + (f": {self.note}" if self.note else "")
 
 
@@ -206,38 +204,83 @@ def _attacking_force(board: XiangqiBoard, side: Color) -> list[int]:
     ]
 
 
-def chases(board: XiangqiBoard) -> dict[int, tuple[bool, str]]:
-    """The pieces the side to move could win by value now: point -> (only a pawn's own attack,
-    a note). The general's own attack never counts; nor a capture after which the other side
-    mates at once; nor the defensive key point's attack on an advisor or elephant."""
+#: Why an attack on a piece is no chase (the 棋例's words).
+WHY_PROTECTED = "protected (有根): taking it wins nothing by value"
+WHY_GENERAL = "the general's own attack is idle (第27条)"
+WHY_KEY_POINT = "an advisor or elephant attacked from a defensive key point is idle (第27条)"
+WHY_MATED = "a formal chase: taking would be mated at once (细则7)"
+WHY_PAWN = "a pawn's own attack is idle unless both sides attack perpetually (第27条)"
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """An attack of the side to move on a piece (``target``, a point) by the piece on ``by``:
+    a chase when ``excuse`` is empty (or only :data:`WHY_PAWN`), else why it is not."""
+
+    target: int
+    by: int
+    excuse: str = ""
+
+    @property
+    def chases(self) -> bool:
+        return self.excuse in ("", WHY_PAWN)
+
+
+def attacks(board: XiangqiBoard) -> dict[int, Attack]:
+    """The side to move's attacks on material (one per target, the strongest: a chase before a
+    pawn's chase before an excused attack). A chase wins by value at once (:func:`exchange`)."""
     side = board.turn
     force = _attacking_force(board, side)
-    found: dict[int, tuple[bool, str]] = {}
+    found: dict[int, Attack] = {}
     for move in list(board.generate_legal_moves(to_mask=board.occupied_by(not side))):
-        target, attacker = move.to_square, board.piece_type_at(move.from_square)
-        if attacker == KING or not value_at(board, target):
+        target, by = move.to_square, move.from_square
+        kind = board.piece_type_at(by)
+        if not value_at(board, target):
             continue
-        if exchange(board, move) <= 0:
-            continue
-        kind = board.piece_type_at(target)
-        if kind in (ADVISOR, ELEPHANT) and force == [move.from_square]:
-            continue  # 占据防守要点: its attack on an advisor or elephant is idle
-        board.push(move)
-        punished = mates_in_one(board)
-        board.pop()
-        if punished:
-            continue  # 细则 7: a formal chase that would be mated
-        pawn = attacker == PAWN
-        before = found.get(target)
-        if before is None or (before[0] and not pawn):
-            found[target] = (pawn, f"{PIECE_NAMES[attacker or 0]} on {NAMES[move.from_square]}")
+        excuse = ""
+        if kind == KING:
+            excuse = WHY_GENERAL
+        elif exchange(board, move) <= 0:
+            excuse = WHY_PROTECTED
+        elif board.piece_type_at(target) in (ADVISOR, ELEPHANT) and _defending(board, force, by):
+            excuse = WHY_KEY_POINT
+        else:
+            board.push(move)
+            if mates_in_one(board):
+                excuse = WHY_MATED
+            board.pop()
+        if not excuse and kind == PAWN:
+            excuse = WHY_PAWN
+        attack = Attack(target, by, excuse)
+        known = found.get(target)
+        if known is None or _rank(attack) < _rank(known):
+            found[target] = attack
     return found
 
 
+def _defending(board: XiangqiBoard, force: list[int], by: int) -> bool:
+    """Our reading of the defensive key point (第27条): the attacker is the side's only attacking
+    piece and the other side's attacking force is no smaller, so the attacker holds a point to
+    draw rather than hunting the advisor or elephant."""
+    if force != [by]:
+        return False
+    theirs = _attacking_force(board, not board.turn)
+    return sum(value_at(board, s) for s in theirs) >= value_at(board, by)
+
+
+def _rank(attack: Attack) -> int:
+    return 0 if not attack.excuse else 1 if attack.excuse == WHY_PAWN else 2
+
+
 def classify(board: XiangqiBoard, move: XiangqiMove) -> MoveEffect:
-    """What ``move`` (legal, the side to move's) does, by its heaviest effect."""
+    """What ``move`` (legal, the side to move's) does, by its heaviest effect (细则 12)."""
     side = board.turn
-    before = chases(board)
+    standing = attacks(board)
+    before = {t for t, a in standing.items() if a.excuse == ""}
+    if board.is_check():
+        # in check no capture but the answer is legal: an attack that stood before still stood
+        before |= _attacked_by_pieces(board, side)
+    pawn_before = before | {t for t, a in standing.items() if a.chases}
     after = board.copy(stack=False)
     after.push(move)
     uci = move.uci()
@@ -246,15 +289,43 @@ def classify(board: XiangqiBoard, move: XiangqiMove) -> MoveEffect:
     again = passed(after)
     if mates_by_checks(again, THREAT_DEPTH) and not mates_by_checks(board.copy(stack=False), THREAT_DEPTH):
         return MoveEffect(uci, side, THREAT)  # a new threat: one that stood before is no move's
-    new = {s: c for s, c in chases(again).items() if s not in before or (before[s][0] and not c[0])}
+    now = attacks(again)
+    # 细则 2 and 6: a chase counts when the piece was not chased before the move
+    new = {
+        t: a
+        for t, a in now.items()
+        if a.chases and t not in (pawn_before if a.excuse == WHY_PAWN else before)
+    }
+    name = functools.partial(_named, again)
     if not new:
-        return MoveEffect(uci, side, IDLE)
-    pawn_only = all(pawn for pawn, _ in new.values())
-    targets = tuple(
-        f"{PIECE_NAMES[again.piece_type_at(s) or 0]} on {NAMES[s]}" for s in sorted(new)
-    )
-    note = "; ".join(f"by the {by}" for _, by in new.values())
-    return MoveEffect(uci, side, CHASE, targets, pawn_only, note)
+        excused = [a for a in now.values() if not a.chases]
+        kept = [a for t, a in now.items() if a.chases and t in before]
+        note = "; ".join(
+            [f"{name(a.target)}: {a.excuse}" for a in excused]
+            + [f"{name(a.target)}: already chased before the move (细则6)" for a in kept]
+        )
+        return MoveEffect(uci, side, IDLE, note=note)
+    real = {t: a for t, a in new.items() if a.excuse == ""}
+    chosen = real or new
+    targets = tuple(name(t) for t in sorted(chosen))
+    note = "; ".join(f"{name(a.target)} by the {name(a.by)}" for a in chosen.values())
+    if not real:
+        note += f": {WHY_PAWN}"
+    return MoveEffect(uci, side, CHASE, targets, not real, note)
+
+
+def _attacked_by_pieces(board: XiangqiBoard, side: Color) -> set[int]:
+    """The other side's points that ``side``'s pieces other than the general attack."""
+    mask = 0
+    for square, piece in board.piece_map().items():
+        if piece.color == side and piece.piece_type != KING:
+            mask |= board.attacks_mask(square)
+    mask &= board.occupied_by(not side)
+    return {s for s in range(90) if mask >> s & 1}
+
+
+def _named(board: XiangqiBoard, square: int) -> str:
+    return f"{PIECE_NAMES[board.piece_type_at(square) or 0]} on {NAMES[square]}"
 
 
 # ---- the cycle ------------------------------------------------------------------------------
