@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -287,3 +288,22 @@ def test_the_differences_on_the_engine_table_are_the_documented_ones() -> None:
             found[difference(fen, moves[:4], ruling)] += 1
     # 44 sequences: 35 agree; the rest are the three rules docs/xiangqi-rules.md lists
     assert found == {"one check one chase": 3, "both forbidden draw": 4, "several pieces chased": 2}, found
+
+
+def test_the_docs_examples_are_ruled_as_printed() -> None:
+    """Every example of docs/xiangqi-rules.md's catalogue table: its effects as printed."""
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "xiangqi-rules.md").read_text(encoding="utf-8")
+    table = doc[doc.index("### The catalogue"):doc.index("Known limits")]
+    checked = 0
+    for row in table.splitlines():
+        examples = re.findall(r"`([1-9a-zA-Z/]+)` `([a-i0-9 ]+)`", row)
+        cells = row.split("|")
+        if not examples or len(cells) < 6:
+            continue
+        effects = re.findall(r"[将杀捉闲]{4,}", cells[4])
+        assert len(effects) == len(examples), row
+        for (placement, moves), expected in zip(examples, effects, strict=True):
+            ruling = rule_cycle(XiangqiBoard(f"{placement} w - - 0 1"), moves.split())
+            assert "".join(EFFECTS[e.effect] for e in ruling.effects) == expected, row
+            checked += 1
+    assert checked >= 17
