@@ -6,9 +6,10 @@
   for Red; ``generate_legal_moves(from_mask, to_mask)``; ``san`` writes WXF (``C2.5``) and
   ``parse_san``/``push_san`` read any notation.
 - ``outcome()``: no legal move loses (``checkmate``/``stalemate``); bare armies draw
-  (``insufficient_material``); ``perpetual_check``, ``perpetual_chase`` (the offender loses),
-  ``repetition`` and ``sixty_moves`` (draws) are ruled by pyffish (``judge.py``, pinned, the
-  engine's judge), asked only when a position has recurred or 50 moves a side passed.
+  (``insufficient_material``); repetitions by ``rules``: the Chinese 棋例 (``chinese_rules.py``,
+  the default: a forbidden cycle is warned, ``notice()``, then lost; an allowed one is a draw
+  only when claimed, ``claimable_draw()``) or the Asian rules (``judge.py``, pyffish); the
+  move limit (``move_limit``, 60) draws.
 - ``notation.py``: :func:`~.notation.iccs` (``H2-E2``), :func:`~.notation.wxf` (``C2.5``,
   ``R+.3``), :func:`~.notation.chinese` (``炮二平五``, ``马８进７``, ``前车平三``),
   :func:`~.notation.write_line` and :func:`~.notation.parse_move` (any of them).

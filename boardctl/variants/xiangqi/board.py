@@ -10,9 +10,10 @@ tracker does on every settle, usually restricted by ``from_mask``/``to_mask``) c
 microseconds. A move is legal when it leaves its own general neither attacked nor facing the
 other general on an open file. A side with no legal move loses (checkmated or stalemated).
 
-Game ends beyond that (perpetual check, perpetual chase, idle repetition, the 60-move rule)
-are ruled by pyffish, the same judge the engine's tests use (:mod:`.judge`); it is consulted
-only when a position has recurred or the capture-free count nears 60 moves a side.
+Game ends beyond that are ruled by ``rules``: the Chinese competition rules' 棋例
+(:mod:`.chinese_rules`, the default) or the Asian rules as pyffish rules them (:mod:`.judge`);
+either is consulted only when a position has recurred or the capture-free count nears the
+move limit (``move_limit``, 60 moves a side by default).
 ``san`` writes WXF (``C2.5``); :mod:`.notation` also writes ICCS and Chinese.
 """
 
