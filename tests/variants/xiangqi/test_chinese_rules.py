@@ -7,6 +7,7 @@ docs/xiangqi-rules.md names with its rule."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -307,3 +308,34 @@ def test_the_docs_examples_are_ruled_as_printed() -> None:
             assert "".join(EFFECTS[e.effect] for e in ruling.effects) == expected, row
             checked += 1
     assert checked >= 17
+
+
+def test_random_cycles_in_sparse_positions_agree_with_pyffish_or_differ_by_a_documented_rule() -> None:
+    """The random four-ply cycles of test_judge.py (checks and attacks first), played twice:
+    where pyffish ends the game, our ruling has the same winner or a documented difference."""
+    from tests.variants.xiangqi.test_judge import _cycles, _sparse
+
+    rng = random.Random(17)
+    found: Counter[str | None] = Counter()
+    while sum(found.values()) < 100:
+        start = _sparse(rng)
+        if start is None:
+            continue
+        cycles = _cycles(start, rng)
+        for cycle in cycles[:2] + rng.sample(cycles, min(1, len(cycles))):
+            board = XiangqiBoard(start.fen())
+            try:
+                for uci in cycle * 2:
+                    board.push_uci(uci)
+            except ValueError:
+                continue
+            ruled = judge.optional_end(start.fen(), [m.uci() for m in board.move_stack])
+            if ruled is None or not board.has_legal_moves():
+                continue
+            theirs = None if ruled == 0 else board.turn if ruled > 0 else not board.turn
+            ruling = rule_cycle(XiangqiBoard(start.fen()), cycle)
+            ours = None if ruling.loser is None else not ruling.loser
+            why = "same" if ours == theirs else difference(start.fen(), cycle, ruling)
+            assert why == "same" or why in DOCUMENTED, (start.fen(), cycle, [e.describe() for e in ruling.effects])
+            found[why] += 1
+    assert found["same"] >= 85, found
