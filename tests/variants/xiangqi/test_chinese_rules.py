@@ -339,3 +339,23 @@ def test_random_cycles_in_sparse_positions_agree_with_pyffish_or_differ_by_a_doc
             assert why == "same" or why in DOCUMENTED, (start.fen(), cycle, [e.describe() for e in ruling.effects])
             found[why] += 1
     assert found["same"] >= 85, found
+
+
+def test_the_page_font_has_every_character_of_the_rulings() -> None:
+    """The state line's warnings and terminations reach the page, whose subset font must hold
+    their characters (a Raspberry Pi OS has no CJK font: scripts/make_cjk_font.py)."""
+    import sys
+
+    from boardctl.variants.xiangqi import chinese_rules
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+    from make_cjk_font import CJK, page_characters
+
+    board = from_moves(["i7i9", "d9d8", "i9i7", "d8d9"], ARBITER_FEN)
+    notice = board.notice()
+    assert notice is not None
+    texts = [notice.text, "双方不变作和", "自然限着作和", "40回合自然限着作和"]
+    texts += [f"{chinese}判负" for _, chinese in chinese_rules._FORBIDDEN.values()]
+    texts += [chinese for _, chinese in chinese_rules._ALLOWED.values()]
+    missing = {ch for text in texts for ch in CJK.findall(text)} - page_characters()
+    assert not missing, f"run scripts/make_cjk_font.py after naming {''.join(sorted(missing))} in app.js"
