@@ -226,6 +226,12 @@ CATALOGUE += [
     _c("perpetual check", R26_CHECK, "R8/rR7/4k4/1r7/9/9/9/9/3K2c2/9 w - - 0 1", "b8b7 e7e8 b7b8 e8e7", "将杀将杀", "red"),
     _c("pawn's attack", R26_ALLOWED, place({"e0": "K", "g6": "P", "d9": "k", "g7": "n", "h7": "c"}), "g6h6 d9d8 h6g6 d8d9",
        "捉闲捉闲", None, "a pawn's own attack is idle"),
+    # with the general's help it is a chase: the horse takes, the pawn retakes, the general retakes
+    _c("general's attack", R26_ALLOWED, place({"d1": "K", "f9": "k", "e1": "n", "e2": "p", "h4": "N"}),
+       "h4g2 f9f8 g2h4 f8f9", "捉闲闲闲", None, "horse on e1 by the horse on g2"),
+    # the same without the general next to it: protected, idle
+    _c("general's attack", R26_ALLOWED, place({"d0": "K", "f9": "k", "e1": "n", "e2": "p", "h4": "N"}),
+       "h4g2 f9f8 g2h4 f8f9", "闲闲闲闲", None, "horse on e1: protected"),
     _c("general's attack", R26_ALLOWED, place({"e2": "K", "d9": "k", "f2": "n", "f1": "c"}), "e2e1 d9d8 e1e2 d8d9",
        "闲闲闲闲", None, "the general's own attack is idle"),
     _c("mate threat and chase", R26_MIXED, "9/4k4/9/9/9/9/9/2R4r1/5K3/9 w - - 0 1", "c2c6 h2h9 c6c2 h9h2", "闲杀闲捉",
