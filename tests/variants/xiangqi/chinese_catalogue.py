@@ -177,6 +177,12 @@ CATALOGUE: list[Case] = [
     _c("mutual attack", R26_FORBIDDEN,
        place({"e0": "K", "e6": "P", "a2": "N", "i2": "C", "f9": "k", "e7": "n", "d7": "c", "a5": "r"}),
        "e6d6 a5i5 d6e6 i5a5", "捉捉捉捉", None, "cannon on i2 by the chariot on i5"),
+    # -- 拦: blocking a line (a check, an attack on a piece) is idle -------------------------------
+    _c("blocking", R26_ALLOWED, "9/9/5k3/9/9/9/9/8N/2R6/r2KC4 w - - 0 1", "c1c0 a0a1 c0c1 a1a0", "闲闲捉将", None),
+    _c("blocking", R26_ALLOWED, "1n7/5k3/9/9/9/9/5C3/3K4r/9/9 w - - 0 1", "f3f2 i2i3 f2f3 i3i2", "闲闲闲将", None),
+    _c("blocking", R26_ALLOWED, "9/9/3k5/2c6/7N1/5RC2/9/4K4/9/7r1 w - - 0 1", "g4h4 h0h1 h4g4 h1h0", "闲闲闲闲", None),
+    _c("blocking", R26_ALLOWED, "1r7/3k5/4P4/5n3/9/7R1/9/1R7/5K3/c8 w - - 0 1", "h4b4 a0a1 b4h4 a1a0", "闲闲闲闲", None),
+    _c("blocking", R26_ALLOWED, "9/1R5r1/3k5/9/9/1C7/9/5R3/9/3nK4 w - - 0 1", "f2f8 d0c2 f8f2 c2d0", "闲闲捉闲", None),
     # -- 细则7: a formal chase whose capture is mated at once is idle ------------------------------
     _c("formal chase mated", R26_ALLOWED, "8r/7n1/4k4/9/9/9/9/9/7R1/5K3 w - - 0 1", "h1h0 i9i5 h0h1 i5i9", "闲闲闲闲", None,
        "taking would be mated at once"),
