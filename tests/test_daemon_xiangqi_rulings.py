@@ -100,3 +100,19 @@ def test_the_asian_rules_are_kept_by_the_flag(tmp_path: Path) -> None:
     assert (last["result"], last["termination"]) == ("1/2-1/2", "repetition")
     pgn = _replayed(tmp_path)  # the log's header carries the rules: replay rules as the daemon did
     assert '[Result "1/2-1/2"]' in pgn
+
+
+@pytest.mark.parametrize(("rules", "result"), [("chinese", "0-1"), ("asian", "1/2-1/2")])
+def test_replay_of_a_hand_made_log_rules_the_arbiter_s_case(tmp_path: Path, rules: str, result: str) -> None:
+    """The issue's command: ``boardctl replay --variant xiangqi --fen ...`` of a log with no header."""
+    case = _case("check and chase")
+    log = tmp_path / "arbiter.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in _events(case, 2)[1:]), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "boardctl", "replay", "--variant", "xiangqi", "--fen", case.fen, "--xiangqi-rules", rules,
+         str(log)], capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert f'[Result "{result}"]' in out.stdout
+    if rules == "chinese":
+        assert "check and chase (一将一捉判负)" in out.stdout
