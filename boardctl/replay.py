@@ -128,7 +128,12 @@ def _check_header(header: GameHeader, where: str) -> Geometry:
     name = settings.get("variant", "chess")
     if name not in NAMES:
         raise EventFormatError(f"{where}: header 'variant' must be one of {', '.join(NAMES)}, got {name!r:.60}")
-    geometry = get_variant(name).geometry
+    try:
+        geometry = get_variant(name).configure(
+            rules=settings.get("xiangqi_rules", "chinese"), move_limit=settings.get("xiangqi_move_limit", 60)
+        ).geometry
+    except ValueError as exc:
+        raise EventFormatError(f"{where}: header 'settings': {exc}") from None
     occupancy = game.get("occupancy")
     try:
         value = int(occupancy, 16) if isinstance(occupancy, str) else -1
