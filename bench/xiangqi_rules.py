@@ -1,5 +1,6 @@
 """Xiangqi rules speed (boardctl.variants.xiangqi, pure Python): perft, masked move generation
-as the tracker asks for it on every settle, and the cost of ``outcome()`` when no judge is needed.
+as the tracker asks for it on every settle, the cost of ``outcome()`` when no judge is needed, and
+the Chinese rules' ruling of a repetition cycle.
 
 ``python -m bench xiangqi_rules [--depth 4] [--positions 300]``. CPU times (process_time), so a
 loaded machine shows less than wall clock.
@@ -69,4 +70,33 @@ def main(argv: list[str]) -> int:
     print(f"legal moves onto one point (to_mask of one point): {to_one * 1e6:.0f} us")
     ends = _per_call(lambda b: b.outcome(), boards, 3)
     print(f"outcome() with no repetition (the judge not asked): {ends * 1e6:.0f} us")
+    _cycles()
     return 0
+
+
+def _cycles() -> None:
+    """The 棋例 ruling of one repetition cycle (no cache): the engine table's 44 four-ply cycles."""
+    import json
+    import statistics
+    from importlib import resources
+
+    from boardctl.variants.xiangqi.chinese_rules import classify, rule_effects
+
+    sequences = json.loads(
+        resources.files("engine").joinpath("data/xiangqi_repetitions.json").read_text(encoding="utf-8")
+    )["sequences"]
+    times = []
+    for seq in sequences:
+        start = time.process_time()
+        board = XiangqiBoard(seq["fen"])
+        effects = []
+        for uci in seq["moves"][:4]:
+            move = board.parse_uci(uci)
+            effects.append(classify(board, move))
+            board.push(move)
+        rule_effects(effects)
+        times.append(time.process_time() - start)
+    print(
+        f"棋例 ruling of a four-ply cycle ({len(times)} cycles): median {statistics.median(times) * 1e3:.1f} ms, "
+        f"max {max(times) * 1e3:.1f} ms"
+    )

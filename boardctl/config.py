@@ -200,6 +200,12 @@ def _speech_events(value: Any) -> Any:
     return tuple(dict.fromkeys(value))
 
 
+def _move_limit(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 60:
+        raise ValueError(f"must be a whole number of moves a side from 1 to 60, got {short_repr(value)}")
+    return value
+
+
 def _speech_rate(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int) or not 80 <= value <= 450:
         raise ValueError(f"must be a whole number of words per minute from 80 to 450, got {short_repr(value)}")
@@ -287,6 +293,12 @@ KEYS: tuple[Key, ...] = (
         shown_default="white (red in xiangqi)"),
     Key("game.variant", _choice(*VARIANTS), "chess", "--variant",
         "the game on the board: chess, or xiangqi (Chinese chess, on a board of 9 x 10 points)", group="game"),
+    Key("xiangqi.rules", _choice("chinese", "asian"), "chinese", "--xiangqi-rules",
+        "xiangqi repetitions: chinese (the competition rules' 棋例) or asian (pyffish, Fairy-Stockfish's AXF rules)",
+        group="game", flag_help="xiangqi repetitions ruled by the Chinese competition rules (chinese, 棋例) or the "
+        "Asian rules (asian, pyffish)"),
+    Key("xiangqi.move_limit", _move_limit, 60, "--xiangqi-move-limit",
+        "xiangqi: moves by each side without a capture that draw (自然限着, 1-60)", group="game", metavar="MOVES"),
     Key("game.time_control", check_time_control, "", "--time-control", "clock, e.g. 15+10; empty: none",
         group="game", metavar="MIN+INC", flag_help="chess clock as minutes+increment seconds, e.g. 15+10",
         shown_default="none, no clock"),
@@ -365,6 +377,8 @@ class Config:
     game_takeback: str
     game_legal_moves: bool
     game_blunder_warning: bool
+    xiangqi_rules: str
+    xiangqi_move_limit: int
     storage_games_dir: str
     web_enabled: bool
     web_host: str

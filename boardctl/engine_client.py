@@ -342,6 +342,7 @@ class EngineClient:
         self._lock = asyncio.Lock()
         self._started = False
         self._variant = "chess"  # what UCI_Variant the running engine plays
+        self._rules = "chinese"  # its XiangqiRules (our engine's default)
         self._last_root: str | None = None
         #: A node cap sent with every search besides the move time (None: none); the coach's
         #: searches use it (boardctl.learning.coach), and a node limit also skips the book.
@@ -364,6 +365,7 @@ class EngineClient:
         process = self._process = _Process(proc)
         self._started = True
         self._variant = "chess"
+        self._rules = "chinese"
         self._last_root = None
         try:
             process.send("uci")
@@ -467,7 +469,12 @@ class EngineClient:
             await self._shutdown()
 
     async def _choose_game(self, process: _Process, board: GameBoard) -> None:
-        """``UCI_Variant`` for a game other than chess (and back), when the game changes."""
+        """``UCI_Variant`` for a game other than chess (and back), when the game changes; and an
+        engine's ``XiangqiRules`` (ours) as the board rules repetitions (``chinese``/``asian``)."""
+        rules = getattr(board, "rules", None)
+        if isinstance(rules, str) and "XiangqiRules" in self.options and rules != self._rules:
+            process.send(f"setoption name XiangqiRules value {rules}")
+            self._rules = rules
         game = board.geometry.name
         if game == self._variant:
             return

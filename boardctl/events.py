@@ -73,6 +73,9 @@ class Code(StrEnum):
     LESSON_WRONG = "lesson-wrong"
     #: boardctl games step: the replayed game's next move to make (or, with --watch, the move shown).
     STEP_MOVE = "step-move"
+    #: Xiangqi's Chinese rules: the side whose repeated forbidden moves (长将, 长捉...) it must
+    #: vary (必须变着), on its general, with the warning; it loses if the cycle goes on.
+    MUST_VARY = "must-vary"
 
 
 class Button(StrEnum):

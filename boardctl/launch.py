@@ -52,6 +52,8 @@ def settings_from_config(mode: str, cfg: Config) -> Settings:
         legal_moves=cfg.game_legal_moves,
         blunder_warning=cfg.game_blunder_warning,
         variant=cfg.game_variant,
+        xiangqi_rules=cfg.xiangqi_rules,
+        xiangqi_move_limit=cfg.xiangqi_move_limit,
         coach=cfg.coach_enabled,  # None: at the practice levels only; false (or --no-coach): never
     )
 

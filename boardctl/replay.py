@@ -128,7 +128,12 @@ def _check_header(header: GameHeader, where: str) -> Geometry:
     name = settings.get("variant", "chess")
     if name not in NAMES:
         raise EventFormatError(f"{where}: header 'variant' must be one of {', '.join(NAMES)}, got {name!r:.60}")
-    geometry = get_variant(name).geometry
+    try:
+        geometry = get_variant(name).configure(
+            rules=settings.get("xiangqi_rules", "chinese"), move_limit=settings.get("xiangqi_move_limit", 60)
+        ).geometry
+    except ValueError as exc:
+        raise EventFormatError(f"{where}: header 'settings': {exc}") from None
     occupancy = game.get("occupancy")
     try:
         value = int(occupancy, 16) if isinstance(occupancy, str) else -1
@@ -228,16 +233,19 @@ def replay(
     board: GameBoard | None = None,
     timing: Timing = DEFAULT_TIMING,
     variant: Variant | None = None,
+    xiangqi_rules: str = "chinese",
+    xiangqi_move_limit: int = 60,
 ) -> tuple[list[ReplayedGame], list[ReplayWarning]]:
     """Judge ``events`` as the daemon does; return the games played and the warnings, in order.
 
-    ``policy``, ``board``, ``timing`` and ``variant`` (chess) apply until a header line says otherwise.
+    ``policy``, ``board``, ``timing``, ``variant`` (chess) and xiangqi's rules apply until a header
+    line says otherwise.
     """
     entries = list(events)
     variant = variant or get_variant("chess")
     settings = Settings(
         mode="record", orientation="normal", policy=Policy(policy).value, takeback="apply", settle=timing.settle,
-        variant=variant.name,
+        variant=variant.name, xiangqi_rules=xiangqi_rules, xiangqi_move_limit=xiangqi_move_limit,
     )
     run = _Replay(settings, (board or variant.board()).fen())
     for entry in entries:
@@ -288,6 +296,11 @@ def add_parser(sub: Any) -> None:
                         help="The game of a log without a header line. Default: chess.")
     parser.add_argument("--fen", help="The game's starting position, for a log without a header line. "
                         "Default: the standard start.")
+    parser.add_argument("--xiangqi-rules", choices=["chinese", "asian"], default="chinese",
+                        help="Xiangqi repetitions in a log without a header line: the Chinese competition rules "
+                        "(chinese) or the Asian rules (asian, pyffish). Default: chinese.")
+    parser.add_argument("--xiangqi-move-limit", type=int, default=60, metavar="MOVES",
+                        help="Xiangqi: moves by each side without a capture that draw (1-60). Default: 60.")
 
 
 def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -307,7 +320,12 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, stdout: TextIO
                 events = read_events(iter_lines(handle), name=str(path), variant=variant)
         except OSError as exc:
             raise EventFormatError(f"{path}: cannot read ({exc.strerror})") from None
-    games, warnings = replay(events, policy=Policy(args.policy), board=board, variant=variant)
+    limit = getattr(args, "xiangqi_move_limit", 60)
+    if not 1 <= limit <= 60:
+        print(f"boardctl replay: --xiangqi-move-limit is 1 to 60 moves a side, got {limit}", file=stderr)
+        return 2
+    games, warnings = replay(events, policy=Policy(args.policy), board=board, variant=variant,
+                             xiangqi_rules=getattr(args, "xiangqi_rules", "chinese"), xiangqi_move_limit=limit)
     for warning in warnings:
         stderr.write(f"{warning}\n")
     stdout.write("\n\n".join(str(game.to_pgn()) for game in games) + "\n")

@@ -95,6 +95,9 @@ class Settings:
     blunder_warning: bool = False
     engine_name: str = "boardctl engine"
     variant: str = "chess"  # boardctl.variants.NAMES
+    #: Xiangqi's repetition rulings: ``chinese`` (the 棋例) or ``asian`` (pyffish); its move limit.
+    xiangqi_rules: str = "chinese"
+    xiangqi_move_limit: int = 60
     opponent: str = ""  # the character played (play --opponent), as named in the PGN: "Ilya Inferno (2000)"
     #: A full-strength coach judges the human's moves: True (``--coach``) or False (``--no-coach``)
     #: whatever the level; None, the default, at the practice levels only.
@@ -177,7 +180,7 @@ class Session:
         self.settings = settings
         if variant is None:
             variant = get_variant(record.variant if record is not None else settings.variant)
-        self.variant: Variant = variant
+        self.variant: Variant = variant.configure(rules=settings.xiangqi_rules, move_limit=settings.xiangqi_move_limit)
         self.geometry = self.variant.geometry
         self.resumed = record is not None
         self.record = record if record is not None else self._new_record(fen or self.variant.starting_fen)
@@ -801,7 +804,21 @@ class Session:
         self.record.clocks.append(None if clock_left is None else round(clock_left, 3))
         self._dirty = True
         if not self._decide_end(out.t):
+            self._show_notice()
             self._schedule_engine(out.t)
+
+    def _show_notice(self) -> None:
+        """What the rules call for while the game goes on (xiangqi's 必须变着, a repetition's draw
+        to claim): the warning says it, the side's general (or both) lights."""
+        notice = self.board.notice()
+        if notice is None:
+            return
+        self.warning = notice.text
+        if notice.must_vary is None:
+            self._extra_leds = [LedIntent(sq, Code.DRAW_OFFER) for sq in self._king_squares()]
+        elif (king := self.board.king(notice.must_vary)) is not None:
+            self._extra_leds = [LedIntent(king, Code.MUST_VARY)]
+            self._sounds.append(Code.MUST_VARY)
 
     def _on_taken_back(self, out: MoveTakenBack) -> None:
         if self.record.moves and self.record.moves[-1] == out.move.uci():
@@ -955,8 +972,8 @@ class Session:
         elif self.variant.name == "chess":
             self.warning = "no draw to claim (neither threefold repetition nor the fifty-move rule)"
         elif self.variant.name == "xiangqi":
-            self.warning = ("no draw to claim in xiangqi: a repetition is ruled at once and 60 moves by each side "
-                            "without a capture draw by themselves")
+            self.warning = ("no draw to claim in xiangqi: only a cycle kept by both sides (双方不变作和) under the Chinese "
+                            "rules, at its third occurrence; the Asian rules and the move limit rule by themselves")
         else:
             self.warning = f"no draw to claim in {self.variant.name}"
 

@@ -121,6 +121,8 @@ OPTIONS = (
     Option("OwnBook", "check", True),
     Option("Move Overhead", "spin", 30, 0, 5000),
     Option("UCI_Variant", "combo", "chess", choices=VARIANTS),
+    # Xiangqi repetitions at the root: the Chinese 棋例 (engine/xq_searcher.py) or the Asian rules only.
+    Option("XiangqiRules", "combo", "chinese", choices=("chinese", "asian")),
     # Playing styles (engine/style.py, docs/engine.md "Styles"): percent of the normal weights.
     *(Option(name, "spin", 100, lo, hi) for name, (lo, hi) in SCALE_RANGES.items()),
     Option("Contempt", "spin", 0, CONTEMPT_RANGE[0], CONTEMPT_RANGE[1]),
@@ -414,6 +416,8 @@ class UciProtocol:
             self._searcher.set_hash(int(value))
         if option.name == "Hash" and self._xq_searcher is not None:
             self._xq_searcher.set_hash(int(value))
+        if option.name == "XiangqiRules" and self._xq_searcher is not None:
+            self._xq_searcher.rules = str(value)  # type: ignore[attr-defined]
         if option.name == "UCI_Variant":
             self.board = self._start_board()
 
@@ -526,7 +530,9 @@ class UciProtocol:
             if self._xq_searcher is None:
                 from engine.xq_searcher import XqSearcher
 
-                self._xq_searcher = XqSearcher(hash_mb=int(self.values["Hash"]))
+                searcher = XqSearcher(hash_mb=int(self.values["Hash"]))
+                searcher.rules = str(self.values["XiangqiRules"])
+                self._xq_searcher = searcher
             return self._xq_searcher
 
     def _xq_perft(self, board: XqBoard, depth: int) -> list[str]:

@@ -1,16 +1,39 @@
-"""The shared search driver (engine/searcher.py) over the xiangqi kernels."""
+"""The shared search driver (engine/searcher.py) over the xiangqi kernels.
+
+Under the Chinese competition rules (``rules = "chinese"``, UCI ``XiangqiRules``) the chosen move
+is checked at the root by the game's own judge (``boardctl.variants.xiangqi.chinese_rules``, the
+one the daemon and replay ask): a move that brings a position back in a cycle whose moves are
+forbidden for the engine's side (长将, 长捉, 一将一捉, 长杀 ...), which the Asian rules of the search
+kernel may score as a draw, is replaced by the best root move that does not, if there is one. The
+search tree itself keeps the Asian rules (engine/xq_rules.py).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import logging
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from engine.kernels import xq_gen_moves, xq_make_move, xq_search, xq_unmake_move
-from engine.searcher import Searcher, UciMove
+from engine.search import CAN_STOP, INF, NODE_LIMIT, NODES, STOP
+from engine.searcher import (
+    FULL_STRENGTH,
+    Info,
+    Limits,
+    Result,
+    Searcher,
+    Strength,
+    UciMove,
+    score_fields,
+)
 from engine.xq_movegen import MAXMOVES
-from engine.xq_position import XqBoard, XqMove, tables
+from engine.xq_position import XqBoard, XqMove, move_name, tables
 from engine.xq_search import W_CTL, W_HISTORY, W_KILLERS, W_PV, W_PVL, W_SIZE
+
+log = logging.getLogger(__name__)
 
 
 class XqSearcher(Searcher):
@@ -18,6 +41,71 @@ class XqSearcher(Searcher):
 
     LAYOUT = (W_PV, W_PVL, W_KILLERS, W_HISTORY, W_CTL, W_SIZE)
     MAX_MOVES = MAXMOVES
+    #: ``chinese`` (the root guard above) or ``asian`` (the kernel's rules only).
+    rules = "chinese"
+
+    def search(self, board: Any, limits: Limits, *, strength: Strength = FULL_STRENGTH,
+               on_info: Callable[[Info], None] | None = None) -> Result:
+        result = super().search(board, limits, strength=strength, on_info=on_info)
+        if self.rules != "chinese" or result.best is None or not board.moves:
+            return result
+        return self._vary(board, result)
+
+    def _vary(self, board: XqBoard, result: Result) -> Result:
+        """``result``, or the best root move that walks into no forbidden cycle of ours."""
+        from boardctl.variants.xiangqi.board import XiangqiBoard
+
+        game = XiangqiBoard(board.start_fen)
+        for m in board.moves:
+            game.push_uci(move_name(m))
+        us = board.turn == 0
+
+        def forbidden(uci: str) -> bool:
+            game.push_uci(uci)
+            try:
+                occurrences = game.earlier_occurrences()
+                return bool(occurrences) and game.cycle_ruling(occurrences[-1]).loser == us
+            finally:
+                game.pop()
+
+        assert result.best is not None
+        if not forbidden(result.best.uci()):
+            return result
+        depth = max(1, result.info.depth - 1) if result.info is not None else 1
+        budget = max(4 * (result.info.nodes if result.info is not None else 0), 20_000)
+        scored = self._root_scores(board, depth, budget)
+        allowed = [(s, m) for s, m in scored if not forbidden(move_name(m))]
+        if not allowed:
+            return result  # every move repeats a forbidden cycle (or no time to look): keep it
+        score, m = max(allowed)
+        log.info("%s repeats a forbidden cycle (棋例); playing %s instead", result.best.uci(), move_name(m))
+        cp, mate = score_fields(score)
+        info = result.info
+        if info is not None:
+            info = dataclasses.replace(info, score_cp=cp, score_mate=mate, pv=[XqMove(m)])
+        return Result(XqMove(m), None, info)
+
+    def _root_scores(self, board: XqBoard, depth: int, budget: int) -> list[tuple[int, int]]:
+        """(score, move) of every root move searched ``depth`` plies deeper, within ``budget``
+        nodes; a move whose search ran out of nodes is left out."""
+        ctl = self.ctl
+        pos = self._position(board)
+        root = np.zeros(self.MAX_MOVES, dtype=np.int64)
+        n = self._gen(pos, root)
+        out: list[tuple[int, int]] = []
+        for i in range(n):
+            ctl[STOP] = 0
+            ctl[NODES] = 0
+            ctl[NODE_LIMIT] = budget
+            ctl[CAN_STOP] = 1
+            m = int(root[i])
+            self._make(pos, m)
+            s = -self._call(pos, depth - 1, -INF, INF, 1)
+            self._unmake(pos, m)
+            if not ctl[STOP]:
+                out.append((s, m))
+        ctl[STOP] = 0
+        return out
 
     def _tables(self) -> np.ndarray:
         return tables()

@@ -226,6 +226,8 @@ SAMPLE_VALUES = {
     "game.takeback": ("--takeback", "offer", "offer"),
     "game.legal_moves": ("--no-legal-moves", None, False),
     "game.blunder_warning": ("--blunder-warning", None, True),
+    "xiangqi.rules": ("--xiangqi-rules", "asian", "asian"),
+    "xiangqi.move_limit": ("--xiangqi-move-limit", "40", 40),
     "storage.games_dir": ("--games-dir", "/tmp/g", "/tmp/g"),
     "web.enabled": ("--no-web", None, False),
     "web.host": ("--host", "::1", "::1"),

@@ -1,6 +1,7 @@
 """Where the ``claim`` button is described, each game's claims are named (issue 35, finding 5):
 the docs said "threefold repetition or the 50-move rule" for every game, while xiangqi's limit
-is 60 moves a side and its repetitions are ruled without a claim. The numbers are taken from
+is 60 moves a side, and only a repetition cycle kept by both sides (双方不变作和, the Chinese
+rules) is claimed; the Asian rules rule every repetition by themselves. The numbers are taken from
 the rules themselves (the xiangqi judge's ``nMoveRule``, python-chess's fifty-move rule)."""
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ def test_the_claim_button_names_each_games_claims(path: str, start: str) -> None
     chess_part, _, xiangqi_part = row.lower().partition("xiangqi")
     assert "chess" in chess_part and "threefold repetition" in chess_part and "fifty-move rule" in chess_part
     assert f"{XIANGQI_MOVES} moves" in xiangqi_part and "by themselves" in xiangqi_part, row
+    assert "双方不变作和" in xiangqi_part and "asian" in xiangqi_part, row
     assert _fifty_move_limit() == 50 and f"{_fifty_move_limit()}-move" not in xiangqi_part
 
 
 @pytest.mark.parametrize(("variant", "words"), [
     ("chess", "neither threefold repetition nor the fifty-move rule"),
-    ("xiangqi", f"{XIANGQI_MOVES} moves by each side without a capture draw by themselves"),
+    ("xiangqi", "only a cycle kept by both sides (双方不变作和) under the Chinese rules"),
 ])
 def test_the_buttons_answer_names_the_games_rule(variant: str, words: str) -> None:
     session = Session(Settings(mode="record", orientation="normal", variant=variant))

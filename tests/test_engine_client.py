@@ -241,6 +241,23 @@ def test_the_bundled_engine_plays_xiangqi_through_uci_variant() -> None:
 
 
 @pytest.mark.slow
+def test_the_board_s_xiangqi_rules_reach_the_engine() -> None:
+    from boardctl.variants.xiangqi import XiangqiBoard
+
+    async def scenario() -> None:
+        async with EngineClient(ENGINE_CMD, level="practice1", movetime=0.05) as engine:
+            assert engine.options["XiangqiRules"].default == "chinese"
+            board = XiangqiBoard(rules="asian")
+            reply = await engine.play(board)
+            assert board.is_legal(reply.move) and engine._rules == "asian"
+            board = XiangqiBoard()  # chinese again
+            reply = await engine.play(board)
+            assert board.is_legal(reply.move) and engine._rules == "chinese"
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.slow
 def test_an_engine_without_xiangqi_is_refused_in_words() -> None:
     if STOCKFISH is None:
         pytest.skip("stockfish not installed")

@@ -161,6 +161,10 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     ('{"t": 1.0, "header": 3}', "'header' must be an object"),
     ('{"t": 1.0, "header": {"version": 99}}', "header version 99"),
     ('{"t": 1.0, "header": {"version": 1, "settings": {"nope": 1}, "record": {}, "occupancy": "0"}}', "settings"),
+    ('{"t": 1.0, "header": {"version": 1, "settings": {"variant": "xiangqi", "xiangqi_rules": "wxf"}, "record": {}, '
+     '"occupancy": "0"}}', "xiangqi rules are chinese or asian"),
+    ('{"t": 1.0, "header": {"version": 1, "settings": {"variant": "xiangqi", "xiangqi_move_limit": 99}, "record": {}, '
+     '"occupancy": "0"}}', "move limit is 1 to 60"),
 ])
 def test_bad_game_log_lines_are_errors_naming_the_line(tmp_path: Path, line: str, message: str) -> None:
     path = tmp_path / "bad.jsonl"

@@ -74,9 +74,9 @@ def test_perpetual_check_is_ruled_on_replay_too() -> None:
             session.feed(SquareChanged(t, square, occupied))
         t += 1.0
         session.tick(t)
-    assert (session.record.result, session.record.termination) == ("0-1", "perpetual check")
+    assert (session.record.result, session.record.termination) == ("0-1", "perpetual check (长将判负)")
     games, _ = replay(read_events(io.StringIO(_log_text(session)), name="log"))
-    assert (games[-1].record.result, games[-1].record.termination) == ("0-1", "perpetual check")
+    assert (games[-1].record.result, games[-1].record.termination) == ("0-1", "perpetual check (长将判负)")
     assert '[Result "0-1"]' in str(games[-1].to_pgn())
 
 

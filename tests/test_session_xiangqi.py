@@ -109,8 +109,8 @@ def test_no_draw_to_claim_in_xiangqi() -> None:
     hands = Hands(session)
     hands.press(Button.CLAIM)
     assert session.record.result == "*" and session.warning == (
-        "no draw to claim in xiangqi: a repetition is ruled at once and 60 moves by each side without a capture "
-        "draw by themselves")
+        "no draw to claim in xiangqi: only a cycle kept by both sides (双方不变作和) under the Chinese rules, at its "
+        "third occurrence; the Asian rules and the move limit rule by themselves")
 
 
 def test_clock_uses_red_and_black() -> None:
@@ -143,3 +143,68 @@ def test_a_record_with_an_illegal_xiangqi_move_is_refused() -> None:
 
     with pytest.raises(GameFileError, match="not a valid game state file"):
         GameRecord.from_json(data, where="g.json")
+
+
+# -- the 棋例 in a game (docs/xiangqi-rules.md) ------------------------------------------------------
+
+ONE_CHECK_ONE_CHASE = ("3k5/9/1n6R/9/9/9/9/9/9/5K3 w - - 0 1", ["i7i9", "d9d8", "i9i7", "d8d9"])
+CHECK_AND_IDLE = ("3k5/9/9/9/9/9/9/9/9/r3K4 w - - 0 1", ["e0e1", "a0a2", "e1e0", "a2a0"])
+
+
+def _leds(session: Session, why: str) -> set[str]:
+    return {led["square"] for led in session.state_line()["leds"] if led["why"] == why}
+
+
+def _xq_session(fen: str, **options: object) -> tuple[Session, Hands]:
+    session = Session(Settings(mode="record", orientation="normal", variant="xiangqi", **options), fen=fen)  # type: ignore[arg-type]
+    return session, Hands(session)
+
+
+def test_a_forbidden_cycle_is_warned_then_lost() -> None:
+    fen, cycle = ONE_CHECK_ONE_CHASE
+    session, hands = _xq_session(fen)
+    for uci in cycle:
+        hands.move(uci)
+    assert session.record.result == "*"
+    assert session.warning is not None and session.warning.startswith("Red must vary (必须变着)")
+    assert _leds(session, "must-vary") == {"f0"}  # Red's general
+    for uci in cycle:
+        hands.move(uci)
+    assert (session.record.result, session.record.termination) == ("0-1", "check and chase (一将一捉判负)")
+
+
+def test_the_asian_rules_draw_the_same_cycle_by_themselves() -> None:
+    fen, cycle = ONE_CHECK_ONE_CHASE
+    session, hands = _xq_session(fen, xiangqi_rules="asian")
+    for uci in cycle * 2:
+        hands.move(uci)
+    assert (session.record.result, session.record.termination) == ("1/2-1/2", "repetition")
+
+
+def test_an_allowed_cycle_offers_the_draw_and_either_player_claims_it() -> None:
+    fen, cycle = CHECK_AND_IDLE
+    session, hands = _xq_session(fen)
+    for uci in cycle * 2:
+        hands.move(uci)
+    assert session.record.result == "*"  # offered, not imposed
+    assert session.warning is not None and "双方不变作和" in session.warning
+    assert _leds(session, "draw-offer") == {"e0", "d9"}
+    hands.press(Button.CLAIM)
+    assert (session.record.result, session.record.termination) == ("1/2-1/2", "draw claimed: repetition (双方不变作和)")
+
+
+def test_an_allowed_cycle_goes_on_when_a_player_varies() -> None:
+    fen, cycle = CHECK_AND_IDLE
+    session, hands = _xq_session(fen)
+    for uci in [*cycle * 2, "e0e1", "a0a3", "e1e0", "a3b3"]:
+        hands.move(uci)
+    assert session.record.result == "*" and session.record.moves[-1] == "a3b3"
+    hands.press(Button.CLAIM)
+    assert session.record.result == "*" and session.warning is not None
+    assert session.warning.startswith("no draw to claim in xiangqi")
+
+
+def test_a_lower_move_limit_draws_sooner() -> None:
+    session, hands = _xq_session("r3k4/9/9/9/9/9/9/9/9/R2K5 w - - 79 80", xiangqi_move_limit=40)
+    hands.move("d0d1")
+    assert (session.record.result, session.record.termination) == ("1/2-1/2", "move limit (40回合自然限着作和)")

@@ -19,7 +19,7 @@ a game only overrides the hooks it needs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, Self, TextIO
 
@@ -41,6 +41,15 @@ class Move(Protocol):
     def to_square(self) -> Square: ...
 
     def uci(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """What the rules say while the game goes on: ``must_vary`` is the side that must change
+    its moves or lose (xiangqi's 必须变着); None: a draw either player may claim."""
+
+    text: str
+    must_vary: Color | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +156,10 @@ class GameBoard(Protocol):
 
     def claimable_draw(self) -> str | None:
         """The draw the side to move may claim now, in words (``threefold repetition``), or None."""
+        ...
+
+    def notice(self) -> Notice | None:
+        """What the rules call for now without ending the game (a side that must vary), or None."""
         ...
 
     def has_insufficient_material(self, color: Color) -> bool:
@@ -273,6 +286,9 @@ class PlainMoves:
     def claimable_draw(self) -> str | None:
         return None
 
+    def notice(self) -> Notice | None:
+        return None
+
     @property
     def notation_marks_mate(self) -> bool:
         return False
@@ -338,6 +354,12 @@ class Variant:
     #: The first game of a PGN file (None if it holds none); its tags only, for listings.
     read_pgn: Callable[[TextIO], ReadGame | None] | None = None
     read_pgn_headers: Callable[[TextIO], dict[str, str] | None] | None = None
+    #: The game with its rule options (xiangqi: ``rules``, ``move_limit``); None: it has none.
+    configurator: Callable[[Mapping[str, object]], Variant] | None = None
+
+    def configure(self, **options: object) -> Variant:
+        """This game under ``options`` (a game ignores options it does not have)."""
+        return self if self.configurator is None else self.configurator(options)
 
     def board(self, fen: str | None = None) -> GameBoard:
         return self.board_factory(self.starting_fen if fen is None else fen)

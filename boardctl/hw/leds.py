@@ -63,6 +63,7 @@ SIGNALS: dict[Code, Signal] = {
     Code.LESSON_MOVE: Signal("#####...#####...", (0, 255, 200)),
     Code.LESSON_WRONG: Signal("#.###.#.........", (255, 120, 180), ((262.0, 0.12), (0.0, 0.04), (196.0, 0.2))),
     Code.STEP_MOVE: Signal("######..........", (120, 160, 255)),
+    Code.MUST_VARY: Signal("###.###.#.#.....", (230, 0, 60), ((262.0, 0.15), (0.0, 0.05), (262.0, 0.15))),
 }
 
 _PRIORITY: dict[Code, int] = {code: i for i, code in enumerate(SIGNALS)}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import chess
 
 from boardctl.core.geometry import CHESS_8X8, Geometry, Square
-from boardctl.core.rules import Color, Move, Outcome
+from boardctl.core.rules import Color, Move, Notice, Outcome
 
 #: Promotion pieces by letter, in the order the promote button cycles (queen is the default).
 CHOICES = ("q", "r", "b", "n")
@@ -84,6 +84,10 @@ class ChessBoard(chess.Board):
             return "threefold repetition"
         if self.is_fifty_moves():
             return "fifty-move rule"
+        return None
+
+    def notice(self) -> Notice | None:
+        """Chess rules nothing while the game goes on (draws are claimed or automatic)."""
         return None
 
     # -- hooks ---------------------------------------------------------------------------------

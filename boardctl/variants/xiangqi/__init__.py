@@ -6,9 +6,10 @@
   for Red; ``generate_legal_moves(from_mask, to_mask)``; ``san`` writes WXF (``C2.5``) and
   ``parse_san``/``push_san`` read any notation.
 - ``outcome()``: no legal move loses (``checkmate``/``stalemate``); bare armies draw
-  (``insufficient_material``); ``perpetual_check``, ``perpetual_chase`` (the offender loses),
-  ``repetition`` and ``sixty_moves`` (draws) are ruled by pyffish (``judge.py``, pinned, the
-  engine's judge), asked only when a position has recurred or 50 moves a side passed.
+  (``insufficient_material``); repetitions by ``rules``: the Chinese 棋例 (``chinese_rules.py``,
+  the default: a forbidden cycle is warned, ``notice()``, then lost; an allowed one is a draw
+  only when claimed, ``claimable_draw()``) or the Asian rules (``judge.py``, pyffish); the
+  move limit (``move_limit``, 60) draws.
 - ``notation.py``: :func:`~.notation.iccs` (``H2-E2``), :func:`~.notation.wxf` (``C2.5``,
   ``R+.3``), :func:`~.notation.chinese` (``炮二平五``, ``马８进７``, ``前车平三``),
   :func:`~.notation.write_line` and :func:`~.notation.parse_move` (any of them).
@@ -29,11 +30,16 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
+from dataclasses import replace
+
 from boardctl.core.geometry import XIANGQI_9X10
 from boardctl.core.rules import GameBoard, Variant
 from boardctl.variants.xiangqi.board import (
     BLACK,
     RED,
+    RULES,
     STARTING_FEN,
     IllegalMoveError,
     Piece,
@@ -74,18 +80,42 @@ __all__ = [
 ]
 
 
-def _board(fen: str) -> GameBoard:
-    return XiangqiBoard(fen)
+def _board(fen: str, *, rules: str = "chinese", move_limit: int = 60) -> GameBoard:
+    return XiangqiBoard(fen, rules=rules, move_limit=move_limit)
 
 
-def _adopt(board: GameBoard) -> GameBoard:
-    """A XiangqiBoard of ``board``'s game (its copy, or rebuilt from its root and moves)."""
+def _adopt(board: GameBoard, *, rules: str | None = None, move_limit: int | None = None) -> GameBoard:
+    """A XiangqiBoard of ``board``'s game (its copy, or rebuilt from its root and moves), under
+    ``rules`` and ``move_limit`` when given (else the board's own, or the defaults)."""
     if isinstance(board, XiangqiBoard):
-        return board.copy()
-    own = XiangqiBoard(board.root().fen())
-    for move in board.move_stack:
-        own.push_uci(move.uci())
+        own = board.copy()
+    else:
+        own = XiangqiBoard(board.root().fen())
+        for move in board.move_stack:
+            own.push_uci(move.uci())
+    if rules is not None:
+        own.rules = rules
+    if move_limit is not None:
+        own.move_limit = move_limit
     return own
+
+
+def configured(options: Mapping[str, object]) -> Variant:
+    """Xiangqi under ``rules`` (``chinese``, the default, or ``asian``) and ``move_limit`` (1-60
+    moves a side without a capture); ValueError names a bad one."""
+    rules, limit = options.get("rules", "chinese"), options.get("move_limit", 60)
+    if rules not in RULES:
+        raise ValueError(f"xiangqi rules are {' or '.join(RULES)}, got {rules!r:.20}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 60:
+        raise ValueError(f"the xiangqi move limit is 1 to 60 moves a side, got {limit!r:.20}")
+    rule_set: str = str(rules)
+    if (rule_set, limit) == ("chinese", 60):
+        return VARIANT  # the defaults: the game itself
+    return replace(
+        VARIANT,
+        board_factory=functools.partial(_board, rules=rule_set, move_limit=limit),
+        adopt=functools.partial(_adopt, rules=rule_set, move_limit=limit),
+    )
 
 
 def faults(board: GameBoard) -> list[str]:
@@ -111,4 +141,5 @@ VARIANT = Variant(
     write_pgn=write_game,
     read_pgn=read_game,
     read_pgn_headers=read_headers,
+    configurator=configured,
 )

@@ -10,9 +10,10 @@ tracker does on every settle, usually restricted by ``from_mask``/``to_mask``) c
 microseconds. A move is legal when it leaves its own general neither attacked nor facing the
 other general on an open file. A side with no legal move loses (checkmated or stalemated).
 
-Game ends beyond that (perpetual check, perpetual chase, idle repetition, the 60-move rule)
-are ruled by pyffish, the same judge the engine's tests use (:mod:`.judge`); it is consulted
-only when a position has recurred or the capture-free count nears 60 moves a side.
+Game ends beyond that are ruled by ``rules``: the Chinese competition rules' 棋例
+(:mod:`.chinese_rules`, the default) or the Asian rules as pyffish rules them (:mod:`.judge`);
+either is consulted only when a position has recurred or the capture-free count nears the
+move limit (``move_limit``, 60 moves a side by default).
 ``san`` writes WXF (``C2.5``); :mod:`.notation` also writes ICCS and Chinese.
 """
 
@@ -21,11 +22,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from boardctl.core.geometry import XIANGQI_9X10, Square
-from boardctl.core.rules import Color, Move, Outcome, PlainMoves
+from boardctl.core.rules import Color, Move, Notice, Outcome, PlainMoves
 from boardctl.errors import BoardctlError, PositionError
+
+if TYPE_CHECKING:
+    from boardctl.variants.xiangqi.chinese_rules import CycleRuling
 
 FILES = 9
 RANKS = 10
@@ -35,6 +39,9 @@ NAMES = XIANGQI_9X10.names
 
 RED: Color = True
 BLACK: Color = False
+
+#: The rule sets that rule repetitions: the Chinese 棋例 (the default) and the Asian (pyffish).
+RULES = ("chinese", "asian")
 
 STARTING_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 
@@ -366,7 +373,17 @@ class XiangqiBoard(PlainMoves):
     uci_variant = "xiangqi"
     starting_fen = STARTING_FEN
 
-    def __init__(self, fen: str | None = STARTING_FEN) -> None:
+    def __init__(
+        self, fen: str | None = STARTING_FEN, *, rules: str = "chinese", move_limit: int = 60
+    ) -> None:
+        if rules not in RULES:
+            raise ValueError(f"xiangqi rules are {' or '.join(RULES)}, got {rules!r:.20}")
+        if not 1 <= move_limit <= 60:
+            raise ValueError(f"the xiangqi move limit is 1 to 60 moves a side, got {move_limit!r:.20}")
+        #: ``chinese`` (the 棋例, :mod:`.chinese_rules`) or ``asian`` (pyffish, :mod:`.judge`).
+        self.rules = rules
+        #: Moves by each side without a capture that draw (自然限着, at most 60).
+        self.move_limit = move_limit
         self._b: list[int] = [0] * POINTS
         #: ``occupied_co[BLACK]``, ``occupied_co[RED]`` as in python-chess.
         self.occupied_co: list[int] = [0, 0]
@@ -548,6 +565,7 @@ class XiangqiBoard(PlainMoves):
         other.occupied_co = self.occupied_co.copy()
         other._kings = self._kings.copy()
         other.turn = self.turn
+        other.rules, other.move_limit = self.rules, self.move_limit
         other.halfmove_clock = self.halfmove_clock
         other.fullmove_number = self.fullmove_number
         other._key = self._key
@@ -566,7 +584,7 @@ class XiangqiBoard(PlainMoves):
 
     def root(self) -> Self:
         """The position before the first move of the stack (its stack empty)."""
-        return type(self)(self._root_fen)
+        return type(self)(self._root_fen, rules=self.rules, move_limit=self.move_limit)
 
     def root_fen(self) -> str:
         return self._root_fen
@@ -961,21 +979,19 @@ class XiangqiBoard(PlainMoves):
         )
 
     def needs_judge(self) -> bool:
-        """Whether a repetition or the 60-move rule could end the game now (pyffish is asked
-        only then)."""
-        return self.halfmove_clock >= 100 or self._key in self._keys
+        """Whether a repetition or the move limit could end the game now (the rulings, and
+        pyffish under the Asian rules, are asked only then)."""
+        return self.halfmove_clock >= min(100, 2 * self.move_limit) or self._key in self._keys
 
     def outcome(self, *, claim_draw: bool = False) -> Outcome | None:
         """How the game has ended, or None.
 
-        ``checkmate``/``stalemate``: no legal move, the side to move loses.
-        ``insufficient_material``: neither side has a piece that can cross the river (a draw
-        by the Chinese rules; pyffish agrees, see ``has_insufficient_material``). ``perpetual_check``,
-        ``perpetual_chase`` (the offender loses), ``repetition`` (a draw) and ``sixty_moves``
-        (a draw) are the Asian rules as pyffish rules them; they apply by themselves, so
-        ``claim_draw`` changes nothing (it is accepted for python-chess compatibility).
+        ``checkmate``/``stalemate``: no legal move, the side to move loses (困毙 too).
+        ``insufficient_material``: neither side has a piece that can cross the river.
+        Then by :attr:`rules`: ``chinese`` (:meth:`_chinese_outcome`: a forbidden cycle that goes
+        on after its warning loses, the move limit draws; a cycle of allowed moves is a draw
+        only when claimed, ``claim_draw``) or ``asian`` (:meth:`_asian_outcome`, pyffish).
         """
-        del claim_draw
         if not self.has_legal_moves():
             return Outcome("checkmate" if self.is_check() else "stalemate", not self.turn)
         if (
@@ -986,6 +1002,65 @@ class XiangqiBoard(PlainMoves):
             return Outcome("insufficient_material", None)
         if not self.needs_judge():
             return None
+        if self.rules == "asian":
+            return self._asian_outcome()
+        return self._chinese_outcome(claim_draw=claim_draw)
+
+    def _limit_reached(self) -> bool:
+        return self.halfmove_clock >= 2 * self.move_limit
+
+    def _limit_outcome(self) -> Outcome:
+        from boardctl.variants.xiangqi.chinese_rules import Ruling
+
+        n = self.move_limit
+        return Ruling(
+            "sixty_moves" if n == 60 else "move_limit", None,
+            "自然限着作和" if n == 60 else f"{n}回合自然限着作和",
+        )
+
+    def earlier_occurrences(self) -> list[int]:
+        """The plies (indexes into ``move_stack``) at which the current position stood before."""
+        return [i for i, key in enumerate(self._keys) if key == self._key]
+
+    def cycle_ruling(self, start: int, end: int | None = None) -> CycleRuling:
+        """第26条 on the moves ``move_stack[start:end]`` (a cycle: the position at ``end``
+        is the one at ``start``), by :mod:`.chinese_rules`."""
+        from boardctl.variants.xiangqi.chinese_rules import rule_cycle
+
+        end = len(self.move_stack) if end is None else end
+        board = self.copy()
+        while len(board.move_stack) > start:
+            board.pop()
+        return rule_cycle(board, [m.uci() for m in self.move_stack[start:end]])
+
+    def _rulings(self) -> tuple[CycleRuling | None, CycleRuling | None]:
+        """The rulings of the last cycle and the one before it (None where there is none)."""
+        occ = self.earlier_occurrences()
+        last = self.cycle_ruling(occ[-1]) if occ else None
+        before = self.cycle_ruling(occ[-2], occ[-1]) if len(occ) >= 2 else None
+        return last, before
+
+    def _chinese_outcome(self, *, claim_draw: bool) -> Outcome | None:
+        """The 棋例: the offender of a forbidden cycle loses when the position comes a third
+        time and both cycles were its (it was warned at the second); allowed cycles and
+        cycles forbidden to both sides draw only when claimed; the move limit draws."""
+        from boardctl.variants.xiangqi.chinese_rules import Ruling
+
+        last, before = self._rulings()
+        if last is not None and before is not None:
+            if last.loser is not None and before.loser == last.loser:
+                verdict = last.verdict(last.loser)
+                return Ruling(verdict.kind, not last.loser, f"{verdict.chinese}判负")
+            if claim_draw and last.loser is None:
+                return Ruling("repetition", None, "双方不变作和")
+        if self._limit_reached():
+            return self._limit_outcome()
+        return None
+
+    def _asian_outcome(self) -> Outcome | None:
+        """The Asian rules as pyffish rules them (they apply by themselves)."""
+        if self.move_limit < 60 and self._limit_reached():
+            return self._limit_outcome()
         from boardctl.variants.xiangqi.judge import optional_end
 
         result = optional_end(self._root_fen, [m.uci() for m in self.move_stack])
@@ -1010,6 +1085,34 @@ class XiangqiBoard(PlainMoves):
                 return False
             board.pop()
         return True
+
+    def claimable_draw(self) -> str | None:
+        """Under the Chinese rules, the draw of a cycle kept by both sides (不变作和): the
+        position's third occurrence, no side having to vary. The Asian rules rule by themselves."""
+        if self.rules != "chinese" or len(self.earlier_occurrences()) < 2:
+            return None
+        last, _ = self._rulings()
+        return "repetition (双方不变作和)" if last is not None and last.loser is None else None
+
+    def notice(self) -> Notice | None:
+        """Under the Chinese rules, what a repetition calls for while the game goes on: the side
+        that must vary (必须变着), or the draw either player may claim."""
+        if self.rules != "chinese" or self._key not in self._keys:
+            return None
+        last, _ = self._rulings()
+        if last is None:
+            return None
+        if last.loser is not None:
+            name = "Red" if last.loser else "Black"
+            verdict = last.verdict(last.loser)
+            return Notice(
+                f"{name} must vary (必须变着): {verdict.kind.replace('_', ' ')} ({verdict.chinese}) "
+                f"loses if the cycle goes on",
+                last.loser,
+            )
+        if len(self.earlier_occurrences()) >= 2:
+            return Notice("draw by repetition: claim or agree it (双方不变作和), or vary to play on")
+        return None
 
     def is_game_over(self, *, claim_draw: bool = False) -> bool:
         return self.outcome(claim_draw=claim_draw) is not None
@@ -1053,10 +1156,10 @@ def perft(board: XiangqiBoard, depth: int) -> int:
     return total
 
 
-def from_moves(moves: Sequence[str], fen: str = STARTING_FEN) -> XiangqiBoard:
-    """The board after playing the ``moves`` (coordinates) from ``fen``; IllegalMoveError names
-    the first that is not legal and its number."""
-    board = XiangqiBoard(fen)
+def from_moves(moves: Sequence[str], fen: str = STARTING_FEN, *, rules: str = "chinese") -> XiangqiBoard:
+    """The board after playing the ``moves`` (coordinates) from ``fen`` under ``rules``;
+    IllegalMoveError names the first that is not legal and its number."""
+    board = XiangqiBoard(fen, rules=rules)
     for i, uci in enumerate(moves):
         try:
             board.push_uci(uci)

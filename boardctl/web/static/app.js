@@ -51,7 +51,11 @@ const LEGEND = [
   ["lesson-move", "the lesson's move: make it on the board"],
   ["lesson-wrong", "not the lesson's move: put it back; the right one is lit"],
   ["step-move", "the replayed game's move"],
+  ["must-vary", "this side must vary its repeated moves (必须变着) or lose"],
 ];
+// The xiangqi rulings' words, which the state line's warning and termination carry (docs/xiangqi-rules.md):
+// listed here so that scripts/make_cjk_font.py puts their characters in the page's font.
+// 长将 长杀 长捉 一将一杀 一将一捉 一杀一捉 将杀捉交替 数将一闲 数杀一闲 数捉一闲 必须变着 判负 双方不变作和 自然限着作和 回合
 // Tones (Hz, seconds) for each kind of sound; WebAudio makes them, no sound files needed.
 const TONES = {
   move: [[660, 0.07]],

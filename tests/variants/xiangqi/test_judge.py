@@ -1,4 +1,4 @@
-"""The game's rulings: XiangqiBoard.outcome() against pyffish, the judge, on the engine's table
+"""The Asian rules' rulings (``rules="asian"``): XiangqiBoard.outcome() against pyffish, the judge, on the engine's table
 of repetition sequences (engine/data/xiangqi_repetitions.json) and on the 60-move rule."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def test_the_table_covers_every_kind_of_ruling() -> None:
 )
 def test_outcome_matches_pyffish_on_every_sequence(seq: dict[str, object]) -> None:
     fen, moves = str(seq["fen"]), [str(m) for m in seq["moves"]]  # type: ignore[attr-defined]
-    board = from_moves(moves, fen)
+    board = from_moves(moves, fen, rules="asian")
     ruled = judge.optional_end(fen, moves)
     expected = {"win": 1, "loss": -1, "draw": 0}[str(seq["ruling"])]
     assert ruled is not None and (ruled > 0) - (ruled < 0) == expected  # pyffish still rules so
@@ -60,7 +60,7 @@ def test_outcome_matches_pyffish_on_every_sequence(seq: dict[str, object]) -> No
     assert outcome.termination == termination_of(str(seq["kind"]), str(seq["ruling"]))
     assert board.is_game_over()
     # one cycle earlier (the second occurrence) the game goes on, for both
-    half = from_moves(moves[:4], fen)
+    half = from_moves(moves[:4], fen, rules="asian")
     assert half.needs_judge()  # the position has recurred: pyffish is asked ...
     assert (
         half.outcome() is None and judge.optional_end(fen, moves[:4]) is None
@@ -72,7 +72,7 @@ def test_the_judge_is_not_asked_when_nothing_recurred(monkeypatch: pytest.Monkey
         raise AssertionError("pyffish asked without a repetition or 60 moves")
 
     monkeypatch.setattr(judge, "optional_end", refuse)
-    board = XiangqiBoard()
+    board = XiangqiBoard(rules="asian")
     for uci in ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0", "b9c7"]:
         board.push_uci(uci)
         assert not board.needs_judge() and board.outcome() is None
@@ -95,7 +95,7 @@ WALK = ["i1h1", "a5a6", "h1g1", "a6a7", "g1f1", "a7a8", "f1e1", "a8b8"]
 
 @pytest.mark.parametrize("clock", [112, 115, 116, 117, 118, 119])
 def test_sixty_moves_without_a_capture_draw_as_pyffish_rules(clock: int) -> None:
-    board = XiangqiBoard(SIXTY.format(clock=clock))
+    board = XiangqiBoard(SIXTY.format(clock=clock), rules="asian")
     fen = board.fen()
     for ply, uci in enumerate(WALK, 1):
         board.push_uci(uci)
@@ -112,7 +112,7 @@ def test_sixty_moves_without_a_capture_draw_as_pyffish_rules(clock: int) -> None
 
 
 def test_a_capture_resets_the_count() -> None:
-    board = XiangqiBoard("3k5/9/9/9/r8/9/9/9/r7R/4K4 w - - 119 70")
+    board = XiangqiBoard("3k5/9/9/9/r8/9/9/9/r7R/4K4 w - - 119 70", rules="asian")
     board.push_uci("i1a1")  # takes the rook: the count starts again
     assert board.halfmove_clock == 0 and board.outcome() is None
     assert judge.optional_end("3k5/9/9/9/r8/9/9/9/r7R/4K4 w - - 119 70", ["i1a1"]) is None
@@ -160,7 +160,7 @@ def _sparse(rng: random.Random) -> XiangqiBoard | None:
         row = "".join(cells.get((f, r), "1") for f in range(9))
         rows.append(re.sub("1+", lambda m: str(len(m.group())), row))
     try:
-        board = XiangqiBoard("/".join(rows) + " w - - 0 1")
+        board = XiangqiBoard("/".join(rows) + " w - - 0 1", rules="asian")
     except ValueError:
         return None
     return board if board.has_legal_moves() else None
