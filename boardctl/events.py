@@ -73,6 +73,8 @@ class Code(StrEnum):
     LESSON_WRONG = "lesson-wrong"
     #: boardctl games step: the replayed game's next move to make (or, with --watch, the move shown).
     STEP_MOVE = "step-move"
+    #: boardctl link: a square an app lit through the ChessLink protocol, with the app's own blinking.
+    APP = "app"
 
 
 class Button(StrEnum):
@@ -217,10 +219,13 @@ LOG_ONLY = (GameHeader, EngineReplied, GameDecided, RemoteTakeback)
 
 @dataclass(frozen=True, slots=True)
 class LedIntent:
-    """Light ``square`` for reason ``why``; the hardware picks colour and blink pattern from ``why``."""
+    """Light ``square`` for reason ``why``; the hardware picks colour and blink pattern from ``why``,
+    unless ``mask`` gives the pattern (16 steps of 1/16 s, bit ``i`` = step ``i``: an app's own
+    blinking, ``boardctl link``)."""
 
     square: Square
     why: Code
+    mask: int | None = None
 
     def to_json(self, geometry: Geometry = CHESS_8X8) -> dict[str, str]:
         return {"square": geometry.square_name(self.square), "why": str(self.why)}

@@ -275,7 +275,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             daemon.storage_failed(storage_problem)
         on_daemon = getattr(args, "on_daemon", None)  # boardctl tournament next follows its game
         if on_daemon is not None:
-            on_daemon(daemon, stop)
+            closer = on_daemon(daemon, stop)  # boardctl link: its face, closed before the daemon
+            if closer is not None:
+                stack.push_async_callback(closer)
         if daemon.coach is not None and session.is_coached():
             await daemon.coach.coach.start()  # ready before the first move (it loads like the engine)
         web = await _start_web(daemon, cfg, port_chosen=args.port is not None, fresh=bool(args.new or args.fen),

@@ -51,6 +51,7 @@ const LEGEND = [
   ["lesson-move", "the lesson's move: make it on the board"],
   ["lesson-wrong", "not the lesson's move: put it back; the right one is lit"],
   ["step-move", "the replayed game's move"],
+  ["app", "lit by an app over ChessLink (boardctl link)"],
 ];
 // Tones (Hz, seconds) for each kind of sound; WebAudio makes them, no sound files needed.
 const TONES = {

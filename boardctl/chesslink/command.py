@@ -1,0 +1,141 @@
+"""``boardctl link``: the board speaks the Millennium ChessLink protocol to other apps (docs/chesslink.md).
+
+The board records the game the hands make, as ``boardctl record`` does, and answers the app
+from it: the pieces as they stand (a lifted piece absent, the sequence of a move as the hands
+make it), the app's LEDs on the board. Transports: ``serial`` (a USB gadget serial port, any
+pyserial URL), ``tcp`` (apps on the LAN, ``socket://HOST:PORT``) and ``ble`` (the Millennium
+boards' BLE service; the ``ble`` extra). Xiangqi has no such protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from boardctl import launch
+from boardctl.chesslink.transports import DEFAULT_TCP_PORT, LinkError
+from boardctl.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+TRANSPORTS = ("serial", "tcp", "ble")
+#: The USB gadget serial port of a Pi set up as a USB device (docs/chesslink.md).
+DEFAULT_SERIAL_PORT = "/dev/ttyGS0"
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from boardctl.cli import describe
+
+    parser = sub.add_parser("link", help="be a Millennium ChessLink board for other chess apps",
+                            description=describe(__doc__), conflict_handler="resolve")
+    launch.add_arguments(parser, mode="record")
+    group = parser.add_argument_group("link")
+    group.add_argument("--transport", choices=TRANSPORTS, default="tcp",
+                       help="How the app reaches the board. Default: tcp.")
+    group.add_argument("--port", dest="link_port", metavar="PORT",
+                       help="Where the app connects: the serial port or pyserial URL, or the TCP port "
+                       f"(0: any free one). Default: {DEFAULT_SERIAL_PORT} (serial), {DEFAULT_TCP_PORT} (tcp).")
+    group.add_argument("--link-host", default="0.0.0.0", metavar="ADDRESS",
+                       help="tcp: the address to listen on. Default: 0.0.0.0 (the LAN).")
+    group.add_argument("--web-port", dest="port", type=int, default=None, metavar="PORT",
+                       help="Port of the web page (0: any free port). Default: 8080 (config web.port).")
+
+
+def run(args: argparse.Namespace) -> int:
+    cfg = launch.config_from_args(args)
+    if cfg.game_variant != "chess":
+        raise ConfigError(f"link: no app protocol exists for {cfg.game_variant} boards; "
+                          "ChessLink (Millennium) is a chess protocol, so link serves chess only")
+    opened = _open_transport(args)
+    args.on_daemon = _attach(args, opened)
+    try:
+        return launch.run_command("record", args)
+    finally:
+        if opened is not None:
+            opened.close()
+
+
+def _open_transport(args: argparse.Namespace) -> Any:
+    """The TCP socket or serial port, opened before the game is: a taken port or a missing device
+    is one line and the exit status, with no game started."""
+    if args.transport == "tcp":
+        try:
+            port = int(args.link_port) if args.link_port is not None else DEFAULT_TCP_PORT
+        except ValueError:
+            raise ConfigError(f"--port: a TCP port number, got {args.link_port!r}") from None
+        if not 0 <= port <= 65535:
+            raise ConfigError(f"--port: a TCP port is 0..65535, got {port}")
+        try:
+            return socket.create_server((args.link_host, port), reuse_port=False)
+        except OSError as exc:
+            raise LinkError(f"link: cannot listen on {args.link_host}:{port} ({exc.strerror or exc})") from None
+    if args.transport == "serial":
+        from boardctl.hw.appport import AppPort
+
+        return AppPort(args.link_port or DEFAULT_SERIAL_PORT)
+    try:
+        import bless  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
+    except ImportError:
+        raise LinkError("link --transport ble needs the BLE library: pip install 'boardctl[ble]' (bless, on BlueZ)") from None
+    return None
+
+
+def _attach(args: argparse.Namespace, opened: Any) -> Callable[[Any, asyncio.Event], Callable[[], Awaitable[None]]]:
+    """``launch.serve``'s hook: the face on the daemon and the transport; returns its closer."""
+
+    def attach(daemon: Any, stop: asyncio.Event) -> Callable[[], Awaitable[None]]:
+        from boardctl.chesslink.face import ChessLinkFace
+        from boardctl.chesslink.transports import serve_ble, serve_port
+
+        face = ChessLinkFace(daemon)
+        loop = asyncio.get_running_loop()
+        tasks = [loop.create_task(face.run(stop))]
+        servers: list[asyncio.Server] = []
+
+        async def tcp() -> None:
+            server = await asyncio.start_server(lambda r, w: _client(face, r, w), sock=opened)
+            servers.append(server)
+            host, port = opened.getsockname()[:2]
+            log.warning("ChessLink on tcp %s:%d (socket://%s:%d)", host, port, host, port)
+
+        if args.transport == "tcp":
+            tasks.append(loop.create_task(tcp()))
+        elif args.transport == "serial":
+            log.warning("ChessLink on serial %s", opened.url)
+            tasks.append(loop.create_task(serve_port(face, opened, stop)))
+        else:
+            tasks.append(loop.create_task(_ble(serve_ble(face, stop), stop)))
+
+        async def close() -> None:
+            for server in servers:
+                server.close()
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            daemon.show_face_leds(None)
+
+        return close
+
+    return attach
+
+
+async def _client(face: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    from boardctl.chesslink.transports import StreamLink
+
+    await face.serve(StreamLink(reader, writer))
+
+
+async def _ble(serving: Awaitable[None], stop: asyncio.Event) -> None:
+    """BLE failing to start ends the run with its one line in the log."""
+    try:
+        await serving
+    except LinkError as exc:
+        log.error("%s", exc)
+        stop.set()
