@@ -267,27 +267,24 @@ def square_corners(square: int) -> tuple[int, int, int, int]:
 def lit_squares(lit: int) -> int:
     """Squares shown for one slot, from the bitmask ``lit`` of LEDs (bit ``n - 1`` = LED ``n``).
 
-    A square is lit when its four corners are, and some corner of it is not explained by another
-    square so lit: an app lighting e2 and e4 (the corners of two squares) lights e3's four corners
-    too, and e3 is left dark; every square of a line lit stays lit.
+    A square is lit when its four corners are, except a square between two lit squares of a line
+    that explain all its corners on their own: an app lighting e2 and e4 (a pawn's two squares)
+    lights e3's four corners too, and e3 stays dark. Each of the two has a corner no other
+    square explains; in a whole file lit, e3's neighbours have none, so every square shows.
     """
-    candidates = [sq for sq in range(64) if all(lit >> (n - 1) & 1 for n in square_corners(sq))]
+    candidates = {sq for sq in range(64) if all(lit >> (n - 1) & 1 for n in square_corners(sq))}
     cover: dict[int, int] = {}
     for sq in candidates:
         for n in square_corners(sq):
             cover[n] = cover.get(n, 0) + 1
-    kept = [sq for sq in candidates if any(cover[n] == 1 for n in square_corners(sq))]
-    covered = {n for sq in kept for n in square_corners(sq)}
-    for sq in candidates:
-        if sq in kept:
-            continue
-        corners = square_corners(sq)
-        if not all(n in covered for n in corners):
-            kept.append(sq)
-            covered.update(corners)
+    essential = {sq for sq in candidates if any(cover[n] == 1 for n in square_corners(sq))}
     out = 0
-    for sq in kept:
-        out |= 1 << sq
+    for sq in candidates:
+        file, rank = sq % 8, sq // 8
+        across = 0 < file < 7 and {sq - 1, sq + 1} <= essential
+        along = 0 < rank < 7 and {sq - 8, sq + 8} <= essential
+        if not (across or along):
+            out |= 1 << sq
     return out
 
 
