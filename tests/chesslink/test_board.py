@@ -4,10 +4,10 @@ reports in each mode (virtual time), the reset. Expected bytes come from the tes
 from __future__ import annotations
 
 import pytest
-from chesslink.client import ReplyReader, frame
 
 from boardctl.chesslink import protocol as p
 from boardctl.chesslink.board import DARK, EmulatedBoard, Leds
+from chesslink.client import ReplyReader, frame
 
 START = p.START_STATUS
 GRID = p.grid_for_squares({12: 0xFF, 28: 0xF0})

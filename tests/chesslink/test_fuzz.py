@@ -7,13 +7,13 @@ through, in order, with their replies."""
 from __future__ import annotations
 
 import pytest
-from chesslink.client import ReplyReader, frame
 from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boardctl.chesslink import protocol as p
 from boardctl.chesslink.board import EmulatedBoard
+from chesslink.client import ReplyReader, frame
 
 HEX = "0123456789ABCDEF"
 

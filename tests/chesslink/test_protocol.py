@@ -5,9 +5,9 @@ status string and the LED grid. Expected bytes are written out or made by the te
 from __future__ import annotations
 
 import pytest
-from chesslink.client import frame
 
 from boardctl.chesslink import protocol as p
+from chesslink.client import frame
 
 
 @pytest.mark.parametrize(("char", "byte"), [
