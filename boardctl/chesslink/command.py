@@ -112,6 +112,8 @@ def _attach(args: argparse.Namespace, opened: Any) -> Callable[[Any, asyncio.Eve
             tasks.append(loop.create_task(_ble(serve_ble(face, stop), stop)))
 
         async def close() -> None:
+            face.drain()
+            await asyncio.sleep(0.05)  # the last reports on their way
             for server in servers:
                 server.close()
             for task in tasks:

@@ -126,6 +126,12 @@ class ChessLinkFace:
                 conn.link.write(conn.machine.set_status(status, now))
             conn.wake.set()
 
+    def drain(self) -> None:
+        """Follow the state lines still queued (the daemon is closing: the apps get the last ones)."""
+        queue = self._queue
+        while queue is not None and not queue.empty():
+            self.follow(queue.get_nowait())
+
     async def run(self, stop: asyncio.Event) -> None:
         """Follow the daemon's state lines until ``stop``."""
         queue = self.daemon.subscribe()
