@@ -93,6 +93,8 @@ def _attach(args: argparse.Namespace, opened: Any) -> Callable[[Any, asyncio.Eve
         from boardctl.chesslink.transports import serve_ble, serve_port
 
         face = ChessLinkFace(daemon)
+        # Statuses before the disk: each event's report does not wait for the game log's fsync.
+        daemon.save_after_publish = True
         loop = asyncio.get_running_loop()
         tasks = [loop.create_task(face.run(stop))]
         servers: list[asyncio.Server] = []
