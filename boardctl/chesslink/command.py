@@ -35,13 +35,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                             description=describe(__doc__), conflict_handler="resolve")
     launch.add_arguments(parser, mode="record")
     group = parser.add_argument_group("link")
-    group.add_argument("--transport", choices=TRANSPORTS, default="tcp",
-                       help="How the app reaches the board. Default: tcp.")
+    group.add_argument("--transport", choices=TRANSPORTS, default=None,
+                       help="How the app reaches the board. Default: tcp (config link.transport when not off).")
     group.add_argument("--port", dest="link_port", metavar="PORT",
                        help="Where the app connects: the serial port or pyserial URL, or the TCP port "
-                       f"(0: any free one). Default: {DEFAULT_SERIAL_PORT} (serial), {DEFAULT_TCP_PORT} (tcp).")
-    group.add_argument("--link-host", default="0.0.0.0", metavar="ADDRESS",
-                       help="tcp: the address to listen on. Default: 0.0.0.0 (the LAN).")
+                       f"(0: any free one). Default: {DEFAULT_SERIAL_PORT} (serial), {DEFAULT_TCP_PORT} (tcp) "
+                       "(config link.port).")
+    group.add_argument("--link-host", default=None, metavar="ADDRESS",
+                       help="tcp: the address to listen on. Default: 0.0.0.0, the LAN (config link.host).")
     group.add_argument("--web-port", dest="port", type=int, default=None, metavar="PORT",
                        help="Port of the web page (0: any free port). Default: 8080 (config web.port).")
 
@@ -51,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
     if cfg.game_variant != "chess":
         raise ConfigError(f"link: no app protocol exists for {cfg.game_variant} boards; "
                           "ChessLink (Millennium) is a chess protocol, so link serves chess only")
-    opened = _open_transport(args)
-    args.on_daemon = _attach(args, opened)
+    transport = args.transport or (cfg.link_transport if cfg.link_transport != "off" else "tcp")
+    opened = open_transport(transport, args.link_port or cfg.link_port or None, args.link_host or cfg.link_host)
+    args.on_daemon = attach(transport, opened)
     try:
         return launch.run_command("record", args)
     finally:
@@ -60,24 +62,24 @@ def run(args: argparse.Namespace) -> int:
             opened.close()
 
 
-def _open_transport(args: argparse.Namespace) -> Any:
+def open_transport(transport: str, port: str | None, host: str) -> Any:
     """The TCP socket or serial port, opened before the game is: a taken port or a missing device
-    is one line and the exit status, with no game started."""
-    if args.transport == "tcp":
+    is one line and the exit status, with no game started. None for BLE (started with the face)."""
+    if transport == "tcp":
         try:
-            port = int(args.link_port) if args.link_port is not None else DEFAULT_TCP_PORT
+            number = int(port) if port is not None else DEFAULT_TCP_PORT
         except ValueError:
-            raise ConfigError(f"--port: a TCP port number, got {args.link_port!r}") from None
-        if not 0 <= port <= 65535:
-            raise ConfigError(f"--port: a TCP port is 0..65535, got {port}")
+            raise ConfigError(f"link port: a TCP port number, got {port!r}") from None
+        if not 0 <= number <= 65535:
+            raise ConfigError(f"link port: a TCP port is 0..65535, got {number}")
         try:
-            return socket.create_server((args.link_host, port), reuse_port=False)
+            return socket.create_server((host, number))
         except OSError as exc:
-            raise LinkError(f"link: cannot listen on {args.link_host}:{port} ({exc.strerror or exc})") from None
-    if args.transport == "serial":
+            raise LinkError(f"link: cannot listen on {host}:{number} ({exc.strerror or exc})") from None
+    if transport == "serial":
         from boardctl.hw.appport import AppPort
 
-        return AppPort(args.link_port or DEFAULT_SERIAL_PORT)
+        return AppPort(port or DEFAULT_SERIAL_PORT)
     try:
         import bless  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
     except ImportError:
@@ -85,10 +87,10 @@ def _open_transport(args: argparse.Namespace) -> Any:
     return None
 
 
-def _attach(args: argparse.Namespace, opened: Any) -> Callable[[Any, asyncio.Event], Callable[[], Awaitable[None]]]:
+def attach(transport: str, opened: Any, *, fatal: bool = True) -> Callable[[Any, asyncio.Event], Callable[[], Awaitable[None]]]:
     """``launch.serve``'s hook: the face on the daemon and the transport; returns its closer."""
 
-    def attach(daemon: Any, stop: asyncio.Event) -> Callable[[], Awaitable[None]]:
+    def hook(daemon: Any, stop: asyncio.Event) -> Callable[[], Awaitable[None]]:
         from boardctl.chesslink.face import ChessLinkFace
         from boardctl.chesslink.transports import serve_ble, serve_port
 
@@ -105,13 +107,13 @@ def _attach(args: argparse.Namespace, opened: Any) -> Callable[[Any, asyncio.Eve
             host, port = opened.getsockname()[:2]
             log.warning("ChessLink on tcp %s:%d (socket://%s:%d)", host, port, host, port)
 
-        if args.transport == "tcp":
+        if transport == "tcp":
             tasks.append(loop.create_task(tcp()))
-        elif args.transport == "serial":
+        elif transport == "serial":
             log.warning("ChessLink on serial %s", opened.url)
             tasks.append(loop.create_task(serve_port(face, opened, stop)))
         else:
-            tasks.append(loop.create_task(_ble(serve_ble(face, stop), stop)))
+            tasks.append(loop.create_task(_ble(serve_ble(face, stop), stop, fatal=fatal)))
 
         async def close() -> None:
             face.drain()
@@ -127,7 +129,7 @@ def _attach(args: argparse.Namespace, opened: Any) -> Callable[[Any, asyncio.Eve
 
         return close
 
-    return attach
+    return hook
 
 
 async def _client(face: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -136,10 +138,12 @@ async def _client(face: Any, reader: asyncio.StreamReader, writer: asyncio.Strea
     await face.serve(StreamLink(reader, writer))
 
 
-async def _ble(serving: Awaitable[None], stop: asyncio.Event) -> None:
-    """BLE failing to start ends the run with its one line in the log."""
+async def _ble(serving: Awaitable[None], stop: asyncio.Event, *, fatal: bool) -> None:
+    """BLE failing to start is one line in the log; it ends the run of ``boardctl link``
+    (``fatal``), not a game that serves apps on the side."""
     try:
         await serving
     except LinkError as exc:
         log.error("%s", exc)
-        stop.set()
+        if fatal:
+            stop.set()
