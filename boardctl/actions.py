@@ -64,4 +64,12 @@ class StepAction:
     watch: bool = False
 
 
-Action = SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction
+@dataclass(frozen=True, slots=True)
+class AppModeAction:
+    """Switch app mode on or off: the board answers ChessLink apps (``boardctl link``'s face, started
+    by the command that built the daemon; docs/chesslink.md)."""
+
+    on: bool
+
+
+Action = SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction | AppModeAction

@@ -22,6 +22,7 @@ from boardctl import config as config_mod
 from boardctl import events
 from boardctl.actions import (
     Action,
+    AppModeAction,
     ButtonAction,
     LessonAction,
     NewGameAction,
@@ -128,6 +129,8 @@ class Daemon:
         self.on_record_saved: list[Callable[[GameRecord], object]] = []
         #: Keys added to every state line by a part outside the session (``invite``, ``network``).
         self.extra_state: dict[str, Any] = {}
+        #: Modes a command offers the page (``app-mode``: on or off), set by the command, not by a face.
+        self.switches: dict[str, Callable[[bool], Awaitable[None]]] = {}
         #: LEDs a face shows in place of the game's (``show_face_leds``), or None: the game's.
         self._face_leds: tuple[events.LedIntent, ...] | None = None
         #: Awaited before a new game, a lesson or a replay from the page (the page's Invite stops hosting).
@@ -175,7 +178,7 @@ class Daemon:
         """An action from the web page, checked by :func:`boardctl.web.protocol.validate_action`:
         ``SquareAction`` (virtual board only), ``ButtonAction`` or ``NewGameAction``. Raw JSON is
         checked by that same function first; ActionError says what is wrong."""
-        if not isinstance(action, SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction):
+        if not isinstance(action, SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction | AppModeAction):
             from boardctl.web.protocol import validate_action
 
             try:
@@ -188,6 +191,13 @@ class Daemon:
             self.inject(SquareChanged(self.now(), action.square, action.occupied), reason=Code.WEB)
         elif isinstance(action, ButtonAction):
             self.handle(ButtonPressed(self.now(), action.button), reason=Code.WEB)
+        elif isinstance(action, AppModeAction):
+            switch = self.switches.get("app-mode")
+            if switch is None:
+                raise ActionError("app-mode: not offered here (boardctl play, record and demo on a chess board "
+                                  "offer it; boardctl link is always in it)")
+            await switch(action.on)
+            self._after(Code.WEB)
         elif isinstance(action, LessonAction | StepAction):
             from boardctl.guided_actions import start_guided
 

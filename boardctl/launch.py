@@ -218,7 +218,7 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             stack.callback(loop.remove_signal_handler, sig)
         app_link = _open_app_link(mode, args, cfg, variant)  # link.transport: apps served on the side
         if app_link is not None:
-            stack.callback(app_link[1].close)
+            stack.callback(app_link.close)
         if cfg.board_backend == "serial" and not cfg.board_serial_wait:
             # A wrong port: one clear line and exit status 1, before any game is opened or saved.
             from boardctl.hw.seriallink import wait_for_device
@@ -281,10 +281,15 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             closer = on_daemon(daemon, stop)  # boardctl link: its face, closed before the daemon
             if closer is not None:
                 stack.push_async_callback(closer)
-        if app_link is not None:
-            from boardctl.chesslink.command import attach
+        if variant.name == "chess" and getattr(args, "command", mode) != "link":
+            from boardctl.chesslink.command import AppMode
 
-            stack.push_async_callback(attach(app_link[0], app_link[1], fatal=False)(daemon, stop))
+            app_mode = AppMode(daemon, stop, transport=cfg.link_transport if cfg.link_transport != "off" else "tcp",
+                               port=cfg.link_port or None, host=cfg.link_host, opened=app_link)
+            daemon.switches["app-mode"] = app_mode.switch
+            stack.push_async_callback(app_mode.close)
+            if cfg.link_transport != "off":
+                await app_mode.switch(True)
         if daemon.coach is not None and session.is_coached():
             await daemon.coach.coach.start()  # ready before the first move (it loads like the engine)
         web = await _start_web(daemon, cfg, port_chosen=args.port is not None, fresh=bool(args.new or args.fen),
@@ -318,9 +323,10 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
     return 0
 
 
-def _open_app_link(mode: str, args: argparse.Namespace, cfg: Config, variant: Variant) -> tuple[str, Any] | None:
-    """App mode (config ``link.transport``): the ChessLink transport, opened before the game so
-    that a taken port is one line; None when off, under ``boardctl link`` itself, or for xiangqi."""
+def _open_app_link(mode: str, args: argparse.Namespace, cfg: Config, variant: Variant) -> Any:
+    """App mode from the config (``link.transport``): the ChessLink transport, opened before the
+    game so that a taken port is one line; None when off, under ``boardctl link`` itself (it opens
+    its own), for BLE (started with its face) and for xiangqi (no app protocol: said in the log)."""
     if cfg.link_transport == "off" or getattr(args, "command", mode) == "link":
         return None
     if variant.name != "chess":
@@ -328,15 +334,7 @@ def _open_app_link(mode: str, args: argparse.Namespace, cfg: Config, variant: Va
         return None
     from boardctl.chesslink.command import open_transport
 
-    opened = open_transport(cfg.link_transport, cfg.link_port or None, cfg.link_host)
-    return cfg.link_transport, opened if opened is not None else _Nothing()
-
-
-class _Nothing:
-    """Stands for a transport with nothing to close (BLE starts with its face)."""
-
-    def close(self) -> None:
-        return None
+    return open_transport(cfg.link_transport, cfg.link_port or None, cfg.link_host)
 
 
 def _command_line(args: argparse.Namespace, mode: str, store: GameStore) -> str:

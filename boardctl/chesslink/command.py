@@ -132,6 +132,64 @@ def attach(transport: str, opened: Any, *, fatal: bool = True) -> Callable[[Any,
     return hook
 
 
+class AppMode:
+    """App mode of ``play``, ``record`` and ``demo``: ChessLink served beside the game, on from the
+    start with ``link.transport`` in the config, and switched on and off from the page (the
+    daemon's ``app-mode`` switch). The state lines say it under ``app_mode``."""
+
+    def __init__(self, daemon: Any, stop: asyncio.Event, *, transport: str, port: str | None, host: str,
+                 opened: Any = None) -> None:
+        self.daemon = daemon
+        self.stop = stop
+        self.transport = transport
+        self.port = port
+        self.host = host
+        self._opened = opened
+        self._closer: Callable[[], Awaitable[None]] | None = None
+        self._publish()
+
+    @property
+    def is_on(self) -> bool:
+        return self._closer is not None
+
+    async def switch(self, on: bool) -> None:
+        if on == self.is_on:
+            return
+        if on:
+            from boardctl.actions import ActionError
+            from boardctl.errors import BoardctlError
+
+            try:
+                opened = self._opened or open_transport(self.transport, self.port, self.host)
+            except BoardctlError as exc:
+                raise ActionError(f"app-mode: {exc}") from None
+            self._opened = opened
+            self._closer = attach(self.transport, opened, fatal=False)(self.daemon, self.stop)
+            await asyncio.sleep(0)  # the TCP server takes its socket
+        else:
+            closer, self._closer = self._closer, None
+            assert closer is not None
+            await closer()
+            if self._opened is not None:
+                self._opened.close()
+            self._opened = None
+        self._publish()
+
+    async def close(self) -> None:
+        await self.switch(False)
+
+    def _publish(self) -> None:
+        where = None
+        if self.is_on and isinstance(self._opened, socket.socket):
+            host, port = self._opened.getsockname()[:2]
+            where = f"socket://{host}:{port}"
+        elif self.is_on and self._opened is not None:
+            where = str(getattr(self._opened, "url", ""))
+        elif self.is_on:
+            where = "BLE"
+        self.daemon.extra_state["app_mode"] = {"on": self.is_on, "transport": self.transport, "address": where}
+
+
 async def _client(face: Any, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     from boardctl.chesslink.transports import StreamLink
 
