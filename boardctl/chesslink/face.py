@@ -78,6 +78,8 @@ class _Conn:
     link: Link
     machine: EmulatedBoard
     wake: asyncio.Event = field(default_factory=asyncio.Event)
+    #: When this app last set the LEDs (``L``, ``X``, ``T``), or None: never.
+    lit_at: float | None = None
 
 
 class ChessLinkFace:
@@ -188,9 +190,13 @@ class ChessLinkFace:
                 await reader
             self._conns.remove(conn)
             if self._leds_from is conn:
-                self._leds_from = None
-                if not self._conns:
+                # The LEDs of the app still connected that set them last, else the game's again.
+                lit = [c for c in self._conns if c.lit_at is not None]
+                self._leds_from = max(lit, key=lambda c: c.lit_at or 0.0) if lit else None
+                if self._leds_from is None:
                     self.daemon.show_face_leds(None)
+                else:
+                    self._show(self._leds_from, self._leds_from.machine.leds)
             log.info("link: %s gone", link.name)
             with contextlib.suppress(Exception):
                 await link.close()
@@ -198,4 +204,5 @@ class ChessLinkFace:
     def _show(self, conn: _Conn, leds: Leds) -> None:
         """An app's ``L``/``X``/``T``: the board shows it now (the latest app wins)."""
         self._leds_from = conn
+        conn.lit_at = self.clock()
         self.daemon.show_face_leds(led_intents(leds, flipped=self._flipped))

@@ -247,3 +247,22 @@ def test_statuses_reach_every_app_and_a_lift_is_seen(tmp_path: Path) -> None:
             assert await two.reply("s") == lifted
 
     asyncio.run(scenario())
+
+
+def test_when_the_app_that_lit_the_board_goes_the_others_leds_come_back(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with board_with_face(tmp_path) as (daemon, board, face, _):
+            async with tcp_app(face) as (first, w1):
+                w1.write(frame(p.led_text(0x20, p.grid_for_squares({chess.E2: 0xFF}))))
+                await first.reply("l")
+                async with tcp_app(face) as (second, w2), tcp_app(face) as (_, w3):
+                    w3.write(frame("V"))  # a third app that never lights anything
+                    w2.write(frame(p.led_text(0x20, p.grid_for_squares({chess.D7: 0xFF}))))
+                    await second.reply("l")
+                    assert {lamp.square for lamp in board.frame.lamps} == {chess.D7}
+                await asyncio.sleep(0.1)
+                assert {lamp.square for lamp in board.frame.lamps} == {chess.E2}
+            await asyncio.sleep(0.1)
+            assert board.intents == frozenset(daemon.session.leds())
+
+    asyncio.run(scenario())
