@@ -146,13 +146,15 @@ async def pty_app(face: ChessLinkFace, stop: asyncio.Event) -> AsyncIterator[tup
         os.close(master)
 
 
-async def play_game(daemon: Daemon, seed: int) -> None:
+async def play_game(daemon: Daemon, seed: int, face: ChessLinkFace, app: App) -> None:
     rng = random.Random(seed)
     for event in with_ticks(events_for_game(random_game(rng, max_plies=80), Hand(rng))):
         daemon.inject(event)
         await asyncio.sleep(0)
         await asyncio.sleep(0)
-    await asyncio.sleep(0.2)
+    async with asyncio.timeout(10):  # until the app has the last status the board sent
+        while not app.follower.statuses or app.follower.statuses[-1] != face.status:
+            await asyncio.sleep(0.01)
 
 
 def saved_moves(tmp_path: Path, daemon: Daemon) -> list[str]:
@@ -165,7 +167,7 @@ def test_an_app_follows_a_whole_game_over_tcp(tmp_path: Path) -> None:
             writer.write(frame("V") + frame("S"))  # reports stay at their default: every scan
             assert await app.reply("v") == "0103"
             assert await app.reply("s") == p.START_STATUS
-            await play_game(daemon, 11)
+            await play_game(daemon, 11, face, app)
             followed = app.follower.moves
         return followed, saved_moves(tmp_path, daemon), app
 
@@ -180,7 +182,7 @@ def test_an_app_follows_a_whole_game_over_a_pty(tmp_path: Path) -> None:
         async with board_with_face(tmp_path) as (daemon, _, face, stop), pty_app(face, stop) as (app, master):
             os.write(master, frame("W0203"))  # a report on every change, as many apps ask
             assert await app.reply("w") == "0203"
-            await play_game(daemon, 5)
+            await play_game(daemon, 5, face, app)
             followed = app.follower.moves
         return followed, saved_moves(tmp_path, daemon), app
 

@@ -106,12 +106,14 @@ def test_the_command_serves_a_game_to_an_app(tmp_path: Path, transport: str) -> 
         os.write(master, frame("W0203"))
 
         def pump() -> None:
-            while not done.is_set():
-                if select.select([master], [], [], 0.05)[0]:
+            while True:  # until the device side is gone (EIO) or, once told, nothing more comes
+                if select.select([master], [], [], 0.2)[0]:
                     try:
                         received.extend(os.read(master, 4096))
                     except OSError:
                         return
+                elif done.is_set():
+                    return
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     stdout: list[bytes] = []
