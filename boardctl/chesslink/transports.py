@@ -185,6 +185,10 @@ async def serve_ble(face: ChessLinkFace, stop: asyncio.Event, *, name: str = "MI
         assert link is not None
         link.received(bytes(value))
 
+    def on_read(characteristic: BlessGATTCharacteristic, **_: Any) -> Any:
+        return characteristic.value
+
+    server.read_request_func = on_read
     server.write_request_func = on_write
     await server.add_new_service(BLE_SERVICE)
     await server.add_new_characteristic(
