@@ -68,7 +68,7 @@ class PieceView:
         before = self.status
         steps: list[str] = []
         if self._fen is None:
-            self.pieces = {sq: game.get(sq, self._stranger(game, sq)) for sq in _bits(occupancy)}
+            self.pieces = {sq: self._stranger(game, sq) for sq in _bits(occupancy)}
             self._fen = fen
             return [self.status]
         moved = fen != self._fen
