@@ -94,7 +94,15 @@ class StepAction:
     watch: bool = False
 
 
-Action = SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction
+@dataclass(frozen=True, slots=True)
+class AppModeAction:
+    """Switch app mode on or off: the board answers ChessLink apps (``boardctl link``'s face, started
+    by the command that built the daemon; docs/chesslink.md)."""
+
+    on: bool
+
+
+Action = SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction | AppModeAction
 
 
 # -- the JSON form, checked once ----------------------------------------------------------------
@@ -245,6 +253,10 @@ def validate_action(action: Any, *, variant: Variant | None = None) -> Action:
             raise WebInputError(f"button: unknown button {short_repr(value)} (one of {names})") from None
     if kind == "new-game":
         return _validate_new_game(value, game)
+    if kind == "app-mode":  # the board answers ChessLink apps (docs/chesslink.md)
+        if not isinstance(value, bool):
+            raise WebInputError(f"app-mode: expected true or false, got {short_repr(value)}")
+        return AppModeAction(value)
     if kind in ("lesson", "step"):  # boardctl learn and games step from the page
         return validate_guided(kind, value)
     raise WebInputError(f"action: unknown kind {short_repr(kind)} (one of event, button, new-game)")
@@ -260,6 +272,8 @@ def action_to_json(action: Action, *, variant: Variant | None = None) -> dict[st
         return {"lesson": {"name": action.name, "color": action.color, "quiz": action.quiz}}
     if isinstance(action, StepAction):
         return {"step": {"record": action.record, "watch": action.watch}}
+    if isinstance(action, AppModeAction):
+        return {"app-mode": action.on}
     params: dict[str, Any] = {}
     for key, value in (("color", action.color), ("level", action.level),
                        ("time-control", action.time_control), ("fen", action.fen),

@@ -115,6 +115,15 @@ def _port(value: Any) -> Any:
     return value
 
 
+def _link_port(value: Any) -> Any:
+    """A TCP port number (as an integer or text) or a serial port's path or pyserial URL, or ""."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(_port(value))
+    if not isinstance(_string(value), str) or len(value) > 200:
+        raise ValueError(f"must be a TCP port or a serial port, got {short_repr(value)}")
+    return value
+
+
 def _path(value: Any) -> Any:
     if not isinstance(value, str) or not value:
         raise ValueError(f"must be a path, got {short_repr(value)}")
@@ -323,6 +332,12 @@ KEYS: tuple[Key, ...] = (
         flag_help="address the web page listens on; anything but 127.0.0.1/localhost is LAN mode and needs the PIN"),
     Key("web.port", _port, 8080, "--port", "web page port", group="files and web",
         flag_help="port of the web page (0: any free port)"),
+    Key("link.transport", _choice("off", "tcp", "serial", "ble"), "off", None,
+        "play, record and demo also serve ChessLink apps over this transport (docs/chesslink.md); boardctl "
+        "link is the command for it alone", group="files and web"),
+    Key("link.port", _link_port, "", None, "the ChessLink app's TCP port or serial port (pyserial URL); empty: "
+        "37000 for tcp, /dev/ttyGS0 for serial", group="files and web"),
+    Key("link.host", _host, "0.0.0.0", None, "the address ChessLink over TCP listens on", group="files and web"),
     Key("terminal.pieces", _choice("unicode", "letters"), "unicode", "--pieces",
         "how the sim's terminal view draws pieces: unicode figurines or letters (KQRBNP, lower case for Black)"),
     Key("web.pin", _pin, "", None, "PIN the web page asks for; empty: generated on first start and stored"),
@@ -383,6 +398,9 @@ class Config:
     web_enabled: bool
     web_host: str
     web_port: int
+    link_transport: str
+    link_port: str
+    link_host: str
     terminal_pieces: str
     web_pin: str
     lichess_token: str = field(repr=False)  # never in a log line, not even the config's repr

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from boardctl import events
 from boardctl.actions import (
     Action,
+    AppModeAction,
     ButtonAction,
     LessonAction,
     NewGameAction,
@@ -130,6 +131,10 @@ class Daemon:
         self.on_record_saved: list[Callable[[GameRecord], object]] = []
         #: Keys added to every state line by a part outside the session (``invite``, ``network``).
         self.extra_state: dict[str, Any] = {}
+        #: Modes a command offers the page (``app-mode``: on or off), set by the command, not by a face.
+        self.switches: dict[str, Callable[[bool], Awaitable[None]]] = {}
+        #: LEDs a face shows in place of the game's (``show_face_leds``), or None: the game's.
+        self._face_leds: tuple[events.LedIntent, ...] | None = None
         #: Awaited before a new game, a lesson or a replay from the page (the page's Invite stops hosting).
         self.before_new_game: list[Callable[[], Awaitable[None]]] = []
         #: Save a millisecond after the state line rather than before it (network games: the other
@@ -176,7 +181,7 @@ class Daemon:
         """An action from the web page, checked by :func:`boardctl.actions.validate_action`:
         ``SquareAction`` (virtual board only), ``ButtonAction`` or ``NewGameAction``. Raw JSON is
         checked by that same function first; ActionError says what is wrong."""
-        if not isinstance(action, SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction):
+        if not isinstance(action, SquareAction | ButtonAction | NewGameAction | LessonAction | StepAction | AppModeAction):
             try:
                 action = validate_action(action, variant=self.variant)
             except ValueError as exc:
@@ -187,6 +192,13 @@ class Daemon:
             self.inject(SquareChanged(self.now(), action.square, action.occupied), reason=Code.WEB)
         elif isinstance(action, ButtonAction):
             self.handle(ButtonPressed(self.now(), action.button), reason=Code.WEB)
+        elif isinstance(action, AppModeAction):
+            switch = self.switches.get("app-mode")
+            if switch is None:
+                raise ActionError("app-mode: not offered here (boardctl play, record and demo on a chess board "
+                                  "offer it; boardctl link is always in it)")
+            await switch(action.on)
+            self._after(Code.WEB)
         elif isinstance(action, LessonAction | StepAction):
             if self.session.settings.mode == "network":
                 what = "a lesson" if isinstance(action, LessonAction) else "a replay"
@@ -273,10 +285,25 @@ class Daemon:
         """Publish the state line answering input already fed (or refused with ``error``)."""
         return self._after(None, error=error)
 
+    def show_face_leds(self, intents: Collection[events.LedIntent] | None) -> None:
+        """A face lights the board itself (``boardctl link``: an app's ChessLink ``L``): ``intents``
+        (squares in the board's own wiring) replace the game's LEDs at once, the ``storage``
+        warning still shown; an empty collection darkens them; None gives them back to the game.
+        State lines' ``leds`` say what is shown."""
+        self._face_leds = None if intents is None else tuple(intents)
+        self._show_leds()
+        self._publish(None, only_if_changed=True)
+
+    def _show_leds(self) -> None:
+        if self.board is None:
+            return
+        shown = self.session.leds() if self._face_leds is None else list(self._face_leds)
+        self.board.show([*shown, *self._storage_leds()])
+
     def _after(self, reason: str | None, *, only_if_changed: bool = False, error: str | None = None) -> dict[str, Any]:
         self._save()
         if self.board is not None:
-            self.board.show([*self.session.leds(), *self._storage_leds()])
+            self._show_leds()
             for code in self.session.take_sounds():
                 self.board.play(code)
         else:
@@ -312,6 +339,8 @@ class Daemon:
         line = self.session.state_line()
         line.setdefault("variant", self.variant.name)  # the game on the board: chess or xiangqi
         line.update(self.extra_state)
+        if self._face_leds is not None:
+            line["leds"] = [intent.to_json(self.variant.geometry) for intent in self._face_leds]
         if self.storage_error is not None:
             line["warning"] = "; ".join(filter(None, [f"storage: {self.storage_error}", line.get("warning")]))
             line["leds"] = [*line["leds"], *(intent.to_json(self.variant.geometry) for intent in self._storage_leds())]

@@ -11,7 +11,8 @@ starts afresh).
 The page reaches every capability: Opponents (a game against a character), the Tournament
 panel, Lessons and Replay (step through a PGN), the coach at the practice levels (New game,
 level practice1-5), and "Invite a friend": the demo then hosts a network game for a friend's
-board (boardctl join ADDRESS --code CODE) or phone (the link shown). The page listens on this
+board (boardctl join ADDRESS --code CODE) or phone (the link shown); "App mode" lets a chess app
+that speaks Millennium ChessLink follow the board (TCP port 37000). The page listens on this
 machine only unless started with --host 0.0.0.0 (then with the PIN). --speech speaks the moves.
 """
 

@@ -76,6 +76,8 @@ class Code(StrEnum):
     #: Xiangqi's Chinese rules: the side whose repeated forbidden moves (长将, 长捉...) it must
     #: vary (必须变着), on its general, with the warning; it loses if the cycle goes on.
     MUST_VARY = "must-vary"
+    #: boardctl link: a square an app lit through the ChessLink protocol, with the app's own blinking.
+    APP = "app"
 
 
 class Button(StrEnum):
@@ -220,10 +222,13 @@ LOG_ONLY = (GameHeader, EngineReplied, GameDecided, RemoteTakeback)
 
 @dataclass(frozen=True, slots=True)
 class LedIntent:
-    """Light ``square`` for reason ``why``; the hardware picks colour and blink pattern from ``why``."""
+    """Light ``square`` for reason ``why``; the hardware picks colour and blink pattern from ``why``,
+    unless ``mask`` gives the pattern (16 steps of 1/16 s, bit ``i`` = step ``i``: an app's own
+    blinking, ``boardctl link``)."""
 
     square: Square
     why: Code
+    mask: int | None = None
 
     def to_json(self, geometry: Geometry = CHESS_8X8) -> dict[str, str]:
         return {"square": geometry.square_name(self.square), "why": str(self.why)}

@@ -219,6 +219,9 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
             stack.callback(loop.remove_signal_handler, sig)
+        app_link = _open_app_link(mode, args, cfg, variant)  # link.transport: apps served on the side
+        if app_link is not None:
+            stack.callback(app_link.close)
         if cfg.board_backend == "serial" and not cfg.board_serial_wait:
             # A wrong port: one clear line and exit status 1, before any game is opened or saved.
             from boardctl.hw.seriallink import wait_for_device
@@ -279,7 +282,18 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             daemon.storage_failed(storage_problem)
         on_daemon = getattr(args, "on_daemon", None)  # boardctl tournament next follows its game
         if on_daemon is not None:
-            on_daemon(daemon, stop)
+            closer = on_daemon(daemon, stop)  # boardctl link: its face, closed before the daemon
+            if closer is not None:
+                stack.push_async_callback(closer)
+        if variant.name == "chess" and getattr(args, "command", mode) != "link":
+            from boardctl.chesslink.command import AppMode
+
+            app_mode = AppMode(daemon, stop, transport=cfg.link_transport if cfg.link_transport != "off" else "tcp",
+                               port=cfg.link_port or None, host=cfg.link_host, opened=app_link)
+            daemon.switches["app-mode"] = app_mode.switch
+            stack.push_async_callback(app_mode.close)
+            if cfg.link_transport != "off":
+                await app_mode.switch(True)
         if daemon.coach is not None and session.is_coached():
             await daemon.coach.coach.start()  # ready before the first move (it loads like the engine)
         web = await start_web(daemon, cfg, port_chosen=args.port is not None, fresh=bool(args.new or args.fen),
@@ -311,6 +325,20 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
             stack.push_async_callback(_finish_view, view, task, daemon)
         await daemon.run_board(stop)
     return 0
+
+
+def _open_app_link(mode: str, args: argparse.Namespace, cfg: Config, variant: Variant) -> Any:
+    """App mode from the config (``link.transport``): the ChessLink transport, opened before the
+    game so that a taken port is one line; None when off, under ``boardctl link`` itself (it opens
+    its own), for BLE (started with its face) and for xiangqi (no app protocol: said in the log)."""
+    if cfg.link_transport == "off" or getattr(args, "command", mode) == "link":
+        return None
+    if variant.name != "chess":
+        log.warning("link.transport: no app protocol exists for %s boards; no app is served", variant.name)
+        return None
+    from boardctl.chesslink.command import open_transport
+
+    return open_transport(cfg.link_transport, cfg.link_port or None, cfg.link_host)
 
 
 def _command_line(args: argparse.Namespace, mode: str, store: GameStore) -> str:

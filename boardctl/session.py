@@ -1207,6 +1207,7 @@ class Session:
             "start_fen": self.record.fen,
             "occupancy": self.geometry.to_hex(self._logical_bb(self.tracker.occupancy)),
             "pending": None if self.pending is None else self.pending.uci(),
+            "promotion": None if self.tracker.promotion is None else self.tracker.promotion.uci(),
             "moves": [move.uci() for move in self.tracker.moves],
             "leds": [intent.to_json(self.geometry) for intent in self.leds()],
             "result": self.record.result,

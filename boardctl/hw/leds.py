@@ -64,6 +64,7 @@ SIGNALS: dict[Code, Signal] = {
     Code.LESSON_WRONG: Signal("#.###.#.........", (255, 120, 180), ((262.0, 0.12), (0.0, 0.04), (196.0, 0.2))),
     Code.STEP_MOVE: Signal("######..........", (120, 160, 255)),
     Code.MUST_VARY: Signal("###.###.#.#.....", (230, 0, 60), ((262.0, 0.15), (0.0, 0.05), (262.0, 0.15))),
+    Code.APP: Signal("##########.#....", (255, 255, 255)),
 }
 
 _PRIORITY: dict[Code, int] = {code: i for i, code in enumerate(SIGNALS)}
@@ -87,15 +88,15 @@ class LedFrame:
 
     @classmethod
     def from_intents(cls, intents: Iterable[LedIntent]) -> LedFrame:
-        best: dict[Square, Code] = {}
+        best: dict[Square, LedIntent] = {}
         for intent in intents:
             held = best.get(intent.square)
-            if held is None or _PRIORITY[intent.why] < _PRIORITY[held]:
-                best[intent.square] = intent.why
+            if held is None or _PRIORITY[intent.why] < _PRIORITY[held.why]:
+                best[intent.square] = intent
         return cls(
             tuple(
-                Lamp(sq, SIGNALS[why].mask, SIGNALS[why].colour, why)
-                for sq, why in sorted(best.items())
+                Lamp(sq, SIGNALS[i.why].mask if i.mask is None else i.mask & 0xFFFF, SIGNALS[i.why].colour, i.why)
+                for sq, i in sorted(best.items())
             )
         )
 

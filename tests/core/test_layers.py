@@ -29,12 +29,13 @@ LAYERS: dict[str, int] = {
     "boardctl.daemon": DAEMON, "boardctl.engine_client": DAEMON, "boardctl.hw": DAEMON,
     "boardctl.learning.coach": DAEMON, "boardctl.learning.npc_games": DAEMON, "boardctl.learning.speech": DAEMON,
     "boardctl.web": FACE, "boardctl.network": FACE, "boardctl.online": FACE, "boardctl.stdio": FACE,
-    "boardctl.terminal": FACE,
-    "boardctl.network.serve": COMMAND, "boardctl.network.host_command": COMMAND,
+    "boardctl.terminal": FACE, "boardctl.chesslink": FACE,
+    "boardctl.network.serve": COMMAND, "boardctl.chesslink.command": COMMAND, "boardctl.network.host_command": COMMAND,
     "boardctl.network.join_command": COMMAND, "boardctl.online.command": COMMAND,
 }
 #: The faces: one may not import another (a face registers with the daemon instead).
-FACES = ("boardctl.web", "boardctl.network", "boardctl.online", "boardctl.stdio", "boardctl.terminal")
+FACES = ("boardctl.web", "boardctl.network", "boardctl.online", "boardctl.stdio", "boardctl.terminal",
+         "boardctl.chesslink")
 
 #: The imports that still run the wrong way, and why; issue 31 removes them one by one.
 KNOWN: dict[tuple[str, str], str] = {

@@ -52,6 +52,7 @@ const LEGEND = [
   ["lesson-wrong", "not the lesson's move: put it back; the right one is lit"],
   ["step-move", "the replayed game's move"],
   ["must-vary", "this side must vary its repeated moves (必须变着) or lose"],
+  ["app", "lit by an app over ChessLink (boardctl link)"],
 ];
 // The xiangqi rulings' words, which the state line's warning and termination carry (docs/xiangqi-rules.md):
 // listed here so that scripts/make_cjk_font.py puts their characters in the page's font.
