@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "join": "boardctl.network.join_command",
     "online": "boardctl.online.command",
     "learn": "boardctl.learn",
+    "relay": "boardctl.broadcast.relay_command",
 }
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

@@ -1,0 +1,202 @@
+"""The board's broadcast face: its game, as the daemon's state lines change it, to an MQTT broker.
+
+It subscribes to the daemon like any face and reads the game record the daemon keeps (moves, the
+clock after each move, violations, result). Whenever the game changed it makes one ``game``
+message (:class:`~boardctl.broadcast.schema.Snapshot`: the whole game, numbered) and publishes it
+retained with QoS 1. The number is kept on disk (``broadcast/<event>-<board>.seq`` in the games
+folder, fsynced), so it only ever grows, across restarts too. While the link is down nothing is
+lost: the latest message stands for all before it, and it is published again as soon as the
+broker is back (the saved game resumed, after a restart of the board, is published at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from boardctl.broadcast import mqtt
+from boardctl.broadcast.schema import (
+    BrokerAddress,
+    Snapshot,
+    Status,
+    ViolationNote,
+    client_id,
+    game_topic,
+    status_topic,
+)
+from boardctl.daemon import Daemon
+from boardctl.storage import GameRecord
+
+log = logging.getLogger(__name__)
+
+#: Seconds between the ``status`` heartbeats (a relay calls a board silent after a few missed).
+HEARTBEAT = 5.0
+
+
+def snapshot_of(record: GameRecord, clock: dict[str, Any] | None, *, seq: int, event: str, board: str,
+                sent: float) -> Snapshot:
+    """The ``game`` message of ``record`` (``clock``: the state line's live clock)."""
+    return Snapshot(
+        seq=seq, event=event, board=board, game=record.id, variant=record.variant, fen=record.fen,
+        moves=tuple(record.moves), clocks=tuple(None if c is None else round(c, 3) for c in record.clocks),
+        result=record.result, termination=record.termination[:200], white=record.white[:100],
+        black=record.black[:100], time_control=record.time_control,
+        clock=None if clock is None else dict(clock),
+        violations=tuple(ViolationNote(v.ply, v.code[:40], v.color[:10], v.detail[:200]) for v in record.violations),
+        sent=sent,
+    )
+
+
+def _content(record: GameRecord) -> tuple[Any, ...]:
+    """What a new message is made for: everything in the game but the running clock."""
+    return (record.id, record.variant, record.fen, tuple(record.moves), tuple(record.clocks), record.result,
+            record.termination, record.white, record.black, record.time_control, len(record.violations))
+
+
+class SeqFile:
+    """The last number given to a message, on disk (written and fsynced before the message goes)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.value = 0
+        with contextlib.suppress(OSError, ValueError):
+            self.value = int(path.read_text(encoding="ascii").strip())
+
+    def next(self) -> int:
+        self.value += 1
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp")
+            with open(tmp, "w", encoding="ascii") as out:
+                out.write(f"{self.value}\n")
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:  # the broadcast goes on; a restart before the next save could reuse a number
+            log.warning("cannot keep the broadcast's message number in %s: %s", self.path, exc)
+        return self.value
+
+
+class Publisher:
+    """Publishes one board's game; ``start`` once, ``close`` at the end (safe twice)."""
+
+    def __init__(self, daemon: Daemon, address: BrokerAddress, *, state_dir: Path,
+                 heartbeat: float = HEARTBEAT, wall: Any = time.time) -> None:
+        assert address.board is not None
+        self.daemon = daemon
+        self.address = address
+        self.board = address.board
+        self.heartbeat = heartbeat
+        self._wall = wall
+        self._seq = SeqFile(state_dir / f"{address.event}-{address.board}.seq")
+        self._lock = threading.Lock()
+        self._latest: bytes | None = None
+        self._content: tuple[Any, ...] | None = None
+        self._connected = False
+        self._tasks: list[asyncio.Task[None]] = []
+        self._queue: asyncio.Queue[dict[str, Any]] | None = None
+        self._closed = False
+        self.published = 0  # game messages handed to the client (tests, the bench)
+        self._client = mqtt.make_client(
+            address, client_id("board", address.event, address.board),
+            on_connect=self._on_connect, on_disconnect=self._on_disconnect,
+            will=(status_topic(address.event, address.board), self._status(online=False)),
+        )
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    def _status(self, *, online: bool) -> bytes:
+        status = Status(board=self.board, online=online, seq=self._seq.value, sent=self._wall())
+        return json.dumps(status.to_json(self.address.event), separators=(",", ":")).encode()
+
+    async def start(self) -> None:
+        """Publish the game as it stands and follow it."""
+        self._queue = self.daemon.subscribe()
+        self.update(self.daemon.state().get("clock"))
+        mqtt.start(self._client, self.address)
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._pump()), loop.create_task(self._beat())]
+
+    def update(self, clock: dict[str, Any] | None) -> bool:
+        """Make and send a message if the game changed since the last one; True if one was made."""
+        record = self.daemon.session.record
+        content = _content(record)
+        if content == self._content:
+            return False
+        snapshot = snapshot_of(record, clock, seq=self._seq.next(), event=self.address.event, board=self.board,
+                               sent=self._wall())
+        payload = json.dumps(snapshot.to_json(), separators=(",", ":")).encode()
+        with self._lock:
+            self._content = content
+            self._latest = payload
+            if self._connected:
+                self._send(payload)
+        return True
+
+    def _send(self, payload: bytes) -> None:
+        """Hand ``payload`` to paho (under ``_lock``): it is sent again until the broker has it."""
+        self._client.publish(game_topic(self.address.event, self.board), payload, qos=1, retain=True)
+        self.published += 1
+
+    def _on_connect(self) -> None:
+        """(paho's thread) Back on line: the latest message, which holds every one before it."""
+        with self._lock:
+            self._connected = True
+            if self._latest is not None:
+                self._send(self._latest)
+        self._client.publish(status_topic(self.address.event, self.board), self._status(online=True), qos=1, retain=True)
+
+    def _on_disconnect(self) -> None:
+        with self._lock:
+            self._connected = False
+
+    async def _pump(self) -> None:
+        assert self._queue is not None
+        while True:
+            line = await self._queue.get()
+            self.update(line.get("clock"))
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            if self._connected:
+                self._client.publish(status_topic(self.address.event, self.board), self._status(online=True),
+                                     qos=1, retain=True)
+
+    async def close(self, *, drain: float = 2.0) -> None:
+        """Send what is left, say the board is off line, disconnect; waits up to ``drain`` s."""
+        if self._closed:
+            return
+        self._closed = True
+        for task in self._tasks:
+            task.cancel()
+        if self._queue is not None:
+            while not self._queue.empty():
+                self.update(self._queue.get_nowait().get("clock"))
+            self.daemon.unsubscribe(self._queue)
+        self.update(self.daemon.state().get("clock"))
+        if self._connected:
+            info = self._client.publish(status_topic(self.address.event, self.board), self._status(online=False),
+                                        qos=1, retain=True)
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(info.wait_for_publish, drain)
+        await asyncio.to_thread(mqtt.stop, self._client)
+
+
+async def start_broadcast(daemon: Daemon, url: str, *, state_dir: Path) -> Publisher:
+    """The face for ``--broadcast URL`` (checked here: BroadcastError names what is wrong)."""
+    from boardctl.broadcast.schema import parse_address
+
+    publisher = Publisher(daemon, parse_address(url, board=True), state_dir=state_dir)
+    await publisher.start()
+    log.info("broadcasting to %s", publisher.address)
+    return publisher
