@@ -353,7 +353,7 @@ KEYS: tuple[Key, ...] = (
     Key("speech.rate", _speech_rate, 160, None, "speaking rate, words per minute (80-450)", group="game"),
     Key("broadcast.url", _broadcast_url, "", "--broadcast",
         "publish the game live to an MQTT broker, mqtt://BROKER[:PORT]/EVENT/BOARD (docs/broadcast.md); empty: off",
-        group="files and web", commands=frozenset({"play", "record"}), metavar="URL"),
+        group="files and web", metavar="URL"),
 )
 KEY_BY_NAME = {key.name: key for key in KEYS}
 

@@ -210,8 +210,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--flag-warning", type=float, default=30.0, metavar="SECONDS",
                         help="a running clock under this is listed as a flag about to fall. Default: 30.")
     parser.add_argument("--write-acl", type=Path, metavar="FILE", help="write a Mosquitto acl_file for the "
-                        "boards (of --boards or --pairings) and exit")
-    parser.add_argument("--boards", metavar="LIST", help="the boards of --write-acl, e.g. 1-40 or a,b,c")
+                        "boards (of --boards or --pairings) and exit. Default: serve the event")
+    parser.add_argument("--boards", metavar="LIST", help="the boards of --write-acl, e.g. 1-40 or a,b,c. Default: those of --pairings")
     parser.add_argument("--name", default=socket.gethostname(), help="this relay's name: each relay keeps its "
                         "own session on the broker. Default: the host name.")
 
