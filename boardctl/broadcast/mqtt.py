@@ -28,9 +28,11 @@ KEEPALIVE = 10
 def make_client(address: BrokerAddress, client_id: str, *, on_connect: Callable[[], None] | None = None,
                 on_disconnect: Callable[[], None] | None = None,
                 on_message: Callable[[str, bytes, bool], None] | None = None,
+                on_publish: Callable[[int], None] | None = None,
                 will: tuple[str, bytes] | None = None) -> paho.Client:
     """A client for ``address`` (not yet connected: call :func:`start`). ``on_message`` gets
-    ``(topic, payload, retained)``; ``will``: a retained last-will ``(topic, payload)``."""
+    ``(topic, payload, retained)``, ``on_publish`` the id of each message the broker
+    acknowledged; ``will``: a retained last-will ``(topic, payload)``."""
     client = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False,
                          protocol=paho.MQTTv311)
     if address.username:
@@ -60,7 +62,12 @@ def make_client(address: BrokerAddress, client_id: str, *, on_connect: Callable[
         if on_message is not None:
             on_message(msg.topic, bytes(msg.payload), bool(msg.retain))
 
+    def published(_c: Any, _u: Any, mid: int, _reason: Any = None, _p: Any = None) -> None:
+        if on_publish is not None:
+            on_publish(mid)
+
     client.on_connect = connected
+    client.on_publish = published
     client.on_disconnect = disconnected
     client.on_message = message
     return client

@@ -7,6 +7,9 @@ retained with QoS 1. The number is kept on disk (``broadcast/<event>-<board>.seq
 folder, fsynced), so it only ever grows, across restarts too. While the link is down nothing is
 lost: the latest message stands for all before it, and it is published again as soon as the
 broker is back (the saved game resumed, after a restart of the board, is published at once).
+paho also sends again, after a reconnection, the messages the broker had not acknowledged, which
+may reach the broker after the latest one; whenever the broker acknowledges such an older
+message, the latest is published once more, so the retained message is always the latest.
 """
 
 from __future__ import annotations
@@ -96,8 +99,10 @@ class Publisher:
         self.heartbeat = heartbeat
         self._wall = wall
         self._seq = SeqFile(state_dir / f"{address.event}-{address.board}.seq")
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._latest: bytes | None = None
+        self._latest_seq = 0
+        self._inflight: dict[int, int] = {}  # message id -> seq, until the broker acknowledges it
         self._content: tuple[Any, ...] | None = None
         self._connected = False
         self._tasks: list[asyncio.Task[None]] = []
@@ -106,7 +111,7 @@ class Publisher:
         self.published = 0  # game messages handed to the client (tests, the bench)
         self._client = mqtt.make_client(
             address, client_id("board", address.event, address.board),
-            on_connect=self._on_connect, on_disconnect=self._on_disconnect,
+            on_connect=self._on_connect, on_disconnect=self._on_disconnect, on_publish=self._on_publish,
             will=(status_topic(address.event, address.board), self._status(online=False)),
         )
 
@@ -138,21 +143,34 @@ class Publisher:
         with self._lock:
             self._content = content
             self._latest = payload
+            self._latest_seq = snapshot.seq
             if self._connected:
-                self._send(payload)
+                self._send()
         return True
 
-    def _send(self, payload: bytes) -> None:
-        """Hand ``payload`` to paho (under ``_lock``): it is sent again until the broker has it."""
-        self._client.publish(game_topic(self.address.event, self.board), payload, qos=1, retain=True)
+    def _send(self) -> None:
+        """Hand the latest message to paho (under ``_lock``): it is sent again until the broker has it."""
+        if self._latest is None:
+            return
+        info = self._client.publish(game_topic(self.address.event, self.board), self._latest, qos=1, retain=True)
+        self._inflight[info.mid] = self._latest_seq
+        if len(self._inflight) > 10_000:  # ids paho gave up on (a cleared session): forget the oldest
+            self._inflight.pop(next(iter(self._inflight)))
         self.published += 1
+
+    def _on_publish(self, mid: int) -> None:
+        """(paho's thread) The broker has a message: if an older one than the latest, the latest
+        goes again after it, so that the broker retains the latest."""
+        with self._lock:
+            seq = self._inflight.pop(mid, None)
+            if seq is not None and seq < self._latest_seq and self._connected:
+                self._send()
 
     def _on_connect(self) -> None:
         """(paho's thread) Back on line: the latest message, which holds every one before it."""
         with self._lock:
             self._connected = True
-            if self._latest is not None:
-                self._send(self._latest)
+            self._send()
         self._client.publish(status_topic(self.address.event, self.board), self._status(online=True), qos=1, retain=True)
 
     def _on_disconnect(self) -> None:

@@ -160,7 +160,8 @@ class Relay:
                 board.duplicates += 1
                 return "duplicate"
             if new.seq <= old.seq:
-                raise BroadcastError(f"an old message (number {new.seq}, {old.seq} applied) ignored")
+                raise BroadcastError(f"an older message (number {new.seq}, {old.seq} applied) ignored: "
+                                     "sent again after a reconnection, or replayed")
         same = old is not None and new.game == old.game
         extends = same and old is not None and new.moves[:len(old.moves)] == old.moves
         if same and old is not None:
