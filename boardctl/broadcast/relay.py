@@ -99,6 +99,7 @@ class Relay:
         self.version = 0
         #: Boards changed since :meth:`take_changed` (the page reloads the one shown in full).
         self.changed: set[str] = set()
+        self._outside_notes: dict[str, float] = {}
         self.counts = {"applied": 0, "duplicate": 0, "refused": 0, "status": 0}
 
     # -- input --------------------------------------------------------------------------------------
@@ -224,6 +225,16 @@ class Relay:
             sans.append(position.san_and_push(move))
         return position, sans
 
+    def note(self, source: str, text: str, now: float | None = None) -> None:
+        """A line on the panel from another part of the relay (the Lichess push), at most every
+        :data:`NOTE_EVERY` s for the same words."""
+        at = self._wall() if now is None else now
+        if at - self._outside_notes.get(text, -1e18) >= NOTE_EVERY:
+            self._outside_notes[text] = at
+            if len(self._outside_notes) > 100:
+                self._outside_notes.clear()
+            self._note(source, text, at, kind="outside", always=True)
+
     def _note(self, board: str, text: str, now: float, *, kind: str, always: bool = False) -> None:
         """One line on the panel; the same kind about one board at most every :data:`NOTE_EVERY` s."""
         last = self.boards[board].noted if board in self.boards else None
@@ -285,9 +296,13 @@ class Relay:
         board.pgn_cache = (snap.seq, text)
         return text
 
+    def pgn_games(self) -> list[str]:
+        """Every board's game as PGN, in board order."""
+        return [self.game_pgn(b) for b in self.ordered() if b.snapshot is not None]
+
     def pgn(self) -> str:
         """Every board's game, one after another: the PGN that broadcast tools poll."""
-        return "\n".join(self.game_pgn(b) for b in self.ordered() if b.snapshot is not None)
+        return "\n".join(self.pgn_games())
 
     def remaining(self, board: BoardGame, now: float) -> dict[str, float] | None:
         """Each side's time now: the message's clock, less the time since for the running side

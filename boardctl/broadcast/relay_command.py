@@ -212,6 +212,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--write-acl", type=Path, metavar="FILE", help="write a Mosquitto acl_file for the "
                         "boards (of --boards or --pairings) and exit. Default: serve the event")
     parser.add_argument("--boards", metavar="LIST", help="the boards of --write-acl, e.g. 1-40 or a,b,c. Default: those of --pairings")
+    parser.add_argument("--lichess-round", metavar="ID", action="append", help="also push the games to this Lichess "
+                        "broadcast round (its owner's token, scope study:write, as lichess.token in the config file); "
+                        "again for more rounds, 64 games each. Default: no push.")
+    parser.add_argument("--lichess-url", metavar="URL", help="The Lichess server. Default: https://lichess.org "
+                        "(config lichess.url).")
     parser.add_argument("--name", default=socket.gethostname(), help="this relay's name: each relay keeps its "
                         "own session on the broker. Default: the host name.")
 
@@ -228,12 +233,33 @@ def run(args: argparse.Namespace) -> int:
         return 0
     relay = Relay(address.event, pairings=pairings, round_name=str(args.round_no or ""),
                   silent_after=args.silent_after, flag_warning=args.flag_warning)
-    return asyncio.run(serve(relay, address, host=args.host, port=args.http, name=f"{args.name}-{args.http}"))
+    lichess = _lichess(args)
+    return asyncio.run(serve(relay, address, host=args.host, port=args.http, name=f"{args.name}-{args.http}",
+                             lichess=lichess))
+
+
+def _lichess(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The Lichess round, server and token of ``--lichess-round`` (None: no push)."""
+    if not args.lichess_round:
+        return None
+    import re
+
+    from boardctl import config as config_mod
+    from boardctl.errors import ConfigError
+
+    for round_id in args.lichess_round:
+        if not re.fullmatch(r"[A-Za-z0-9]{4,20}", round_id):
+            raise ConfigError(f"--lichess-round: not a Lichess round id: {round_id[:40]!r}")
+    cfg = config_mod.load({})
+    if not cfg.lichess_token:
+        raise ConfigError("--lichess-round: no Lichess token; store one with scope study:write as lichess.token "
+                          "(boardctl online --set-token, docs/broadcast.md)")
+    return {"round": args.lichess_round, "url": args.lichess_url or cfg.lichess_url, "token": cfg.lichess_token}
 
 
 async def serve(relay: Relay, address: BrokerAddress, *, host: str, port: int, name: str,
-                ready: asyncio.Event | None = None) -> int:
-    """Run the relay until SIGTERM or SIGINT."""
+                ready: asyncio.Event | None = None, lichess: dict[str, Any] | None = None) -> int:
+    """Run the relay until SIGTERM or SIGINT (pushing to a Lichess round when ``lichess`` names one)."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -243,11 +269,19 @@ async def serve(relay: Relay, address: BrokerAddress, *, host: str, port: int, n
     link = RelayLink(relay, address, name=name)
     link.start()
     log.warning("relay of %s on %s", address, server.url)
+    pusher: asyncio.Task[None] | None = None
+    if lichess is not None:
+        from boardctl.broadcast.lichess_push import LichessPusher
+
+        pushing = LichessPusher(relay, rounds=lichess["round"], token=lichess["token"], url=lichess["url"])
+        pusher = loop.create_task(pushing.run())
     if ready is not None:
         ready.set()
     try:
         await stop.wait()
     finally:
+        if pusher is not None:
+            pusher.cancel()
         await link.close()
         await server.close()
     return 0
