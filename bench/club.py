@@ -185,7 +185,8 @@ async def run_bench(args: argparse.Namespace) -> int:
         rss: list[tuple[float, float]] = []
         restarts = [start_at + round_wall * (i + 1) / (args.restarts + 1) for i in range(args.restarts)]
         down: list[tuple[float, float]] = []
-        while any(w.is_alive() for w in workers):
+        deadline = time.time() + round_wall * 1.5 + args.offline_seconds + 120
+        while any(w.is_alive() for w in workers) and time.time() < deadline:
             if restarts and time.time() >= restarts[0]:
                 restarts.pop(0)
                 began = time.time()
@@ -194,9 +195,18 @@ async def run_bench(args: argparse.Namespace) -> int:
             with contextlib.suppress(OSError):
                 rss.append((time.time() - start_at, _rss_mb(relay.pid)))
             await asyncio.sleep(2.0)
+        for worker in workers:
+            if worker.is_alive():
+                print(f"worker {worker.pid} still running after the round: stopped", file=sys.stderr)
+                worker.kill()
         records: dict[str, Any] = {}
         for index in range(args.procs):
-            records.update(json.loads((folder / f"worker{index}.json").read_text(encoding="utf-8")))
+            path = folder / f"worker{index}.json"
+            if not path.exists():
+                print(f"worker {index} failed (exit status {workers[index].exitcode}): its boards are missing",
+                      file=sys.stderr)
+                continue
+            records.update(json.loads(path.read_text(encoding="utf-8")))
         pgn = await _fetch(f"http://127.0.0.1:{http}/games.pgn")
         arbiter = json.loads(await _fetch(f"http://127.0.0.1:{http}/api/arbiter"))
         for note in arbiter["notes"][:10]:

@@ -19,7 +19,6 @@ import contextlib
 import json
 import logging
 import os
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -88,7 +87,10 @@ class SeqFile:
 
 
 class Publisher:
-    """Publishes one board's game; ``start`` once, ``close`` at the end (safe twice)."""
+    """Publishes one board's game; ``start`` once, ``close`` at the end (safe twice).
+
+    Everything runs on the daemon's loop: paho's callbacks (on its own thread, holding its own
+    locks) only hand their news to the loop, so no lock is ever taken in two orders."""
 
     def __init__(self, daemon: Daemon, address: BrokerAddress, *, state_dir: Path,
                  heartbeat: float = HEARTBEAT, wall: Any = time.time) -> None:
@@ -99,19 +101,20 @@ class Publisher:
         self.heartbeat = heartbeat
         self._wall = wall
         self._seq = SeqFile(state_dir / f"{address.event}-{address.board}.seq")
-        self._lock = threading.RLock()
         self._latest: bytes | None = None
         self._latest_seq = 0
         self._inflight: dict[int, int] = {}  # message id -> seq, until the broker acknowledges it
         self._content: tuple[Any, ...] | None = None
         self._connected = False
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._queue: asyncio.Queue[dict[str, Any]] | None = None
         self._closed = False
         self.published = 0  # game messages handed to the client (tests, the bench)
         self._client = mqtt.make_client(
             address, client_id("board", address.event, address.board),
-            on_connect=self._on_connect, on_disconnect=self._on_disconnect, on_publish=self._on_publish,
+            on_connect=lambda: self._soon(self._on_connect), on_disconnect=lambda: self._soon(self._on_disconnect),
+            on_publish=lambda mid: self._soon(self._on_publish, mid),
             will=(status_topic(address.event, address.board), self._status(online=False)),
         )
 
@@ -119,17 +122,23 @@ class Publisher:
     def connected(self) -> bool:
         return self._connected
 
+    def _soon(self, callback: Any, *args: Any) -> None:
+        """(paho's thread) Run ``callback`` on the daemon's loop."""
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nothing is left to send
+                self._loop.call_soon_threadsafe(callback, *args)
+
     def _status(self, *, online: bool) -> bytes:
         status = Status(board=self.board, online=online, seq=self._seq.value, sent=self._wall())
         return json.dumps(status.to_json(self.address.event), separators=(",", ":")).encode()
 
     async def start(self) -> None:
         """Publish the game as it stands and follow it."""
+        self._loop = asyncio.get_running_loop()
         self._queue = self.daemon.subscribe()
         self.update(self.daemon.state().get("clock"))
         mqtt.start(self._client, self.address)
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._pump()), loop.create_task(self._beat())]
+        self._tasks = [self._loop.create_task(self._pump()), self._loop.create_task(self._beat())]
 
     def update(self, clock: dict[str, Any] | None) -> bool:
         """Make and send a message if the game changed since the last one; True if one was made."""
@@ -139,17 +148,15 @@ class Publisher:
             return False
         snapshot = snapshot_of(record, clock, seq=self._seq.next(), event=self.address.event, board=self.board,
                                sent=self._wall())
-        payload = json.dumps(snapshot.to_json(), separators=(",", ":")).encode()
-        with self._lock:
-            self._content = content
-            self._latest = payload
-            self._latest_seq = snapshot.seq
-            if self._connected:
-                self._send()
+        self._content = content
+        self._latest = json.dumps(snapshot.to_json(), separators=(",", ":")).encode()
+        self._latest_seq = snapshot.seq
+        if self._connected:
+            self._send()
         return True
 
     def _send(self) -> None:
-        """Hand the latest message to paho (under ``_lock``): it is sent again until the broker has it."""
+        """Hand the latest message to paho: it is sent again until the broker has it."""
         if self._latest is None:
             return
         info = self._client.publish(game_topic(self.address.event, self.board), self._latest, qos=1, retain=True)
@@ -159,23 +166,20 @@ class Publisher:
         self.published += 1
 
     def _on_publish(self, mid: int) -> None:
-        """(paho's thread) The broker has a message: if an older one than the latest, the latest
-        goes again after it, so that the broker retains the latest."""
-        with self._lock:
-            seq = self._inflight.pop(mid, None)
-            if seq is not None and seq < self._latest_seq and self._connected:
-                self._send()
+        """The broker has a message: if an older one than the latest, the latest goes again after
+        it, so that the broker retains the latest."""
+        seq = self._inflight.pop(mid, None)
+        if seq is not None and seq < self._latest_seq and self._connected:
+            self._send()
 
     def _on_connect(self) -> None:
-        """(paho's thread) Back on line: the latest message, which holds every one before it."""
-        with self._lock:
-            self._connected = True
-            self._send()
+        """Back on line: the latest message, which holds every one before it."""
+        self._connected = True
+        self._send()
         self._client.publish(status_topic(self.address.event, self.board), self._status(online=True), qos=1, retain=True)
 
     def _on_disconnect(self) -> None:
-        with self._lock:
-            self._connected = False
+        self._connected = False
 
     async def _pump(self) -> None:
         assert self._queue is not None
