@@ -230,3 +230,21 @@ def test_a_boards_message_numbers_only_grow_across_restarts(tmp_path: Path) -> N
     assert [first.next(), first.next(), first.next()] == [1, 2, 3]
     again = SeqFile(tmp_path / "club-7.seq")  # the board restarted
     assert again.next() == 4
+
+
+def test_a_xiangqi_board_in_the_same_room() -> None:
+    from boardctl.variants import get_variant
+
+    xiangqi = get_variant("xiangqi")
+    rec = record(["h2e2", "h9g7", "h0g2"], clocks=[600.0, 598.0, 590.5])
+    rec.variant, rec.fen = "xiangqi", xiangqi.starting_fen
+    relay = Relay(EVENT, pairings={"3": Pairing("3", "Xu Yinchuan", "Lü Qin", "1")}, wall=Wall())
+    clock = {"red": 590.5, "black": 598.0, "running": "black"}
+    assert relay.receive(topic("3"), payload(snapshot(rec, seq=1, board="3", clock=clock))) == "applied"
+    text = relay.pgn()
+    assert '[Red "Xu Yinchuan"]' in text and '[Board "3"]' in text
+    assert text.split("\n\n", 1)[1].strip() == rec.pgn_text().split("\n\n", 1)[1].strip()
+    assert relay.overview()[0]["clock"] == {"red": 590.5, "black": 588.0}  # 10 s of black's time since sent
+    illegal = record(["h2e2", "h9g7", "h0h9"], clocks=[600.0, 598.0, 590.5])
+    illegal.variant, illegal.fen = "xiangqi", xiangqi.starting_fen
+    assert relay.receive(topic("3"), payload(snapshot(illegal, seq=2, board="3", clock=clock))) == "refused"
