@@ -29,7 +29,7 @@ import json
 import multiprocessing
 import os
 import random
-import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -219,6 +219,7 @@ async def run_bench(args: argparse.Namespace) -> int:
         relay.terminate()
         relay.wait(timeout=20)
         late_pgn = await _late_relay(broker, len(records))
+    shutil.rmtree(folder, ignore_errors=True)
     print(f"| a relay started after the round: games equal | {_equal_games(records, late_pgn)} / {len(records)} |")
     return _report(args, records, pgn, watch, rss, down, relay_cpu, time.time() - start_at)
 
@@ -289,10 +290,9 @@ def _report(args: argparse.Namespace, records: dict[str, Any], pgn: str, watch: 
     print(f"| move -> page, moves near a restart or an offline board: p50 / max s | "
           f"{_percentile(delayed, 0.5) / 1000:.1f} / {max(delayed, default=float('nan')) / 1000:.1f} (n={len(delayed)}) |")
     if mid:
-        third = max(1, len(mid) // 3)
-        print(f"| relay RSS MB: first third / middle / last third / max | {statistics.mean(mid[:third]):.0f} / "
-              f"{statistics.mean(mid[third:2 * third] or mid):.0f} / {statistics.mean(mid[2 * third:] or mid):.0f} / "
-              f"{max(mid):.0f} |")
+        marks = " / ".join(f"{mid[min(len(mid) - 1, int(q * len(mid)))]:.0f}" for q in (0.0, 0.25, 0.5, 0.75))
+        print(f"| relay RSS MB at the start, a quarter, half, three quarters of the round / the end / max | "
+              f"{marks} / {mid[-1]:.0f} / {max(mid):.0f} |")
     print(f"| relay CPU time / wall | {relay_cpu:.0f} s / {wall:.0f} s |")
     print(f"| broker restarts / boards off line | {len(down)} / {args.offline} x {args.offline_seconds:g} s |")
     print(f"| load average (1 min) at the end | {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs |")

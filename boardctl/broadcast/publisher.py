@@ -136,13 +136,17 @@ class Publisher:
         """Publish the game as it stands and follow it."""
         self._loop = asyncio.get_running_loop()
         self._queue = self.daemon.subscribe()
-        self.update(self.daemon.state().get("clock"))
+        self.update()
         mqtt.start(self._client, self.address)
         self._tasks = [self._loop.create_task(self._pump()), self._loop.create_task(self._beat())]
 
-    def update(self, clock: dict[str, Any] | None) -> bool:
-        """Make and send a message if the game changed since the last one; True if one was made."""
+    def update(self) -> bool:
+        """Make and send a message if the game changed since the last one; True if one was made.
+        The record and the clock are read together, as they are now (a state line still queued
+        may be older than the record)."""
         record = self.daemon.session.record
+        session_clock = self.daemon.session.clock
+        clock = None if session_clock is None else session_clock.to_json(self.daemon.session.t)
         content = _content(record)
         if content == self._content:
             return False
@@ -184,8 +188,8 @@ class Publisher:
     async def _pump(self) -> None:
         assert self._queue is not None
         while True:
-            line = await self._queue.get()
-            self.update(line.get("clock"))
+            await self._queue.get()  # the game may have changed
+            self.update()
 
     async def _beat(self) -> None:
         while True:
@@ -202,10 +206,8 @@ class Publisher:
         for task in self._tasks:
             task.cancel()
         if self._queue is not None:
-            while not self._queue.empty():
-                self.update(self._queue.get_nowait().get("clock"))
             self.daemon.unsubscribe(self._queue)
-        self.update(self.daemon.state().get("clock"))
+        self.update()
         if self._connected:
             info = self._client.publish(status_topic(self.address.event, self.board), self._status(online=False),
                                         qos=1, retain=True)

@@ -166,7 +166,10 @@ class Relay:
         same = old is not None and new.game == old.game
         extends = same and old is not None and new.moves[:len(old.moves)] == old.moves
         if same and old is not None:
-            self._check_clocks(old, new, extends=extends)
+            clock_fault = self._check_clocks(old, new, extends=extends)
+            if clock_fault is not None:
+                self._note(board.name, clock_fault, now, kind="clock")
+                new = dataclasses.replace(new, clock=old.clock, sent=old.sent)
             if old.result != "*" and len(new.moves) > len(old.moves) and extends:
                 raise BroadcastError(f"moves after the result {old.result} refused")
         position, sans = self._replay(board, new, extend=extends)
@@ -185,25 +188,27 @@ class Relay:
         self.changed.add(board.name)
         return "applied"
 
-    def _check_clocks(self, old: Snapshot, new: Snapshot, *, extends: bool) -> None:
-        """A game's times never go back: a move's recorded clock stays as it was, and a clock
-        reads no more than before unless a move was made (the increment) or an arbiter's decision
-        came with a violation (added time)."""
+    def _check_clocks(self, old: Snapshot, new: Snapshot, *, extends: bool) -> str | None:
+        """A game's times never go back. A move's recorded clock that changed refuses the message
+        (BroadcastError: it rewrites the game's history); a clock reading more than before with
+        no move made (the increment) and no arbiter's ruling (added time) is not believed: the
+        reason is returned, and the message's game is applied with the clock as it was."""
         if not extends:
-            return  # a takeback: the times of the plies taken back go with them
+            return None  # a takeback: the times of the plies taken back go with them
         for ply, (was, now) in enumerate(zip(old.clocks, new.clocks, strict=False), start=1):
             if was is not None and now is not None and abs(was - now) > 0.01:
                 raise BroadcastError(f"the clock after ply {ply} changed from {was:g} to {now:g}: refused")
         if len(new.moves) > len(old.moves) or len(new.violations) > len(old.violations):
-            return
+            return None
         if old.clock is None or new.clock is None:
-            return
+            return None
         for side, was in old.clock.items():
             if side == "running" or side not in new.clock:
                 continue
             if new.clock[side] > was + CLOCK_SLACK:
-                raise BroadcastError(f"the {side} clock went back from {was:g} s to {new.clock[side]:g} s "
-                                     "with no move: refused")
+                return (f"the {side} clock went back from {was:g} s to {new.clock[side]:g} s with no move: "
+                        "ignored, the clock kept as it was")
+        return None
 
     def _replay(self, board: BoardGame, new: Snapshot, *, extend: bool) -> tuple[GameBoard, list[str]]:
         """The position after ``new``'s moves, each checked legal (from the known position when
@@ -223,7 +228,7 @@ class Relay:
             except (ValueError, AssertionError, IndexError):
                 raise BroadcastError(f"ply {ply} {uci} is not a legal move in game {new.game}: refused") from None
             sans.append(position.san_and_push(move))
-        return position, sans
+        return position.copy(stack=False), sans  # the moves are in the message: no history kept twice
 
     def note(self, source: str, text: str, now: float | None = None) -> None:
         """A line on the panel from another part of the relay (the Lichess push), at most every
