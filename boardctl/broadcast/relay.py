@@ -78,6 +78,8 @@ class BoardGame:
     refused: int = 0
     noted: dict[str, float] = field(default_factory=dict)
     pgn_cache: tuple[int, str] | None = None
+    #: The games the board has left for a newer one (never taken up again).
+    left: deque[str] = field(default_factory=lambda: deque(maxlen=64))
 
 
 class Relay:
@@ -154,7 +156,11 @@ class Relay:
 
     def _apply(self, board: BoardGame, new: Snapshot, now: float) -> str:
         old = board.snapshot
-        if old is not None and new.game < old.game:
+        # Another game is the board's next one if its number is higher (whatever the board's
+        # calendar says) or its id newer (a board whose numbering started again: a new games
+        # folder), and the board never left it; anything else is a message of an older game.
+        if old is not None and new.game != old.game and (
+                new.game in board.left or (new.seq <= old.seq and new.game < old.game)):
             raise BroadcastError(f"a message of an older game ({new.game}, the board plays {old.game}) ignored")
         if old is not None and new.game == old.game:
             if new.seq == old.seq and new.same_game_content(old):
@@ -182,6 +188,8 @@ class Relay:
         known = _common(old.violations, new.violations) if same and old is not None else 0
         for violation in new.violations[known:]:
             self.alerts.append(Alert(now, board.name, new.game, violation))
+        if old is not None and not same:
+            board.left.append(old.game)
         board.snapshot, board.position, board.sans = new, position, sans
         board.applied_at = now
         self.version += 1

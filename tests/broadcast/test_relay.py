@@ -67,7 +67,7 @@ HOSTILE: list[tuple[str, str, bytes, str]] = [
     ("a move's clock rewritten", topic(),
      payload(snapshot(record([*OPENING, "b5a4"], clocks=[900.0, 500.0, 893.0, 889.5, 886.0, 882.5, 879.0]), seq=6)),
      "clock after ply 2 changed"),
-    ("an older game", topic(), payload(snapshot(record(game="20261205-180000-000001"), seq=9)), "older game"),
+    ("an older game", topic(), payload(snapshot(record(game="20261205-180000-000001"), seq=4)), "older game"),
     ("seq not a number", topic(), good(seq="6"), "'seq'"),
     ("seq a boolean", topic(), good(seq=True), "'seq'"),
     ("a negative clock", topic(), good(clocks=[-1.0] * 7), "clock"),
@@ -155,6 +155,17 @@ def test_a_takeback_is_applied_and_noted_for_the_arbiter() -> None:
     assert relay.receive(topic(), payload(snapshot(taken, seq=6))) == "applied"
     assert relay.boards["7"].snapshot is not None and relay.boards["7"].snapshot.moves == tuple(OPENING[:4])
     assert "taken back" in relay.arbiter()["notes"][0]["text"]
+
+
+@pytest.mark.parametrize(("game", "seq"), [
+    ("20261205-180000-000001", 6),  # a board whose calendar went back (no clock battery): its number says
+    ("20261205-200000-000001", 1),  # a board whose numbering started again (a new games folder): its id says
+])
+def test_the_boards_next_game_is_known_by_its_number_or_its_id(game: str, seq: int) -> None:
+    relay = relay_with_opening()
+    assert relay.receive(topic(), payload(snapshot(record(["d2d4"], game=game), seq=seq))) == "applied"
+    assert relay.receive(topic(), payload(snapshot(record(["d2d4", "d7d5"], game=game), seq=seq + 1))) == "applied"
+    assert relay.receive(topic(), payload(snapshot(record(), seq=5))) == "refused"  # the game before, replayed
 
 
 def test_a_new_game_replaces_an_unfinished_one_with_a_note() -> None:
