@@ -13,7 +13,7 @@ from pathlib import Path
 
 #: Benchmarks that run only when named (``soak`` takes 10 minutes by default; the tuner and its
 #: data generation write files and take the better part of an hour; so does the book's scoring).
-LONG = frozenset({"soak", "tune", "tune_data", "book_scores", "club", "club_room", "mqtt_rig"})
+LONG = frozenset({"soak", "tune", "tune_data", "book_scores", "club", "club_flood", "club_room", "mqtt_rig"})
 
 
 def main(argv: list[str]) -> int:
