@@ -15,8 +15,8 @@ to the relay's page stream (``/api/stream``, what the page shows) carrying it, o
 while that board's link and the broker were up; and the relay process's VmRSS every 2 s. The
 games are saved on /dev/shm (the bench is about the broadcast, not an SD card's fsyncs).
 
-``--demo`` (``make demo-club``): 16 boards in real time (thinking 2-10 s), the relay's page on
-http://127.0.0.1:8090/ until Ctrl-C.
+``--demo`` (``make demo-club``): 16 boards of a made-up club evening in real time (thinking 2-10 s,
+the last board off line for 20 s), the relay's page on http://127.0.0.1:8090/ until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -299,22 +299,44 @@ def _report(args: argparse.Namespace, records: dict[str, Any], pgn: str, watch: 
     return 0 if lost == 0 and extra == 0 and equal == len(records) else 1
 
 
+#: The demo's players (made up): a club's evening, one line per board.
+DEMO_PLAYERS = ["Ada Reyes", "Ben Okafor", "Chloé Martin", "Dev Patel", "Elif Yılmaz", "Finn Larsen", "Grace Liu",
+                "Hugo Silva", "Ines Novak", "Jonas Berg", "Kira Tanaka", "Luca Romano", "Maya Cohen", "Nils Eriksson",
+                "Olga Petrova", "Pablo Ruiz", "Quinn Walsh", "Rosa Jimenez", "Sam Mensah", "Tara Singh"]
+
+
 async def run_demo(args: argparse.Namespace) -> int:
+    """Boards in real time on the relay's page until Ctrl-C (SIGINT) or SIGTERM."""
+    import signal
+
     folder = Path(tempfile.mkdtemp(prefix="demo-club-"))
     names = [str(n) for n in range(1, args.boards + 1)]
+    pairings = folder / "pairings.csv"
+    rows = [f"{n},{DEMO_PLAYERS[(2 * i) % len(DEMO_PLAYERS)]},{DEMO_PLAYERS[(2 * i + 1) % len(DEMO_PLAYERS)]},1"
+            for i, n in enumerate(names)]
+    pairings.write_text("board,white,black,round\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
     with Broker(folder / "broker") as broker:
         relay = subprocess.Popen([sys.executable, "-m", "boardctl", "relay", f"{broker.url}/{EVENT}", "--http",
-                                  str(args.http), "--name", "demo"])
+                                  str(args.http), "--name", "demo", "--pairings", str(pairings)])
         try:
             print(f"A room of {args.boards} boards: open http://127.0.0.1:{args.http}/ (the PGN: /games.pgn); "
-                  "Ctrl-C ends it", flush=True)
-            await _boards(names, broker.port, folder / "boards", 1.0, time.time() + 2.0,
-                          {names[-1]: 40.0}, 20.0, 60, (2.0, 10.0), None)
-            print("Every game is over; the page stays up until Ctrl-C", flush=True)
-            await asyncio.Event().wait()
+                  "the last board loses its Wi-Fi for 20 s after 40 s; Ctrl-C ends it", flush=True)
+            play = asyncio.create_task(_boards(names, broker.port, folder / "boards", 1.0, time.time() + 2.0,
+                                               {names[-1]: 40.0}, 20.0, 60, (2.0, 10.0), None))
+            play.add_done_callback(lambda t: t.cancelled() or print("Every game is over; the page stays up until "
+                                                                    "Ctrl-C", flush=True))
+            await stop.wait()
+            play.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await play
         finally:
             relay.terminate()
             relay.wait(timeout=20)
+            shutil.rmtree(folder, ignore_errors=True)
     return 0
 
 
@@ -333,9 +355,7 @@ def main(argv: list[str]) -> int:
     if args.demo:
         if "--boards" not in argv:
             args.boards = 16
-        with contextlib.suppress(KeyboardInterrupt):
-            return asyncio.run(run_demo(args))
-        return 0
+        return asyncio.run(run_demo(args))
     return asyncio.run(run_bench(args))
 
 

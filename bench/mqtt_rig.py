@@ -136,7 +136,11 @@ class CuttableLink:
             finally:
                 dst.transport.abort()
 
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        try:
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        except asyncio.CancelledError:  # the loop is ending: this connection goes with it, quietly
+            writer.transport.abort()
+            up_writer.transport.abort()
         self._writers -= {writer, up_writer}
 
     async def close(self) -> None:
