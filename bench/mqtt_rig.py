@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import pwd
 import shutil
 import signal
 import socket
@@ -32,7 +34,10 @@ def mosquitto_path() -> str | None:
 class Broker:
     """``mosquitto -c <generated config>`` on 127.0.0.1:``port``; ``start``/``stop``/``restart``."""
 
-    def __init__(self, folder: Path, *, port: int | None = None, extra: str = "") -> None:
+    def __init__(self, folder: Path, *, port: int | None = None, listener: str = "", anonymous: bool = True,
+                 extra: str = "") -> None:
+        """``listener``: lines for the listener (TLS files); ``anonymous``: whether clients need
+        no credentials; ``extra``: more lines (``password_file``, ``acl_file``)."""
         exe = mosquitto_path()
         if exe is None:
             raise FileNotFoundError("mosquitto is not installed (make test installs Debian's mosquitto)")
@@ -41,8 +46,12 @@ class Broker:
         self.port = port or free_port()
         folder.mkdir(parents=True, exist_ok=True)
         self.config = folder / "mosquitto.conf"
+        # Run as the user running the tests (as root, mosquitto would otherwise become the
+        # "mosquitto" user, which cannot write in the test's private folder).
         self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+            f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
+            f"listener {self.port} 127.0.0.1\n{listener}\n"
+            f"allow_anonymous {'true' if anonymous else 'false'}\npersistence true\n"
             f"persistence_location {folder}/\nautosave_interval 1\nmax_queued_messages 100000\n"
             f"message_size_limit 262144\nlog_dest file {folder}/mosquitto.log\n{extra}",
             encoding="utf-8")
