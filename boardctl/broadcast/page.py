@@ -66,7 +66,7 @@ function render(){
  fill("silent",a.silent||[],s=>`board ${s.board}`+(s.online===false?" (off line)":"")+(s.for?`, ${Math.round(s.for)} s`:""));
  fill("violations",a.violations||[],v=>`${new Date(v.t*1000).toLocaleTimeString()} board ${v.board}, ply ${v.ply}: ${v.color} ${v.code} (${v.detail})`);
  fill("notes",a.notes||[],n=>`${new Date(n.t*1000).toLocaleTimeString()} board ${n.board}: ${n.text}`);
- document.getElementById("counts").textContent=a.counts?`messages: ${a.counts.applied} applied, ${a.counts.duplicate} duplicates, ${a.counts.refused} refused`:"";
+ document.getElementById("counts").textContent=a.counts?`messages: ${a.counts.applied} applied, ${a.counts.duplicate} duplicates or late resends, ${a.counts.refused} refused`:"";
 }
 function grid(fen){const rows=fen.split(" ")[0].split("/");return rows.map(r=>r.replace(/\\d+/g,n=>".".repeat(+n))
  .split("").map(c=>PIECES[c]&&rows.length===8?PIECES[c]:c).join(" ")).join("\\n");}

@@ -4,8 +4,9 @@ It holds nothing the broker's retained messages and the boards cannot give back:
 at any time (or restarted, or a second one elsewhere) builds the same games. Each message is
 judged once, at :meth:`Relay.receive`, which never raises: a message is *applied* (a newer
 ``seq`` of the board's game whose moves are legal and whose clocks never run backwards), a
-*duplicate* (its ``seq`` was applied already: counted, silently), or *refused* with one note on
-the arbiter's panel saying why. Memory is bounded: at most :data:`MAX_BOARDS` boards, one game
+*duplicate* (its ``seq`` was applied already, or it is an older state the game went through, as
+paho sends after a reconnection: counted, silently), or *refused* with one note on the arbiter's
+panel saying why. Memory is bounded: at most :data:`MAX_BOARDS` boards, one game
 each, and the last :data:`MAX_NOTES` notes and violations.
 """
 
@@ -166,9 +167,12 @@ class Relay:
             if new.seq == old.seq and new.same_game_content(old):
                 board.duplicates += 1
                 return "duplicate"
+            if new.seq < old.seq and _is_before(new, old):
+                board.duplicates += 1  # a late resend (paho sends again after a reconnection): nothing new
+                return "duplicate"
             if new.seq <= old.seq:
-                raise BroadcastError(f"an older message (number {new.seq}, {old.seq} applied) ignored: "
-                                     "sent again after a reconnection, or replayed")
+                raise BroadcastError(f"an older message (number {new.seq}, {old.seq} applied) that does not "
+                                     "agree with the game: ignored")
         same = old is not None and new.game == old.game
         extends = same and old is not None and new.moves[:len(old.moves)] == old.moves
         if same and old is not None:
@@ -393,6 +397,15 @@ class Relay:
             "notes": [dataclasses.asdict(n) for n in reversed(self.notes)],
             "counts": dict(self.counts),
         }
+
+
+def _is_before(early: Snapshot, late: Snapshot) -> bool:
+    """Whether ``early`` is a state ``late``'s game went through: its moves, clocks and
+    violations the beginning of ``late``'s, and no result that ``late`` does not have."""
+    plies = len(early.moves)
+    return (late.moves[:plies] == early.moves and late.clocks[:len(early.clocks)] == early.clocks
+            and late.violations[:len(early.violations)] == early.violations
+            and (early.result == "*" or (early.result == late.result and plies == len(late.moves))))
 
 
 def _common(a: Sequence[Any], b: Sequence[Any]) -> int:

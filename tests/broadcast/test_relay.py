@@ -62,8 +62,10 @@ HOSTILE: list[tuple[str, str, bytes, str]] = [
     ("another event's topic", "boardctl/other/7/game", good(), "not a topic of event"),
     ("an illegal move", topic(), good(moves=[*OPENING, "e1e8"]), "not a legal move"),
     ("a move like no move", topic(), good(moves=[*OPENING, "zz99"]), "'moves' must be"),
-    ("a replayed old message", topic(), payload(snapshot(record(OPENING[:4]), seq=3)), "older message"),
-    ("a number reused for other moves", topic(), good(seq=5), "older message"),
+    ("a replayed old message that disagrees", topic(), payload(snapshot(record(["d2d4"]), seq=3)), "does not agree"),
+    ("an old message with other clocks", topic(),
+     payload(snapshot(record(OPENING[:4], clocks=[1.0, 2.0, 3.0, 4.0]), seq=3)), "does not agree"),
+    ("a number reused for other moves", topic(), good(seq=5), "does not agree"),
     ("a move's clock rewritten", topic(),
      payload(snapshot(record([*OPENING, "b5a4"], clocks=[900.0, 500.0, 893.0, 889.5, 886.0, 882.5, 879.0]), seq=6)),
      "clock after ply 2 changed"),
@@ -126,6 +128,13 @@ def test_a_duplicate_is_applied_once_and_counted_without_a_note() -> None:
     assert relay.boards["7"].duplicates == 2
     assert relay.arbiter()["notes"] == []
     assert relay.counts == {"applied": 1, "duplicate": 2, "refused": 0, "status": 0}
+
+
+def test_a_late_resend_of_an_earlier_state_is_ignored_silently() -> None:
+    relay = relay_with_opening()
+    assert relay.receive(topic(), payload(snapshot(record(OPENING[:4]), seq=3))) == "duplicate"
+    assert relay.boards["7"].snapshot is not None and relay.boards["7"].snapshot.moves == tuple(OPENING)
+    assert relay.arbiter()["notes"] == []
 
 
 def test_a_flood_of_the_same_refusal_is_one_note() -> None:
