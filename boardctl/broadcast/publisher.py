@@ -122,6 +122,11 @@ class Publisher:
     def connected(self) -> bool:
         return self._connected
 
+    @property
+    def latest(self) -> bytes | None:
+        """The latest ``game`` message made (sent, or to be sent when the link returns)."""
+        return self._latest
+
     def _soon(self, callback: Any, *args: Any) -> None:
         """(paho's thread) Run ``callback`` on the daemon's loop."""
         if self._loop is not None:
