@@ -1,5 +1,8 @@
 """Who plays on which board: a CSV file, a FIDE TRF-16 file, or a ``boardctl tournament``'s round.
 
+A ``boardctl tournament`` file (``tournaments/<id>.json`` in the data folder): the round asked (the
+latest paired one if none is), its games in the order the tournament paired them, byes left out.
+
 CSV: a header line naming at least ``board``, ``white`` and ``black`` (``red`` for ``white`` in
 xiangqi), and optionally ``round``; one line per board. TRF-16: the ``001`` player lines, and
 for the round asked (the last one with pairings if none is asked) each game once, its boards
@@ -43,6 +46,8 @@ def read_pairings(path: Path, *, round_no: int | None = None) -> dict[str, Pairi
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise BroadcastError(f"{path}: cannot read the pairings ({exc})") from None
+    if path.suffix.lower() == ".json":
+        return parse_tournament(text, where=str(path), round_no=round_no)
     if path.suffix.lower() == ".trf" or text.startswith("012 ") or "\n001 " in text or text.startswith("001 "):
         return parse_trf(text, where=str(path), round_no=round_no)
     return parse_csv(text, where=str(path))
@@ -109,3 +114,25 @@ def parse_trf(text: str, *, where: str = "pairings", round_no: int | None = None
                     for white, (black, colour) in games[chosen].items() if colour == "w"))
     return {str(board): Pairing(str(board), names.get(white, f"#{white}"), names.get(black, f"#{black}"), str(chosen))
             for board, (_, white, black) in enumerate(pairs, start=1)}
+
+
+def parse_tournament(text: str, *, where: str = "pairings", round_no: int | None = None) -> dict[str, Pairing]:
+    """Boards of one round of a ``boardctl tournament`` file."""
+    import json
+
+    from boardctl.learning.tournament import Tournament
+
+    try:
+        tournament = Tournament.from_json(json.loads(text), where=where)
+    except (ValueError, TypeError, AttributeError, KeyError) as exc:
+        raise BroadcastError(f"{where}: not a boardctl tournament file ({str(exc)[:200]})") from None
+    names = {p.number: p.name[:100] for p in tournament.players}
+    paired = sorted({g.round for g in tournament.games})
+    if not paired:
+        raise BroadcastError(f"{where}: no round paired yet")
+    chosen = round_no if round_no is not None else paired[-1]
+    games = [g for g in tournament.games if g.round == chosen and g.black is not None]
+    if not games:
+        raise BroadcastError(f"{where}: round {chosen} has no games (paired rounds: {', '.join(map(str, paired))})")
+    return {str(board): Pairing(str(board), names[g.white], names[g.black] if g.black is not None else "", str(chosen))
+            for board, g in enumerate(games, start=1)}

@@ -202,7 +202,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="HTTP address; 0.0.0.0 for the hall's screens. "
                         "Default: 127.0.0.1.")
     parser.add_argument("--pairings", type=Path, metavar="FILE", help="who plays on which board: a .csv "
-                        "(board,white,black[,round]) or a FIDE .trf file. Default: the names the boards send.")
+                        "(board,white,black[,round]), a FIDE .trf file or a boardctl tournament's .json. "
+                        "Default: the names the boards send.")
     parser.add_argument("--round", dest="round_no", type=int, metavar="N", help="the round of a .trf file, and "
                         "the PGN's Round. Default: the last paired round.")
     parser.add_argument("--silent-after", type=float, default=20.0, metavar="SECONDS",

@@ -60,3 +60,26 @@ def test_trf_as_boardctl_tournament_writes_it() -> None:
 def test_trf_without_players() -> None:
     with pytest.raises(BroadcastError, match="no TRF-16 player lines"):
         parse_trf("012 nothing\n")
+
+
+def test_a_boardctl_tournament_file(tmp_path: Path) -> None:
+    import json
+
+    from boardctl.learning.tournament import Format, Tournament
+
+    entrants = [("Ann", 1800, True), ("Bob", 1700, False), ("Cid", 1600, False), ("Dan", 1500, False),
+                ("Eve", 1400, False)]
+    t = Tournament.new(entrants, tournament_id="club", format=Format.ROUND_ROBIN).pair_next_round()
+    path = tmp_path / "club.json"
+    path.write_text(json.dumps(t.to_json()), encoding="utf-8")
+    pairings = read_pairings(path)
+    names = {p.number: p.name for p in t.players}
+    games = [g for g in t.games if g.round == 1 and g.black is not None]
+    assert [(p.board, p.white, p.black, p.round) for p in pairings.values()] == [
+        (str(i), names[g.white], names[g.black or 0], "1") for i, g in enumerate(games, start=1)]
+    assert len(pairings) == 2  # five players: one has the bye
+    with pytest.raises(BroadcastError, match="round 2 has no games"):
+        read_pairings(path, round_no=2)
+    path.write_text('{"id": 3}', encoding="utf-8")
+    with pytest.raises(BroadcastError, match="not a boardctl tournament file"):
+        read_pairings(path)
