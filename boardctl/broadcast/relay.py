@@ -103,6 +103,7 @@ class Relay:
         #: Boards changed since :meth:`take_changed` (the page reloads the one shown in full).
         self.changed: set[str] = set()
         self._outside_notes: dict[str, float] = {}
+        self._stranger_noted: dict[str, float] = {}  # notes about topics of no board followed
         self.counts = {"applied": 0, "duplicate": 0, "refused": 0, "status": 0}
 
     # -- input --------------------------------------------------------------------------------------
@@ -253,13 +254,16 @@ class Relay:
             self._note(source, text, at, kind="outside", always=True)
 
     def _note(self, board: str, text: str, now: float, *, kind: str, always: bool = False) -> None:
-        """One line on the panel; the same kind about one board at most every :data:`NOTE_EVERY` s."""
-        last = self.boards[board].noted if board in self.boards else None
-        if last is not None and not always:
-            if now - last.get(kind, -1e18) < NOTE_EVERY:
+        """One line on the panel; the same kind about one board at most every :data:`NOTE_EVERY` s,
+        and about topics of no board followed (whatever they name) one line in that time."""
+        followed = board in self.boards
+        last = self.boards[board].noted if followed else self._stranger_noted
+        key = kind if followed else "stranger"
+        if not always:
+            if now - last.get(key, -1e18) < NOTE_EVERY:
                 return
-            last[kind] = now
-            if len(last) > 50:
+            last[key] = now
+            if len(last) > 100:
                 last.clear()
         log.info("board %s: %s", board, text)
         self.notes.append(Note(now, board, text))

@@ -145,6 +145,15 @@ def test_a_flood_of_the_same_refusal_is_one_note() -> None:
     assert relay.boards["7"].refused == 50
 
 
+def test_a_flood_on_many_made_up_topics_is_one_note() -> None:
+    relay = relay_with_opening()
+    for n in range(300):
+        relay.receive(f"boardctl/{EVENT}/x{n}/nonsense", b"{}")
+        relay.receive(f"boardctl/other{n}/7/game", b"{}")
+    assert len(relay.arbiter()["notes"]) == 1
+    assert relay.counts["refused"] == 600 and set(relay.boards) == {"7"}
+
+
 def test_violations_reach_the_panel_once_each_as_they_happen() -> None:
     relay = relay_with_opening()
     touch = Violation(6, "touch-move", "white", "the bishop on b5 was touched first")
