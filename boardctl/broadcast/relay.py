@@ -79,6 +79,9 @@ class BoardGame:
     refused: int = 0
     noted: dict[str, float] = field(default_factory=dict)
     pgn_cache: tuple[int, str] | None = None
+    #: The position and the last move as the page shows them, made once per applied message.
+    fen: str | None = None
+    last: str | None = None
     #: The games the board has left for a newer one (never taken up again).
     left: deque[str] = field(default_factory=lambda: deque(maxlen=64))
 
@@ -196,6 +199,7 @@ class Relay:
         if old is not None and not same:
             board.left.append(old.game)
         board.snapshot, board.position, board.sans = new, position, sans
+        board.fen, board.last = position.fen(), _last_move(board)
         board.applied_at = now
         self.version += 1
         self.changed.add(board.name)
@@ -351,7 +355,7 @@ class Relay:
             return line
         line.update({
             "game": snap.game, "variant": snap.variant, "plies": len(snap.moves), "result": snap.result,
-            "termination": snap.termination, "last": _last_move(board), "fen": board.position.fen() if board.position else None,
+            "termination": snap.termination, "last": board.last, "fen": board.fen,
             "clock": self.remaining(board, now), "running": (snap.clock or {}).get("running") if snap.result == "*" else None,
             "sent": snap.sent, "seq": snap.seq, "violations": len(snap.violations),
         })
