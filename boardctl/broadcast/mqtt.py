@@ -41,6 +41,7 @@ def make_client(address: BrokerAddress, client_id: str, *, on_connect: Callable[
         client.tls_set(ca_certs=address.ca_file)
     if will is not None:
         client.will_set(will[0], will[1], qos=1, retain=True)
+    client.suppress_exceptions = True  # a failing callback is logged; the network thread goes on
     client.reconnect_delay_set(min_delay=1, max_delay=RECONNECT_MAX)
     client.max_inflight_messages_set(200)
     client.max_queued_messages_set(0)

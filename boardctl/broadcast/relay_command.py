@@ -154,7 +154,8 @@ class RelayLink:
         self.client.subscribe([(topic, 1) for topic in subscriptions(self.address.event)])
 
     def _message(self, topic: str, payload: bytes, _retained: bool) -> None:
-        self._loop.call_soon_threadsafe(self.relay.receive, topic, payload)
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the relay is stopping
+            self._loop.call_soon_threadsafe(self.relay.receive, topic, payload)
 
     def start(self) -> None:
         mqtt.start(self.client, self.address)
