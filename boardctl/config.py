@@ -398,7 +398,7 @@ class Config:
     speech_sounds: bool
     speech_output: str
     speech_rate: int
-    broadcast_url: str
+    broadcast_url: str = field(repr=False)  # may hold a board's broker password
 
     @property
     def games_dir(self) -> Path:

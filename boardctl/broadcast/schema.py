@@ -67,16 +67,25 @@ class BrokerAddress:
         return f"{scheme}://{user}{self.host}:{self.port}{path}"
 
 
+_PASSWORD = re.compile(r"(//[^:/@]*:)[^@/]*@")
+
+
+def redacted(text: str) -> str:
+    """An address as an error may echo it: any password replaced by ``***``."""
+    return _PASSWORD.sub(r"\1***@", text)
+
+
 def parse_address(text: str, *, board: bool) -> BrokerAddress:
     """Read a broker address; ``board``: whether it must name a board (a board's ``--broadcast``)
     or must not (the relay's, which names only the event)."""
     where = "--broadcast" if board else "relay address"
     shape = "mqtt://BROKER[:PORT]/EVENT/BOARD" if board else "mqtt://BROKER[:PORT]/EVENT"
     if not isinstance(text, str) or len(text) > 500 or any(ord(c) < 33 for c in text):
-        raise BroadcastError(f"{where}: must look like {shape}, got {jsonlimits.short_repr(text)}")
+        raise BroadcastError(f"{where}: must look like {shape}, got {jsonlimits.short_repr(redacted(str(text)))}")
     url = urllib.parse.urlsplit(text)
     if url.scheme not in ("mqtt", "mqtts") or not url.hostname:
-        raise BroadcastError(f"{where}: must look like {shape} (mqtts:// for TLS), got {jsonlimits.short_repr(text)}")
+        raise BroadcastError(f"{where}: must look like {shape} (mqtts:// for TLS), got "
+                             f"{jsonlimits.short_repr(redacted(text))}")
     try:
         port = url.port
     except ValueError:

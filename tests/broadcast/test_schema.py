@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boardctl.broadcast.schema import BroadcastError, parse_address, parse_topic
+from boardctl.broadcast.schema import BroadcastError, parse_address, parse_topic, redacted
 from boardctl.config import ConfigError, load
 
 GOOD = [
@@ -28,6 +28,16 @@ def test_the_password_never_shows() -> None:
     address = parse_address("mqtt://board-7:s3cret@broker/club/7", board=True)
     assert address.password == "s3cret"
     assert "s3cret" not in str(address) and "s3cret" not in repr(address)
+    for bad in ("http://board-7:s3cret@broker/club/7", "mqtt://board-7:s3cret@broker/club"):
+        with pytest.raises(BroadcastError) as info:
+            parse_address(bad, board=True)
+        assert "s3cret" not in str(info.value)
+    assert redacted("mqtt://board-7:s3cret@broker/club/7") == "mqtt://board-7:***@broker/club/7"
+    cfg = load({"broadcast.url": "mqtt://board-7:s3cret@broker/club/7"}, files=[])
+    assert "s3cret" not in repr(cfg)
+    with pytest.raises(ConfigError) as bad_key:
+        load({"broadcast.url": "mqtt://board-7:s3cret@broker/club"}, files=[])
+    assert "s3cret" not in str(bad_key.value)
 
 
 BAD = [
