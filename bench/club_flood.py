@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -113,6 +114,7 @@ async def run(args: argparse.Namespace) -> int:
         watcher.cancel()
         relay.terminate()
         relay.wait(timeout=20)
+    shutil.rmtree(folder, ignore_errors=True)
     print(f"| messages/s sent | boards | p50 ms | p99 ms | shown / sent | relay CPU | broker CPU |  "
           f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     print("|---|---|---|---|---|---|---|")
