@@ -9,7 +9,7 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba-cache
 # which rebuilds only when the kernel sources' digest has no module yet.
 KERNELS := $(VENV)/.kernels
 
-.PHONY: demo test fuzz lint bench clean system tune pi-check
+.PHONY: demo demo-club test fuzz lint bench clean system tune pi-check
 
 $(STAMP): pyproject.toml
 	@echo "Installing boardctl and its dependencies into $(VENV) (first run only)..."
@@ -26,6 +26,12 @@ $(KERNELS): $(STAMP) $(wildcard engine/*.py)
 demo: $(STAMP) $(KERNELS)
 	$(BIN)/boardctl demo
 
+# A room of simulated boards broadcasting through a private Mosquitto, live on the relay's page
+# (docs/broadcast.md); Ctrl-C ends it.
+demo-club: $(STAMP)
+	sh scripts/ensure-mosquitto.sh
+	$(BIN)/python -m bench club --demo
+
 lint: $(STAMP)
 	$(BIN)/ruff check boardctl engine tests bench firmware
 	$(BIN)/mypy
@@ -34,6 +40,7 @@ lint: $(STAMP)
 # Stockfish as the alternative engine and the benchmarks' opponent.
 # Fairy-Stockfish as the xiangqi perft reference and sparring partner.
 # Noto CJK so that the xiangqi page's screenshots show the Chinese characters.
+# Mosquitto, the MQTT broker the club broadcast's tests start on a port of their own.
 system:
 	sh scripts/ensure-chromium.sh
 	sh scripts/ensure-cjk-fonts.sh
@@ -41,6 +48,7 @@ system:
 	sh scripts/ensure-micropython.sh
 	sh scripts/ensure-fairy-stockfish.sh
 	sh scripts/ensure-espeak.sh
+	sh scripts/ensure-mosquitto.sh
 
 test: $(STAMP) $(KERNELS) system lint
 	$(BIN)/pytest -q

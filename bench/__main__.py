@@ -13,8 +13,8 @@ from pathlib import Path
 
 #: Benchmarks that run only when named (``soak`` takes 10 minutes by default; the tuner and its
 #: data generation write files and take the better part of an hour; so does the book's scoring;
-#: ``pi`` needs root for its cgroups and plays two whole games).
-LONG = frozenset({"soak", "tune", "tune_data", "book_scores", "pi"})
+#: ``pi`` needs root for its cgroups and plays two whole games; the club benches run a broker).
+LONG = frozenset({"soak", "tune", "tune_data", "book_scores", "pi", "club", "club_flood", "club_room", "mqtt_rig"})
 
 
 def main(argv: list[str]) -> int:

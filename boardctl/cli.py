@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "online": "boardctl.online.command",
     "learn": "boardctl.learn",
     "link": "boardctl.chesslink.command",
+    "relay": "boardctl.broadcast.relay_command",
 }
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

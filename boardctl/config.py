@@ -171,6 +171,19 @@ def _url(value: Any) -> Any:
     return value
 
 
+def _broadcast_url(value: Any) -> Any:
+    """"" (off) or a board's broker address, ``mqtt://BROKER[:PORT]/EVENT/BOARD`` (docs/broadcast.md)."""
+    if value == "":
+        return value
+    from boardctl.broadcast.schema import BroadcastError, parse_address
+
+    try:
+        parse_address(value, board=True)
+    except BroadcastError as exc:
+        raise ValueError(str(exc).removeprefix("--broadcast: ")) from None
+    return value
+
+
 def check_level(value: Any) -> Any:
     """A named level (also 初级, 中级, 高级, 大师), ``practice1``-``practice5``, or an Elo number."""
     return levels.check_level(value)
@@ -365,6 +378,9 @@ KEYS: tuple[Key, ...] = (
         "play: through the audio output (aplay); files: only write WAV files (in the data directory's speech/)",
         group="game"),
     Key("speech.rate", _speech_rate, 160, None, "speaking rate, words per minute (80-450)", group="game"),
+    Key("broadcast.url", _broadcast_url, "", "--broadcast",
+        "publish the game live to an MQTT broker, mqtt://BROKER[:PORT]/EVENT/BOARD (docs/broadcast.md); empty: off",
+        group="files and web", metavar="URL"),
 )
 KEY_BY_NAME = {key.name: key for key in KEYS}
 
@@ -414,6 +430,7 @@ class Config:
     speech_sounds: bool
     speech_output: str
     speech_rate: int
+    broadcast_url: str = field(repr=False)  # may hold a board's broker password
 
     @property
     def games_dir(self) -> Path:

@@ -296,6 +296,11 @@ async def serve(mode: str, args: argparse.Namespace) -> int:
                 await app_mode.switch(True)
         if daemon.coach is not None and session.is_coached():
             await daemon.coach.coach.start()  # ready before the first move (it loads like the engine)
+        if getattr(cfg, "broadcast_url", ""):  # the game live on a club's screen (docs/broadcast.md)
+            from boardctl.broadcast.publisher import start_broadcast
+
+            publisher = await start_broadcast(daemon, cfg.broadcast_url, state_dir=store.root / "broadcast")
+            stack.push_async_callback(publisher.close)
         web = await start_web(daemon, cfg, port_chosen=args.port is not None, fresh=bool(args.new or args.fen),
                                command=_command_line(args, mode, store))
         if input_clock is not None:

@@ -209,6 +209,7 @@ def test_the_settings_flags_are_made_from_the_config_table(command: str) -> None
 
 
 SAMPLE_VALUES = {
+    "broadcast.url": ("--broadcast", "mqtt://broker:1884/club/7", "mqtt://broker:1884/club/7"),
     "board.backend": ("--board", "gpio", "gpio"),
     "board.serial_url": ("--serial-url", "loop://", "loop://"),
     "board.serial_wait": ("--serial-wait", None, True),

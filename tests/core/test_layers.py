@@ -26,16 +26,18 @@ LAYERS: dict[str, int] = {
     "boardctl.session": SESSION, "boardctl.clock": SESSION, "boardctl.storage": SESSION,
     "boardctl.orientation": SESSION, "boardctl.config": SESSION, "boardctl.actions": SESSION,
     "boardctl.guide": SESSION, "boardctl.reply": SESSION, "boardctl.learning": SESSION,
+    "boardctl.broadcast.schema": SESSION,  # the broadcast's pure wire format (config checks addresses with it)
     "boardctl.daemon": DAEMON, "boardctl.engine_client": DAEMON, "boardctl.hw": DAEMON,
     "boardctl.learning.coach": DAEMON, "boardctl.learning.npc_games": DAEMON, "boardctl.learning.speech": DAEMON,
     "boardctl.web": FACE, "boardctl.network": FACE, "boardctl.online": FACE, "boardctl.stdio": FACE,
-    "boardctl.terminal": FACE, "boardctl.chesslink": FACE,
-    "boardctl.network.serve": COMMAND, "boardctl.chesslink.command": COMMAND, "boardctl.network.host_command": COMMAND,
+    "boardctl.terminal": FACE, "boardctl.chesslink": FACE, "boardctl.broadcast": FACE,
+    "boardctl.network.serve": COMMAND, "boardctl.chesslink.command": COMMAND,
+    "boardctl.broadcast.relay_command": COMMAND, "boardctl.network.host_command": COMMAND,
     "boardctl.network.join_command": COMMAND, "boardctl.online.command": COMMAND,
 }
 #: The faces: one may not import another (a face registers with the daemon instead).
 FACES = ("boardctl.web", "boardctl.network", "boardctl.online", "boardctl.stdio", "boardctl.terminal",
-         "boardctl.chesslink")
+         "boardctl.chesslink", "boardctl.broadcast")
 
 #: The imports that still run the wrong way, and why; issue 31 removes them one by one.
 KNOWN: dict[tuple[str, str], str] = {

@@ -8,6 +8,11 @@ scripted: it answers each of our moves with the next move of ``script`` after ``
 seconds, accepts or declines draws and takebacks as told, and the test can make it drop the game
 streams, answer 429, or send any raw line.
 
+Broadcasts (``boardctl relay --lichess-round``): ``POST /api/broadcast/round/{id}/push`` takes a
+text/plain PGN of one or more games for a round created beforehand (:meth:`StandIn.add_round`,
+404 otherwise) and answers ``{"games": [...]}``, each game its ``tags`` and ``moves`` (the number
+of moves read) or an ``error`` where a move cannot be played; the pushed PGN is kept per round.
+
 Run on its own from a checkout's root (``python -m tests.online.standin --port 8123 --token lip_x``)
 it serves until interrupted, for trying ``boardctl online --lichess-url http://127.0.0.1:8123`` by
 hand. It is a test double: it lives with the tests and does not ship in the package.
@@ -141,6 +146,8 @@ class StandIn:
         self.tokens_seen: list[str] = []
         #: The path of every request let through, when it came in (a stream's status comes at its end).
         self.opened: list[str] = []
+        #: Broadcast rounds: id -> each PGN body pushed to it, in order.
+        self.rounds: dict[str, list[str]] = {}
         self._events: list[asyncio.Queue[bytes | None]] = []
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -170,6 +177,7 @@ class StandIn:
         r.add_post("/api/board/game/{id}/claim-victory", self._claim_victory)
         r.add_post("/api/board/game/{id}/claim-victory/", self._claim_victory)  # berserk 0.14.0's path
         r.add_post("/api/board/game/{id}/claim-draw", self._claim_draw)
+        r.add_post("/api/broadcast/round/{id}/push", self._push_round)
         return app
 
     async def start(self, port: int = 0) -> None:
@@ -450,6 +458,32 @@ class StandIn:
         game.status, game.winner = status, winner
         game.wdraw = game.bdraw = game.wtakeback = game.btakeback = False
         self._broadcast(game)
+
+    def add_round(self) -> str:
+        """A new broadcast round (as its owner would create it on the site); its id."""
+        round_id = new_id()
+        self.rounds[round_id] = []
+        return round_id
+
+    async def _push_round(self, request: web.Request) -> web.Response:
+        import io
+
+        import chess.pgn
+
+        pushed = self.rounds.get(request.match_info["id"])
+        if pushed is None:
+            return web.json_response({"error": "Not found"}, status=404)
+        body = await request.text()
+        pushed.append(body)
+        games: list[dict[str, Any]] = []
+        stream = io.StringIO(body)
+        while (game := chess.pgn.read_game(stream)) is not None:
+            tags = dict(game.headers)
+            if game.errors:
+                games.append({"tags": tags, "error": str(game.errors[0])[:200]})
+            else:
+                games.append({"tags": tags, "moves": len(list(game.mainline_moves()))})
+        return web.json_response({"games": games})
 
     def _game_or_404(self, request: web.Request) -> Game | web.Response:
         game = self.games.get(request.match_info["id"])
