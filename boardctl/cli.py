@@ -19,7 +19,7 @@ from boardctl.errors import BoardctlError, HardwareError
 
 #: sub-command name -> module defining ``add_parser(subparsers)`` and ``run(args) -> int``.
 COMMANDS: dict[str, str] = {
-    "replay": "boardctl.replay",
+    "replay": "boardctl.replay_command",
     "pin": "boardctl.web.pin",
     "play": "boardctl.play",
     "record": "boardctl.record",

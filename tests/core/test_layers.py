@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "boardctl.session": SESSION, "boardctl.clock": SESSION, "boardctl.storage": SESSION,
     "boardctl.orientation": SESSION, "boardctl.config": SESSION, "boardctl.actions": SESSION,
     "boardctl.guide": SESSION, "boardctl.reply": SESSION, "boardctl.learning": SESSION,
+    "boardctl.replay": SESSION,  # a log judged again by the session (the command is replay_command)
     "boardctl.broadcast.schema": SESSION,  # the broadcast's pure wire format (config checks addresses with it)
     "boardctl.daemon": DAEMON, "boardctl.engine_client": DAEMON, "boardctl.hw": DAEMON,
     "boardctl.learning.coach": DAEMON, "boardctl.learning.npc_games": DAEMON, "boardctl.learning.speech": DAEMON,
@@ -47,8 +48,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "the terminal's move-reader interface lives in the terminal face, not in the core",
     ("boardctl.variants.xiangqi.terminal_moves", "boardctl.terminal"):
         "the terminal's move-reader interface lives in the terminal face, not in the core",
-    ("boardctl.storage", "boardctl.replay"):
-        "repairing a game file rebuilds it from its log by replaying the session (replay's rebuild)",
     ("boardctl.web.tournament_api", "boardctl.tournament_cmd"):
         "the page's tournament panel drives the tournament command's runner",
     ("boardctl.network.host", "boardctl.web.protocol"):
