@@ -9,23 +9,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boardctl.events import Button
-from boardctl.terminal import (
+from boardctl.core.moves_typed import (
     CAPTURE_PAUSE,
-    Flip,
     InputError,
     Lift,
     MakeMove,
     Pause,
     Place,
     Position,
-    Press,
     PressButton,
+    check_steps,
+)
+from boardctl.events import Button
+from boardctl.terminal import (
+    Flip,
+    Press,
     Quit,
     Redraw,
     ShowHelp,
     Toggle,
-    check_steps,
     format_clock,
     parse,
     render,

@@ -17,13 +17,15 @@ from test_terminal import pos
 from test_terminal_session import Pty, assert_quiet
 
 from boardctl.core.geometry import XIANGQI_9X10
-from boardctl.terminal import (
+from boardctl.core.moves_typed import (
     HELP,
     HELP_XIANGQI,
-    SHORT_HELP,
     InputError,
     MakeMove,
     Position,
+)
+from boardctl.terminal import (
+    SHORT_HELP,
     Toggle,
     parse,
 )

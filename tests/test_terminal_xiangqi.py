@@ -16,8 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardctl.core.geometry import CHESS_8X8, XIANGQI_9X10
-from boardctl.events import Button
-from boardctl.terminal import (
+from boardctl.core.moves_typed import (
     CAPTURE_PAUSE,
     InputError,
     Lift,
@@ -27,15 +26,18 @@ from boardctl.terminal import (
     PointMove,
     PointMoves,
     Position,
+    check_steps,
+    parse_placement,
+)
+from boardctl.events import Button
+from boardctl.terminal import (
     Press,
     TerminalView,
     Toggle,
-    check_steps,
     choose_style,
     display_width,
     pad,
     parse,
-    parse_placement,
     render,
 )
 from boardctl.variants.xiangqi import XiangqiBoard, XiangqiMove

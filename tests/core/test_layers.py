@@ -44,10 +44,6 @@ FACES = ("boardctl.web", "boardctl.network", "boardctl.online", "boardctl.stdio"
 KNOWN: dict[tuple[str, str], str] = {
     ("boardctl.variants.chess.lessons", "boardctl.learning.lessons"):
         "a game's lessons are written in the lesson package's types; they belong in the variant's capabilities",
-    ("boardctl.variants.chess.terminal_moves", "boardctl.terminal"):
-        "the terminal's move-reader interface lives in the terminal face, not in the core",
-    ("boardctl.variants.xiangqi.terminal_moves", "boardctl.terminal"):
-        "the terminal's move-reader interface lives in the terminal face, not in the core",
     ("boardctl.web.tournament_api", "boardctl.tournament_cmd"):
         "the page's tournament panel drives the tournament command's runner",
     ("boardctl.network.host", "boardctl.web.protocol"):

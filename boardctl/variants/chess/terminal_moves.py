@@ -3,7 +3,7 @@
 first, the rook after the king, the promotion piece chosen first).
 
 The game-neutral view (:mod:`boardctl.terminal`) asks this reader through the small interface of
-:class:`boardctl.terminal.MoveReader`; everything here knows python-chess.
+:class:`boardctl.core.moves_typed.MoveReader`; everything here knows python-chess.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from typing import Any
 
 import chess
 
-from boardctl.events import Button
-from boardctl.terminal import (
+from boardctl.core.moves_typed import (
     CAPTURE_PAUSE,
     HandStep,
     InputError,
@@ -29,6 +28,7 @@ from boardctl.terminal import (
     not_your_turn,
     side_name,
 )
+from boardctl.events import Button
 
 PROMOTION_BUTTON: dict[chess.PieceType, Button] = {
     chess.QUEEN: Button.PROMOTE_QUEEN,
@@ -70,7 +70,7 @@ def how_to_type(board: chess.Board, move: chess.Move) -> str:
 
 
 class ChessMoves:
-    """The chess :class:`boardctl.terminal.MoveReader`."""
+    """The chess :class:`boardctl.core.moves_typed.MoveReader`."""
 
     def board(self, fen: str) -> chess.Board:
         return chess.Board(fen)

@@ -3,7 +3,7 @@
 (the captured piece off first, kept off longer than a brush).
 
 The game-neutral view (:mod:`boardctl.terminal`) asks this reader through
-:class:`boardctl.terminal.MoveReader`; the rules are :class:`XiangqiBoard`'s.
+:class:`boardctl.core.moves_typed.MoveReader`; the rules are :class:`XiangqiBoard`'s.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 import unicodedata
 from typing import Any
 
-from boardctl.terminal import (
+from boardctl.core.moves_typed import (
     CAPTURE_PAUSE,
     HandStep,
     InputError,
@@ -49,7 +49,7 @@ def _turned(board: XiangqiBoard) -> XiangqiBoard:
 
 
 class XiangqiMoves:
-    """The xiangqi :class:`boardctl.terminal.MoveReader`."""
+    """The xiangqi :class:`boardctl.core.moves_typed.MoveReader`."""
 
     def board(self, fen: str) -> XiangqiBoard:
         return XiangqiBoard(fen)
