@@ -30,7 +30,7 @@ MAX_BODY = 4096
 
 def tournament_json(t: Tournament) -> dict[str, Any]:
     """What the page shows of a tournament."""
-    from boardctl.tournament_cmd import assignment
+    from boardctl.learning.tournament_runner import assignment
 
     job = assignment(t)
     return {
@@ -71,7 +71,7 @@ class TournamentApi:
         return self.server._daemon
 
     def _folder(self) -> Path | None:
-        from boardctl.tournament_cmd import tournaments_folder
+        from boardctl.learning.tournament_runner import tournaments_folder
 
         games = self.server._games_path()
         return tournaments_folder(games) if games is not None else None
@@ -106,7 +106,7 @@ class TournamentApi:
     async def get(self, request: web.Request) -> web.Response:
         try:
             store = self._store()
-            from boardctl.tournament_cmd import active_id
+            from boardctl.learning.tournament_runner import active_id
 
             t = store.load(active_id(store, request.query.get("id")))
             # the background runner is playing the characters' games now (the page waits for it)
@@ -121,7 +121,7 @@ class TournamentApi:
         })
 
     async def new(self, request: web.Request) -> web.Response:
-        from boardctl.tournament_cmd import candidates, ensure_runner, new_tournament
+        from boardctl.learning.tournament_runner import candidates, ensure_runner, new_tournament
 
         try:
             data = await self._body(request)
@@ -145,7 +145,12 @@ class TournamentApi:
         return web.json_response({"tournament": tournament_json(t)})
 
     async def next(self, request: web.Request) -> web.Response:
-        from boardctl.tournament_cmd import GameFollower, active_id, assignment, ensure_runner
+        from boardctl.learning.tournament_runner import (
+            GameFollower,
+            active_id,
+            assignment,
+            ensure_runner,
+        )
 
         try:
             await self._body(request)

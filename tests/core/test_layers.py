@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "boardctl.broadcast.schema": SESSION,  # the broadcast's pure wire format (config checks addresses with it)
     "boardctl.daemon": DAEMON, "boardctl.engine_client": DAEMON, "boardctl.hw": DAEMON,
     "boardctl.learning.coach": DAEMON, "boardctl.learning.npc_games": DAEMON, "boardctl.learning.speech": DAEMON,
+    "boardctl.learning.tournament_runner": DAEMON,
     "boardctl.web": FACE, "boardctl.network": FACE, "boardctl.online": FACE, "boardctl.stdio": FACE,
     "boardctl.terminal": FACE, "boardctl.chesslink": FACE, "boardctl.broadcast": FACE,
     "boardctl.network.serve": COMMAND, "boardctl.chesslink.command": COMMAND,
@@ -44,8 +45,6 @@ FACES = ("boardctl.web", "boardctl.network", "boardctl.online", "boardctl.stdio"
 KNOWN: dict[tuple[str, str], str] = {
     ("boardctl.variants.chess.lessons", "boardctl.learning.lessons"):
         "a game's lessons are written in the lesson package's types; they belong in the variant's capabilities",
-    ("boardctl.web.tournament_api", "boardctl.tournament_cmd"):
-        "the page's tournament panel drives the tournament command's runner",
     ("boardctl.network.host", "boardctl.web.protocol"):
         "the host's endpoint is served by the page's web server and checks its PIN",
     ("boardctl.network.page_invite", "boardctl.web.protocol"):

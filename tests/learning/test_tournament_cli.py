@@ -16,7 +16,8 @@ from boardctl import cli
 from boardctl.learning.characters import load_characters
 from boardctl.learning.rating import RatingStore, default_store
 from boardctl.learning.tournament import Format, TournamentStore
-from boardctl.tournament_cmd import new_tournament, standings_text, tournaments_folder
+from boardctl.learning.tournament_runner import new_tournament, tournaments_folder
+from boardctl.tournament_cmd import standings_text
 
 
 def _store(games: Path) -> TournamentStore:

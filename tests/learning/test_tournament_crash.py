@@ -16,7 +16,7 @@ import pytest
 
 from boardctl.learning.rating import RatingStore
 from boardctl.learning.tournament import Format, Tournament, TournamentStore
-from boardctl.tournament_cmd import assignment, enter_result
+from boardctl.learning.tournament_runner import assignment, enter_result
 
 pytestmark = pytest.mark.slow
 
