@@ -37,3 +37,7 @@ class PositionError(BoardctlError, ValueError):
 
 class TimerError(BoardctlError, RuntimeError):
     """The game's timer (settle windows, clocks) failed; the game was saved and the run ends."""
+
+
+class PinError(BoardctlError, PermissionError):
+    """A state-changing request came from a LAN client without the right PIN."""

@@ -473,7 +473,8 @@ async def start_web(daemon: Daemon, cfg: Config, *, port_chosen: bool = False, f
     if not cfg.web_enabled:
         return None
     try:
-        from boardctl.web.server import WebServer, is_loopback_host
+        from boardctl.hosts import is_loopback_host
+        from boardctl.web.server import WebServer
     except ImportError as exc:
         log.warning("web page unavailable (%s)", exc)
         return None

@@ -21,6 +21,7 @@ from aiohttp import WSMsgType, web
 from boardctl import backoff
 from boardctl.backoff import GlobalBackoff
 from boardctl.daemon import Daemon
+from boardctl.errors import PinError
 from boardctl.events import Code
 from boardctl.network import protocol
 from boardctl.network.link import Link, RequestRefused
@@ -412,8 +413,6 @@ def attach(server: Any, link: HostLink, path: str = "/net") -> None:
 def add_new_code_route(server: Any, link_of: Callable[[], HostLink | None]) -> None:
     """``POST /api/invite/new-code`` (with the PIN where the page needs one): a new invitation
     code for the seat of the game hosted now (:meth:`HostLink.renew_code`)."""
-    from boardctl.web.protocol import PinError
-
     async def new_code(request: web.Request) -> web.Response:
         try:
             server.require_pin(request)

@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from boardctl.errors import PinError
+from boardctl.hosts import is_loopback_host, lan_address
 from boardctl.network.host import HostLink, add_new_code_route
 from boardctl.network.protocol import Error
-from boardctl.network.tokens import Ticket, TicketStore, lan_address, new_code, unfinished_game
+from boardctl.network.tokens import Ticket, TicketStore, new_code, unfinished_game
 
 if TYPE_CHECKING:
     from boardctl.config import Config
@@ -68,8 +70,6 @@ class PageInvite:
     async def get(self, request: web.Request) -> web.Response:
         """Whether this board hosts; the invitation only for a client with the PIN in LAN mode
         (its code is worth the guest's seat; boardctl.web.server, PIN_ONLY_KEYS)."""
-        from boardctl.web.protocol import PinError
-
         try:
             shown = self.server.has_pin(request)
         except PinError as exc:
@@ -78,8 +78,6 @@ class PageInvite:
                                   "invite": self.invite if shown else None, "command": self.command()})
 
     async def post(self, request: web.Request) -> web.Response:
-        from boardctl.web.protocol import PinError
-
         if request.content_type != "application/json":
             return _error(415, "POST /api/invite: send JSON with Content-Type: application/json")
         try:
@@ -117,8 +115,6 @@ class PageInvite:
 
     def command(self) -> str:
         """The command line that hosts from the start, for the page to show."""
-        from boardctl.web.server import is_loopback_host
-
         lan = "" if not is_loopback_host(self.cfg.web_host) else " --host 0.0.0.0"
         return f"boardctl host --board {self.cfg.board_backend}{lan}"
 

@@ -24,6 +24,7 @@ from boardctl import config as config_mod
 from boardctl.config import Config
 from boardctl.daemon import Daemon
 from boardctl.errors import BoardctlError, ConfigError
+from boardctl.hosts import lan_address
 from boardctl.launch import (
     _finish_view,
     _start_fen,
@@ -37,7 +38,7 @@ from boardctl.launch import (
 from boardctl.network.host import HostLink, attach
 from boardctl.network.join import Address, JoinLink, check_welcome, handshake, tls_option
 from boardctl.network.protocol import Hello
-from boardctl.network.tokens import Ticket, TicketStore, lan_address, new_code, unfinished_game
+from boardctl.network.tokens import Ticket, TicketStore, new_code, unfinished_game
 from boardctl.session import Session, Settings
 from boardctl.stdio import InputClock, run_stdio
 from boardctl.storage import GameStore
@@ -118,8 +119,9 @@ def _tls_context(args: argparse.Namespace) -> ssl.SSLContext | None:
 
 
 async def _host_web(daemon: Daemon, cfg: Config, link: HostLink, *, port_chosen: bool, context: Any) -> Any:
+    from boardctl.hosts import is_loopback_host
     from boardctl.web.pin import load_or_create_pin
-    from boardctl.web.server import WebServer, is_loopback_host
+    from boardctl.web.server import WebServer
 
     pin: str | None = cfg.web_pin or None
     if pin is None and not is_loopback_host(cfg.web_host):

@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import secrets
-import socket
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,13 +103,6 @@ class TicketStore:
         with contextlib.suppress(FileNotFoundError):
             self.path(role).unlink()
 
-
-def lan_address() -> str:
-    """This machine's address on the LAN (the route out), else 127.0.0.1."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.connect(("10.255.255.255", 1))
-        return str(probe.getsockname()[0])
-    return "127.0.0.1"
 
 
 def unfinished_game(store: GameStore, ticket: Ticket | None) -> GameRecord | None:

@@ -48,7 +48,7 @@ from boardctl.actions import (
     validate_fen,
 )
 from boardctl.core.rules import Variant
-from boardctl.errors import BoardctlError
+from boardctl.errors import PinError
 from boardctl.jsonlimits import JsonInputError, loads
 
 #: The actions' JSON is checked in boardctl.actions; these names stay importable from here.
@@ -81,10 +81,6 @@ __all__ = [
 #: Largest message accepted from a browser (a PGN upload is the big one).
 MAX_MESSAGE_BYTES = 64 * 1024
 _PIN_RE = re.compile(r"^[0-9]{4,12}$")
-
-
-class PinError(BoardctlError, PermissionError):
-    """A state-changing request came from a LAN client without the right PIN."""
 
 
 @dataclass(frozen=True, slots=True)

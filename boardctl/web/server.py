@@ -39,7 +39,6 @@ import ipaddress
 import json
 import logging
 import re
-import socket
 import time
 from pathlib import Path
 from typing import Any, Protocol, Self, TextIO
@@ -51,6 +50,7 @@ from boardctl.actions import Action
 from boardctl.backoff import GlobalBackoff
 from boardctl.core.rules import GameBoard, GameText, Variant
 from boardctl.errors import BoardctlError, ConfigError
+from boardctl.hosts import is_loopback_host as is_loopback_host  # re-exported: where it was first
 from boardctl.variants import NAMES, get_variant
 from boardctl.web.describe import can_promote, check_square, describe_board, logical_occupancy
 from boardctl.web.protocol import (
@@ -99,32 +99,6 @@ class Daemon(Protocol):
     def state(self) -> dict[str, Any]: ...
 
     async def submit(self, action: Action) -> None: ...
-
-
-def is_loopback_host(host: str) -> bool:
-    """Whether binding ``host`` keeps the server on this machine only.
-
-    Only loopback literals, and names whose every address is loopback, count; ``""``, ``0.0.0.0``,
-    ``::``, LAN addresses and names that do not resolve are not loopback (LAN mode).
-    """
-    name = host.strip()
-    if name.startswith("[") and name.endswith("]"):
-        name = name[1:-1]
-    if not name:
-        return False
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        pass
-    try:
-        infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError):
-        return False
-    addresses = {info[4][0] for info in infos}
-    try:
-        return bool(addresses) and all(ipaddress.ip_address(str(a).split("%", 1)[0]).is_loopback for a in addresses)
-    except ValueError:
-        return False
 
 
 def parse_host(value: str) -> tuple[str, int | None] | None:
