@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boardctl import levels
 from boardctl.errors import ConfigError
 from boardctl.jsonlimits import short_repr
 from boardctl.tracker import DEFAULT_TIMING
-from engine import levels
 
 SYSTEM_FILE = Path("/etc/boardctl.toml")
 

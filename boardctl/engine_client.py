@@ -28,9 +28,9 @@ from typing import Any, TypeVar
 from boardctl.config import check_level
 from boardctl.core.rules import GameBoard, Move
 from boardctl.errors import EngineError
+from boardctl.levels import LEVELS, Level, skill_for_elo
 from boardctl.reply import MATE_SCORE as MATE_SCORE  # re-exported: the UCI convention
 from boardctl.reply import Reply as Reply  # re-exported for the engine's callers
-from engine.levels import LEVELS, Level, skill_for_elo
 
 log = logging.getLogger(__name__)
 

@@ -261,7 +261,7 @@ def event_from_json(obj: Any, *, t: float | None = None, where: str = "", geomet
             raise EventFormatError(f"{_where(where)}'t' must be a finite number, got {short_repr(raw_t)}")
         if raw_t < 0:
             raise EventFormatError(f"{_where(where)}'t' must not be negative, got {short_repr(raw_t)}")
-        t = float(raw_t)
+        t = round(float(raw_t), 6)  # the precision events are written with, so a log reads back the same
     elif t is None:
         raise EventFormatError(f"{_where(where)}missing 't'")
     kinds = [k for k in ("square", "button", "snapshot", "header", "engine", "result", "takeback") if k in obj]

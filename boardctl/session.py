@@ -39,6 +39,7 @@ from boardctl.events import (
     Tick,
 )
 from boardctl.learning.verdicts import CoachNotes, Verdict
+from boardctl.levels import PRACTICE_LEVELS
 from boardctl.orientation import Readings
 from boardctl.reply import MATE_SCORE, Reply
 from boardctl.storage import GameRecord, Violation
@@ -59,7 +60,6 @@ from boardctl.tracker import (
 )
 from boardctl.tracker import Violation as TrackerViolation
 from boardctl.variants import get_variant
-from engine.levels import PRACTICE_LEVELS
 
 if TYPE_CHECKING:
     from boardctl.guide import Guide

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from boardctl.errors import ConfigError
-from engine.levels import ELO_MAX, ELO_MIN, check_level
+from boardctl.levels import ELO_MAX, ELO_MIN, check_level
 
 if TYPE_CHECKING:
     from boardctl.learning.rating import Rating, RatingStore

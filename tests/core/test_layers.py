@@ -21,7 +21,7 @@ NAMES = ("core", "session", "daemon", "face", "command")
 LAYERS: dict[str, int] = {
     "boardctl.core": CORE, "boardctl.variants": CORE, "boardctl.tracker": CORE, "boardctl.events": CORE,
     "boardctl.errors": CORE, "boardctl.jsonlimits": CORE, "boardctl.positions": CORE, "boardctl.records": CORE,
-    "boardctl.openings": CORE, "boardctl.gestures": CORE, "boardctl.backoff": CORE, "boardctl.hosts": CORE, "boardctl.lines": CORE,
+    "boardctl.openings": CORE, "boardctl.gestures": CORE, "boardctl.backoff": CORE, "boardctl.hosts": CORE, "boardctl.levels": CORE, "boardctl.lines": CORE,
     "boardctl.session": SESSION, "boardctl.clock": SESSION, "boardctl.storage": SESSION,
     "boardctl.orientation": SESSION, "boardctl.config": SESSION, "boardctl.actions": SESSION,
     "boardctl.guide": SESSION, "boardctl.reply": SESSION, "boardctl.learning": SESSION,
@@ -111,3 +111,14 @@ def test_the_check_sees_a_wrong_import() -> None:
 def test_the_daemon_imports_no_face_and_no_command() -> None:
     daemon = _imports()["boardctl.daemon"]
     assert not {target for target in daemon if layer_of(target) >= FACE}, sorted(daemon)
+
+
+def test_the_daemons_side_imports_nothing_of_the_engine_program() -> None:
+    """engine/ is a UCI program the daemon runs; its level table is boardctl/levels.py."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else (
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
+            found += [f"{_module(path)} -> {name}" for name in names if name == "engine" or name.startswith("engine.")]
+    assert not found, found
