@@ -72,27 +72,44 @@ def test_invite_asks_before_leaving_a_game_under_way(browser: Any, daemon: Runni
         assert state(page)["moves"] == []
 
 
+def _invite_from_the_page(url: str) -> dict[str, Any]:
+    """The page's Invite (``POST /api/invite``), as its button sends it: the invitation."""
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(f"{url}api/invite", data=json.dumps({"color": "white"}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        invite: dict[str, Any] = json.loads(answer.read())["invite"]
+    return invite
+
+
+def _joined(address: str, code: str, tmp_path: Path, name: str) -> Any:
+    """Another board (``join --stdio``) with ``code``, connected."""
+    from network.harness import Board, free_port
+
+    board = Board(["join", address, "--code", code, "--board", "sim", "--stdio", "--port", str(free_port()),
+                   "--games-dir", str(tmp_path / name)], tmp_path / f"{name}-home")
+    try:
+        board.send({})
+        board.wait_for(lambda s: bool(s.get("network", {}).get("connected")), 30)
+    except BaseException:
+        board.kill()
+        raise
+    return board
+
+
 @pytest.mark.slow
 def test_a_used_invitation_shows_no_empty_link_and_one_invite_button(browser: Any, tmp_path: Path) -> None:
     """Hosted from the page, joined by another board (``join --stdio``): the code is used, so no
     ``?play=`` link without a code, and only the page's own Invite (not network.js's too)."""
-    import json
-    import urllib.request
-
-    from network.harness import Board, free_port
-
     (tmp_path / "host").mkdir()
     with run_daemon(tmp_path / "host", "--settle", "0.15", mode="record") as host:
         port = host.url.rstrip("/").rsplit(":", 1)[1]
-        request = urllib.request.Request(f"{host.url}api/invite", data=json.dumps({"color": "white"}).encode(),
-                                         headers={"Content-Type": "application/json"}, method="POST")
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            invite = json.loads(answer.read())["invite"]
-        guest = Board(["join", invite["address"], "--code", invite["code"], "--board", "sim", "--stdio", "--port",
-                       str(free_port()), "--games-dir", str(tmp_path / "guest")], tmp_path / "guest-home")
+        invite = _invite_from_the_page(host.url)
+        guest = None
         try:
-            guest.send({})
-            guest.wait_for(lambda s: bool(s.get("network", {}).get("connected")), 30)
+            guest = _joined(invite["address"], invite["code"], tmp_path, "guest")
             with open_page(browser, host, "desktop") as page:
                 page.wait_for_function("() => window.boardctl.state.invite && !window.boardctl.state.invite.code",
                                        timeout=WAIT_MS)
@@ -104,7 +121,7 @@ def test_a_used_invitation_shows_no_empty_link_and_one_invite_button(browser: An
                 assert page.locator("#invite").is_hidden() and page.locator("#invite-start").is_visible()
                 assert port in invite["address"]
         finally:
-            if guest.proc.poll() is None:
+            if guest is not None and guest.proc.poll() is None:
                 guest.kill()
 
 
@@ -113,26 +130,12 @@ def test_a_used_invitation_is_replaced_by_a_new_code(browser: Any, tmp_path: Pat
     """The seat's board is lost (issue 35, finding 8: a used invitation could not be replaced):
     New code, confirmed, gives the seat a new one-time code on the page; the board that joined
     with the old one is let go and refused, and another board joins with the new code."""
-    import json
-    import urllib.request
-
-    from network.harness import Board, free_port
-
-    def join(code: str, name: str) -> Board:
-        return Board(["join", invite["address"], "--code", code, "--board", "sim", "--stdio", "--port",
-                      str(free_port()), "--games-dir", str(tmp_path / name)], tmp_path / f"{name}-home")
-
     (tmp_path / "host").mkdir()
     with run_daemon(tmp_path / "host", "--settle", "0.15", mode="record") as host:
-        request = urllib.request.Request(f"{host.url}api/invite", data=json.dumps({"color": "white"}).encode(),
-                                         headers={"Content-Type": "application/json"}, method="POST")
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            invite = json.loads(answer.read())["invite"]
-        first = join(invite["code"], "first")
-        second: Board | None = None
+        invite = _invite_from_the_page(host.url)
+        first = second = None
         try:
-            first.send({})
-            first.wait_for(lambda s: bool(s.get("network", {}).get("connected")), 30)
+            first = _joined(invite["address"], invite["code"], tmp_path, "first")
             with open_page(browser, host, "desktop") as page:
                 page.wait_for_function("() => window.boardctl.state.invite && !window.boardctl.state.invite.code",
                                        timeout=WAIT_MS)
@@ -150,9 +153,7 @@ def test_a_used_invitation_is_replaced_by_a_new_code(browser: Any, tmp_path: Pat
                 assert page.locator(f"a[href$='?play={code}']").count() == 1
                 # The board that joined with the old code is let go, and told why.
                 assert first.proc.wait(timeout=30) != 0
-                second = join(code, "second")
-                second.send({})
-                second.wait_for(lambda s: bool(s.get("network", {}).get("connected")), 30)
+                second = _joined(invite["address"], code, tmp_path, "second")
                 page.wait_for_function("() => window.boardctl.state.network.connected && !window.boardctl.state.invite.code",
                                        timeout=WAIT_MS)
         finally:
@@ -167,17 +168,13 @@ def test_boardctl_hosts_page_gives_a_new_code_too(browser: Any, tmp_path: Path) 
     import json
     import urllib.request
 
-    from network.harness import Board, free_port
-
     (tmp_path / "host").mkdir()
     with run_daemon(tmp_path / "host", "--no-terminal", mode="host", new=False) as host:
         with urllib.request.urlopen(f"{host.url}api/state", timeout=10) as answer:
             invite = json.loads(answer.read())["invite"]
-        guest = Board(["join", invite["address"], "--code", invite["code"], "--board", "sim", "--stdio", "--port",
-                       str(free_port()), "--games-dir", str(tmp_path / "guest")], tmp_path / "guest-home")
+        guest = None
         try:
-            guest.send({})
-            guest.wait_for(lambda s: bool(s.get("network", {}).get("connected")), 30)
+            guest = _joined(invite["address"], invite["code"], tmp_path, "guest")
             with open_page(browser, host, "desktop") as page:
                 page.click("#invite", timeout=WAIT_MS)
                 page.wait_for_selector("#invite-new-code", timeout=WAIT_MS)
@@ -190,5 +187,5 @@ def test_boardctl_hosts_page_gives_a_new_code_too(browser: Any, tmp_path: Path) 
                 page.wait_for_selector(f"a[href$='?play={code}']", timeout=WAIT_MS)
                 assert guest.proc.wait(timeout=30) != 0
         finally:
-            if guest.proc.poll() is None:
+            if guest is not None and guest.proc.poll() is None:
                 guest.kill()
