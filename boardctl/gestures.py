@@ -10,10 +10,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from boardctl.core.geometry import Geometry, Square
+from boardctl.core.geometry import Geometry, Square, squares_of
 from boardctl.core.rules import GameBoard, Move, Variant
 from boardctl.events import PROMOTION_BUTTONS, Button, ButtonPressed, Event, SquareChanged
-from boardctl.tracker import DEFAULT_TIMING, Policy, Timing, _squares
+from boardctl.tracker import DEFAULT_TIMING, Policy, Timing
 from boardctl.variants import get_variant
 
 _BUTTON_FOR_PIECE = {piece: button for button, piece in PROMOTION_BUTTONS.items()}
@@ -42,7 +42,7 @@ def _castling_parts(board: GameBoard, move: Move) -> tuple[Square, Square, Squar
     if mask.bit_count() != 2 or not mask & board.occupied:
         return None
     rook_from = (mask & board.occupied & -(mask & board.occupied)).bit_length() - 1
-    rook_to = next(sq for sq in _squares(mask) if sq != rook_from)
+    rook_to = next(sq for sq in squares_of(mask) if sq != rook_from)
     return king_to, rook_from, rook_to
 
 
@@ -95,7 +95,7 @@ class Hand:
 
     def brush(self, board: GameBoard, out: list[Event]) -> None:
         """Knock a piece for a moment; it never leaves its square for longer than the brush time."""
-        square = self.rng.choice(list(_squares(board.occupied)))
+        square = self.rng.choice(list(squares_of(board.occupied)))
         self._lift(out, square)
         self._pause(0.005, self.timing.brush * 0.8)
         self._place(out, square)
@@ -133,7 +133,7 @@ class Hand:
             self.brush(board, out)
         if self.adjusts and not self.blitz and rng.random() < 0.1:
             theirs = board.occupied_by(not board.turn)
-            self.adjust(out, rng.choice(list(_squares(theirs))))
+            self.adjust(out, rng.choice(list(squares_of(theirs))))
         victim = board.capture_square(move)
         castling = _castling_parts(board, move)
         if castling is not None:
@@ -339,7 +339,7 @@ def _overlapped(
     if board.choice_of(move) is not None or any(isinstance(e, ButtonPressed) for e in before):
         return events  # a promotion's choice must be made before the reply starts
     first = events[0]
-    touched = {e.square for e in before if isinstance(e, SquareChanged)} | set(_squares(board.move_mask(move)))
+    touched = {e.square for e in before if isinstance(e, SquareChanged)} | set(squares_of(board.move_mask(move)))
     if first.square in touched or board.color_at(first.square) == board.turn:
         return events  # only the replying side's own piece, on a square the move leaves alone
     when = round(places[-1].t - hand.rng.uniform(0.0, 0.29), 4)

@@ -35,12 +35,11 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import NamedTuple
 
-from boardctl.core.geometry import Square
+from boardctl.core.geometry import Square, squares_of
 from boardctl.core.rules import Color, GameBoard, Move, Variant
 from boardctl.events import (
     PROMOTION_BUTTONS,
@@ -242,14 +241,6 @@ def _start_occupancy(variant: Variant) -> int:
     if known is None:
         known = _START_OCCUPANCY[variant.name] = variant.board().occupied
     return known
-
-
-def _squares(mask: int) -> Iterator[Square]:
-    """The squares of ``mask``, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 def _lsb(mask: int) -> Square:
@@ -756,7 +747,7 @@ class Tracker:
             lift = passed_home
         if lift is None:
             return False
-        for square in _squares(occ ^ board.occupied):
+        for square in squares_of(occ ^ board.occupied):
             if self._last_event(square) is None and not (passed_home and square == move.from_square):
                 return False
         last = placed or self._last_event(board.landing_square(move))
@@ -788,7 +779,7 @@ class Tracker:
         if self._mover_lift_t() == float("inf"):
             return 0
         aside = 0
-        for square in _squares(theirs_off):
+        for square in squares_of(theirs_off):
             last = self._last_event(square)
             if last is not None and not last.occupied:
                 aside |= BIT[square]
@@ -850,7 +841,7 @@ class Tracker:
             # Theirs lifted after the mover's lift, or at most ``settle`` before the piece touched down;
             # the mover's own pieces lifted after it touched down, as the reply's victims.
             earliest = min(mover_lift, placed.t - self._timing.settle - 1e-9)  # "up to settle before" includes settle
-            if all(self._lift_t(sq) > earliest for sq in _squares(theirs)) and (
+            if all(self._lift_t(sq) > earliest for sq in squares_of(theirs)) and (
                 not own or self._reply_victims(move, own, placed.t)
             ):
                 self._update_touch(t, exclude=aside)
@@ -860,8 +851,8 @@ class Tracker:
         # A capture that pushed its victim off, with the reply already under way: the other side
         # lifting, or even setting its piece down (then the mover's piece is surely down too).
         extra = occ & ~board.occupied
-        first_reply = min(self._lift_t(sq) for sq in _squares(eligible))
-        if extra and not all(self._placed_after(sq, first_reply) for sq in _squares(extra)):
+        first_reply = min(self._lift_t(sq) for sq in squares_of(eligible))
+        if extra and not all(self._placed_after(sq, first_reply) for sq in squares_of(extra)):
             return False
         square = self._hidden_from((occ | eligible) & ~extra)
         if square is not None:
@@ -903,12 +894,12 @@ class Tracker:
         """The mover's pieces on ``squares`` were lifted after ``move`` touched down, and the
         reply could capture each: the opponent taking them, not the mover touching another piece."""
         board = self._board
-        if any(self._lift_t(sq) < placed_t or self._first_lift(sq) is not self._last_event(sq) for sq in _squares(squares)):
+        if any(self._lift_t(sq) < placed_t or self._first_lift(sq) is not self._last_event(sq) for sq in squares_of(squares)):
             return False
         board.push(move)
         try:
             every = self._all
-            return all(any(board.generate_legal_moves(every, BIT[sq])) for sq in _squares(squares))
+            return all(any(board.generate_legal_moves(every, BIT[sq])) for sq in squares_of(squares))
         finally:
             board.pop()
 
@@ -983,7 +974,7 @@ class Tracker:
             targets = blinked
         if targets.bit_count() == 1:
             return self._capture_move(square, _lsb(targets))
-        self._turn = replace(self._turn, which_from=square, which=tuple(_squares(targets)), which_since=t)
+        self._turn = replace(self._turn, which_from=square, which=tuple(squares_of(targets)), which_since=t)
         return None
 
     def _capture_move(self, from_square: Square, to_square: Square) -> Move:
@@ -1333,7 +1324,7 @@ class Tracker:
             board.push(move)
         if occ != before:
             return False
-        return all(self._last_event(sq) is not None for sq in _squares(occ ^ board.occupied))
+        return all(self._last_event(sq) is not None for sq in squares_of(occ ^ board.occupied))
 
     def _is_taking_back(self, occ: int) -> bool:
         """Every square that differs belongs to the last move: its pieces are being moved back."""
@@ -1382,7 +1373,7 @@ class Tracker:
         missing = board.occupied & ~occ
         extra = occ & ~board.occupied
         own_missing = missing & own
-        if any(self._last_event(sq) is None for sq in _squares(occ ^ board.occupied)):
+        if any(self._last_event(sq) is None for sq in squares_of(occ ^ board.occupied)):
             if self._restore not in (None, Code.MISMATCH):
                 return  # already guiding a set-up or a restore
             # Changed without events (a resync): only the player can say what happened.
@@ -1483,7 +1474,7 @@ class Tracker:
         board = self._board
         theirs = board.occupied_co[not board.turn]
         off = theirs & ~self._occ
-        for square in _squares(off):
+        for square in squares_of(off):
             lift = self._first_lift(square)
             if lift is None or t - lift.t < self._timing.settle or self._is_knocked(self._log.index(lift)):
                 continue
@@ -1494,8 +1485,8 @@ class Tracker:
 
     def _diff_detail(self) -> str:
         board = self._board
-        missing = list(_squares(board.occupied & ~self._occ))
-        extra = list(_squares(self._occ & ~board.occupied))
+        missing = list(squares_of(board.occupied & ~self._occ))
+        extra = list(squares_of(self._occ & ~board.occupied))
         parts = []
         if missing:
             parts.append("empty " + ",".join(self._name(s) for s in missing))
@@ -1536,7 +1527,7 @@ class Tracker:
         if self._finished and restore is not Code.SETUP:
             restore = None  # clearing up after the result
         if restore is not None and diff and self._promotion is None:
-            for square in _squares(diff):
+            for square in squares_of(diff):
                 lit[square] = restore
         for square in turn.which:
             lit.setdefault(square, Code.WHICH_CAPTURE)
@@ -1547,10 +1538,10 @@ class Tracker:
         if self._promotion is not None:
             lit[self._promotion.move.to_square] = Code.PROMOTION
         if turn.expected is not None:
-            for square in _squares(board.move_mask(turn.expected)):
+            for square in squares_of(board.move_mask(turn.expected)):
                 lit.setdefault(square, Code.ENGINE_MOVE)
         if turn.hint is not None and board.is_legal(turn.hint):
-            for square in _squares(board.move_mask(turn.hint)):
+            for square in squares_of(board.move_mask(turn.hint)):
                 lit.setdefault(square, Code.HINT)
         if self._show_legal_moves and restore is None and turn.expected is None:
             own_missing = board.occupied_co[board.turn] & ~self._occ

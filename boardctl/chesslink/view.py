@@ -20,6 +20,7 @@ It never changes the tracker's rules: it only names the pieces of what the track
 from __future__ import annotations
 
 from boardctl.chesslink.protocol import status_from_pieces
+from boardctl.core.geometry import squares_of
 from boardctl.core.rules import GameBoard, Variant
 from boardctl.variants import get_variant
 
@@ -68,7 +69,7 @@ class PieceView:
         before = self.status
         steps: list[str] = []
         if self._fen is None:
-            self.pieces = {sq: self._stranger(game, sq) for sq in _bits(occupancy)}
+            self.pieces = {sq: self._stranger(game, sq) for sq in squares_of(occupancy)}
             self._fen = fen
             return [self.status]
         moved = fen != self._fen
@@ -81,7 +82,7 @@ class PieceView:
             self.hand.append((sq, self.pieces.pop(sq)))
         if lifted:
             steps.append(self.status)
-        for sq in _bits(occupancy):
+        for sq in squares_of(occupancy):
             if sq not in self.pieces:
                 self.pieces[sq] = self._set_down(sq, fen, game)
                 steps.append(self.status)
@@ -173,10 +174,4 @@ class PieceView:
         return self._board
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+

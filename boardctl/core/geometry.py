@@ -17,6 +17,14 @@ Square = int
 FILE_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+def squares_of(mask: int) -> Iterator[Square]:
+    """The squares of an occupancy ``mask``, lowest first (any board size)."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
 @dataclass(frozen=True, slots=True)
 class Geometry:
     """A rectangular board of ``files`` x ``ranks`` squares; rank names start at ``first_rank``."""

@@ -7,21 +7,12 @@ because the tracker waits for the rook.
 
 from __future__ import annotations
 
-from boardctl.core.geometry import CHESS_8X8, Geometry, Square
+from boardctl.core.geometry import CHESS_8X8, Geometry, squares_of
 from boardctl.core.rules import GameBoard
 from boardctl.tracker import game_board
 
 #: Squares listed by name before the rest is counted ("… and 9 more"): the status stays short.
 MAX_LISTED = 6
-
-
-def _bits(bb: int) -> list[Square]:
-    out = []
-    while bb:
-        low = bb & -bb
-        out.append(low.bit_length() - 1)
-        bb ^= low
-    return out
 
 
 def _listed(names: list[str]) -> str:
@@ -50,8 +41,8 @@ def _half_made(board: GameBoard, occupancy: int) -> str | None:
         start = rest & occupied
         end = rest & ~occupied
         if start and end:
-            piece = board.piece_name(_bits(start)[0])
-            return f"Complete castling: move the {piece} {name(_bits(start)[0])}\u2192{name(_bits(end)[0])}."
+            piece = board.piece_name(next(squares_of(start)))
+            return f"Complete castling: move the {piece} {name(next(squares_of(start)))}\u2192{name(next(squares_of(end)))}."
     return None
 
 
@@ -79,10 +70,10 @@ def describe_board(board: GameBoard, occupancy: int) -> str | None:
     name = board.geometry.square_name
     parts = []
     if missing:
-        pieces = [f"{board.piece_name(sq)} {name(sq)}" for sq in _bits(missing)]
+        pieces = [f"{board.piece_name(sq)} {name(sq)}" for sq in squares_of(missing)]
         parts.append("put back " + _listed(pieces))
     if extra:
-        parts.append("take the pieces off " + _listed([name(sq) for sq in _bits(extra)]))
+        parts.append("take the pieces off " + _listed([name(sq) for sq in squares_of(extra)]))
     return "The board differs from the game: " + "; ".join(parts) + "."
 
 

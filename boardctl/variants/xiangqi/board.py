@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Self
 
-from boardctl.core.geometry import XIANGQI_9X10, Square
+from boardctl.core.geometry import XIANGQI_9X10, Square, squares_of
 from boardctl.core.rules import Color, Move, Notice, Outcome, PlainMoves
 from boardctl.errors import BoardctlError, PositionError
 
@@ -315,13 +315,6 @@ for _c in (BLACK, RED):
 _rng = random.Random(0x5851)
 _ZOBRIST = tuple(tuple(_rng.getrandbits(64) for _ in range(POINTS)) for _ in range(16))
 _ZOBRIST_BLACK = _rng.getrandbits(64)
-
-
-def _bits(mask: int) -> Iterator[Square]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 # ---- the board -----------------------------------------------------------------------------
@@ -687,7 +680,7 @@ class XiangqiBoard(PlainMoves):
     def attackers_mask(self, color: Color, square: Square) -> int:
         """The pieces of ``color`` that attack ``square`` (whatever stands there)."""
         out = 0
-        for s in _bits(self.occupied_co[color]):
+        for s in squares_of(self.occupied_co[color]):
             if square in self._targets(s, self._b[s], include_own=True):
                 out |= 1 << s
         return out
@@ -752,7 +745,7 @@ class XiangqiBoard(PlainMoves):
         self, from_mask: int = ALL, to_mask: int = ALL
     ) -> Iterator[XiangqiMove]:
         b = self._b
-        for f in _bits(self.occupied_co[self.turn] & from_mask):
+        for f in squares_of(self.occupied_co[self.turn] & from_mask):
             base = f * POINTS
             for t in self._targets(f, b[f]):
                 if to_mask >> t & 1:
@@ -785,7 +778,7 @@ class XiangqiBoard(PlainMoves):
             risky_from = risky_to = ALL
         else:
             risky_from, risky_to = LINES[king] | DIAGONALS[king], LINES[king]
-        for f in _bits(self.occupied_co[self.turn] & from_mask):
+        for f in squares_of(self.occupied_co[self.turn] & from_mask):
             base = f * POINTS
             p = b[f]
             test_all = p & 7 == KING or risky_from >> f & 1
