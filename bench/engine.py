@@ -307,13 +307,13 @@ def bench_memory_and_startup() -> None:
     from engine.aot import module_path
 
     cache = os.environ.get("NUMBA_CACHE_DIR", "default dir")
-    if module_path().is_file():
+    if module_path("chess").is_file():
         ready, fields = _engine_process(jit=False)
-        print(f"-- start-up, ahead-of-time kernels ({module_path().name}): first readyok after {ready:.2f} s")
+        print(f"-- start-up, ahead-of-time kernels ({module_path('chess').name}): first readyok after {ready:.2f} s")
         print(f"-- memory, ahead-of-time kernels: engine RSS {fields.get('VmRSS')} (peak {fields.get('VmHWM')}) "
               "with Hash 64 MB after a 3 s search")
     else:
-        print(f"-- memory, ahead-of-time kernels: not built ({module_path()} missing; `python -m engine warm`)")
+        print(f"-- memory, ahead-of-time kernels: not built ({module_path('chess')} missing; `python -m engine warm`)")
     ready, fields = _engine_process(jit=True)
     print(f"-- start-up, numba JIT (warm cache in {cache}): first readyok after {ready:.2f} s")
     print(f"-- memory, numba JIT: engine RSS {fields.get('VmRSS')} (peak {fields.get('VmHWM')}) "

@@ -170,7 +170,7 @@ def checkout(build: Build, builds: Path = BUILDS) -> tuple[Path, dict[str, str]]
     """The directory to run the build's engine in and its environment; prepared on first use.
 
     A revision gets its own detached git worktree and its own numba cache, so building its
-    kernels never removes another build's (engine/aot.py keeps one module per cache).
+    kernels never removes another build's (engine/aot.py keeps one module per game per cache).
     """
     env = dict(os.environ)
     if build.rev == ".":

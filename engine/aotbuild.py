@@ -109,7 +109,7 @@ U64, I64, B = types.uint64, types.int64, types.boolean
 TB, BB, MB, ST, HIST, UNDO = _ro(U64, 1), _rw(U64, 1), _rw(I64, 1), _rw(I64, 1), _rw(U64, 1), _rw(I64, 2)
 XTB, XA, XU = _ro(I64, 1), _rw(I64, 1), _rw(I64, 2)
 # the argument types the Python driver passes (engine/searcher.py, engine/position.py)
-EXPORTS: dict[str, tuple[Any, Any]] = {
+CHESS_EXPORTS: dict[str, tuple[Any, Any]] = {
     "search": (search_without_gil, I64(TB, _ro(I64, 1), BB, MB, ST, HIST, UNDO, _rw(I64, 1), _rw(I64, 1),
                                        I64, I64, I64, I64, B)),
     "gen_moves": (_python(gen_moves), I64(TB, BB, ST, _rw(I64, 1), B)),
@@ -117,7 +117,9 @@ EXPORTS: dict[str, tuple[Any, Any]] = {
     "unmake_move": (_python(unmake_move), types.none(TB, BB, MB, ST, HIST, UNDO, I64)),
     "perft": (perft_entry, I64(TB, BB, MB, ST, HIST, UNDO, _rw(I64, 2), I64, I64, B)),
     "fill": (_python(_fill), I64(_rw(U64, 1), _rw(U64, 1), _rw(U64, 1))),
-    # xiangqi: tables, mailbox, state and history are all int64
+}
+# xiangqi: tables, mailbox, state and history are all int64
+XIANGQI_EXPORTS: dict[str, tuple[Any, Any]] = {
     "xq_search": (xq_search_without_gil, I64(XTB, XA, XA, XA, XU, XA, XA, I64, I64, I64, I64, B)),
     "xq_gen_moves": (_python(xq_gen_moves), I64(XTB, XA, XA, XA, B)),
     "xq_make_move": (_python(xq_make_move), types.none(XTB, XA, XA, XA, XU, I64)),
@@ -128,17 +130,19 @@ EXPORTS: dict[str, tuple[Any, Any]] = {
     "xq_make_null": (_python(xq_make_null), types.none(XTB, XA, XA, XU)),
     "xq_unmake_null": (_python(xq_unmake_null), types.none(XA, XA, XU)),
 }
+#: Each game's module (engine.aot.GAMES) and what it exports.
+EXPORTS: dict[str, dict[str, tuple[Any, Any]]] = {"chess": CHESS_EXPORTS, "xiangqi": XIANGQI_EXPORTS}
 
 
-def compile_module(name: str, out: Path, *, cpu: str) -> Path:
-    """Build extension module ``name`` in ``out`` for ``cpu`` ("host" or an LLVM CPU name)."""
+def compile_module(name: str, out: Path, exports: dict[str, tuple[Any, Any]], *, cpu: str) -> Path:
+    """Build extension module ``name`` of ``exports`` in ``out`` for ``cpu`` ("host" or an LLVM CPU name)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pycc is "pending deprecation"; the JIT stays the fallback
         pycc = importlib.import_module("numba.pycc")
     cc = pycc.CC(name)
     cc.output_dir = str(out)
     cc.target_cpu = cpu
-    for exported, (func, sig) in EXPORTS.items():
+    for exported, (func, sig) in exports.items():
         cc.export(exported, sig)(func)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

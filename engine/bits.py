@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from engine.jit import AOT, njit
+from engine.jit import ALL_AHEAD, njit
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     def lsb(x: np.uint64) -> int:
         """Index of the lowest set bit."""
 
-elif AOT is not None:
+elif ALL_AHEAD:
     # The kernels run from the ahead-of-time build; these only keep the modules importable.
 
     def popcount(x: np.uint64) -> int:

@@ -44,16 +44,22 @@ from engine.movegen import (
     unmake_move,
     unmake_null,
 )
+from engine.search_common import (
+    BOUND_EXACT,
+    BOUND_LOWER,
+    BOUND_UPPER,
+    CAN_STOP,
+    CONTEMPT,
+    INF,
+    MATE,
+    MATE_BOUND,
+    NODE_LIMIT,
+    NODES,
+    SELDEPTH,
+    STOP,
+    tt_pack,
+)
 
-INF = 32000
-MATE = 31000
-MATE_BOUND = MATE - 2 * MAXPLY
-# ctl slots shared with the Python driver
-STOP, NODES, NODE_LIMIT, SELDEPTH, CAN_STOP = 0, 1, 2, 3, 4
-#: ctl slot: the contempt of the side to move at the root, in centipawns (Stockfish's meaning: a
-#: draw is worth -contempt to it, +contempt to the other side); 0, the default, scores draws 0.
-CONTEMPT = 5
-BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
 # The search's scratch space is one flat int64 array ``ws`` and the transposition table one
 # more: a recursive call copies every array argument's descriptor, so fewer arrays is faster.
 W_MOVES = 0  # [ply * MAXMOVES + i]: move lists
@@ -82,11 +88,6 @@ HISTORY_MAX = 16384  # quiet history saturates at +-this ("gravity": h += b - h 
 HISTORY_BONUS_MAX = 1600  # the bonus (or malus) of one cutoff: 16 * depth^2, capped here
 SEE_VALUE = (100, 320, 330, 500, 900, 20000)  # static exchange values by piece type (fixed, not tuned)
 # ---------------------------------------------------------------------------------------
-
-
-@kernel()
-def tt_pack(move: int, score: int, depth: int, bound: int) -> int:
-    return (move & 0x3FFFF) | ((score + 32768) << 18) | (max(0, min(depth + 1, 255)) << 34) | (bound << 42)
 
 
 @kernel()

@@ -25,6 +25,14 @@ from engine.levels import SKILL_MAX, skill_params
 from engine.movegen import MAXMOVES, MAXPLY
 from engine.position import Position, move_to_chess, tables
 from engine.search import (
+    W_CTL,
+    W_HISTORY,
+    W_KILLERS,
+    W_PV,
+    W_PVL,
+    W_SIZE,
+)
+from engine.search_common import (
     CAN_STOP,
     CONTEMPT,
     INF,
@@ -34,12 +42,6 @@ from engine.search import (
     NODES,
     SELDEPTH,
     STOP,
-    W_CTL,
-    W_HISTORY,
-    W_KILLERS,
-    W_PV,
-    W_PVL,
-    W_SIZE,
 )
 from engine.timeman import Budget, Deepening
 
@@ -160,6 +162,8 @@ class Searcher:
         #: The style's preference among the near-best moves of the weakened pick: a factor on each
         #: move's chance (engine/style.py ``pick_weight``); None: all alike.
         self.pick_weight: Callable[[Any, Any], float] | None = None  # (board, move) of the variant
+        #: What the evaluation was last set up for (the UCI layer's style, side and contempt).
+        self.style_key: tuple[Any, ...] | None = None
         self.set_hash(hash_mb)
 
     def set_hash(self, hash_mb: int) -> None:

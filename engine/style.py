@@ -13,7 +13,7 @@ nothing here runs per node.
 
 Contempt is what Rodent and Stockfish mean by it: how much worse than equality the engine rates
 a draw. The search scores every draw it sees (repetition, fifty moves, stalemate) ``-contempt``
-for the side to move at the root and ``+contempt`` for the other (``engine.search.CONTEMPT``), so
+for the side to move at the root and ``+contempt`` for the other (``engine.search_common.CONTEMPT``), so
 an attacker steers away from repetitions and a defender towards them, as in Stockfish. At the
 root :func:`contempt_choice` also settles draws that can be claimed there: with contempt above 0
 the engine does not repeat or stalemate its way into a draw while another move keeps it within

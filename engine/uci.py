@@ -12,6 +12,8 @@ import contextlib
 import logging
 import os
 import re
+import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -27,6 +29,7 @@ from engine.style import CONTEMPT_RANGE, SCALE_OPTIONS, SCALE_RANGES, Repertoire
 if TYPE_CHECKING:  # the real imports are lazy so `uci`/`uciok` never wait for numba
     from engine.searcher import Searcher, Strength, UciMove
     from engine.xq_position import XqBoard
+    from engine.xq_style import XqRepertoire
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +145,24 @@ GO_RANGES: dict[str, tuple[int, int]] = {
     "perft": (0, PERFT_MAX_DEPTH),
     "mate": (1, (MAX_SEARCH_DEPTH - 1) // 2),
 }
+
+
+def _repertoires(text: str) -> tuple[Repertoire | None, XqRepertoire | None]:
+    """``Book Lines`` as a chess repertoire (SAN movetext) or a xiangqi one (UCCI moves), whichever
+    the lines are; UciError when they are neither, naming why for each game."""
+    from engine.xq_style import XqRepertoire
+
+    if not text.strip(" ;") or text == "<empty>":
+        return None, None
+    try:
+        chess_lines = Repertoire.from_text(text)
+    except StyleError as chess_error:
+        try:
+            xq_lines = XqRepertoire.from_text(text)
+        except StyleError as xq_error:
+            raise UciError(f"option Book Lines: as chess, {chess_error}; as xiangqi, {xq_error}") from None
+        return None, (xq_lines if xq_lines.lines else None)
+    return (chess_lines if chess_lines.lines else None), None
 
 
 def parse_go(tokens: list[str], *, warn: Callable[[str], None] | None = None) -> dict[str, int | bool]:
@@ -278,7 +299,7 @@ def _kernels_cached() -> bool:
     """
     from engine import aot
 
-    if aot.module_path().is_file():
+    if aot.module_path("chess").is_file():
         return True
     return next(aot.jit_cache_dir().glob("**/search.search-*.nbi"), None) is not None
 
@@ -304,7 +325,7 @@ class UciProtocol:
         self._job_searcher: Searcher | None = None
         self._cold = not _kernels_cached()
         self._repertoire: Repertoire | None = None
-        self._style_key: tuple[Style, int, int] | None = None
+        self._xq_repertoire: XqRepertoire | None = None
         self._warm_error: BaseException | None = None
         if warm:
             threading.Thread(target=self._warm_up, name="engine-warm", daemon=True).start()
@@ -401,15 +422,11 @@ class UciProtocol:
         if option is None:
             raise UciError(f"unknown option {short(name)}")
         value = option.parse(raw)
-        repertoire = None
         if option.name == "Book Lines":
-            try:
-                repertoire = Repertoire.from_text(str(value))
-            except StyleError as exc:
-                raise UciError(f"option Book Lines: {exc}") from None
+            repertoire, xq_repertoire = _repertoires(str(value))
         self._settle()
         if option.name == "Book Lines":
-            self._repertoire = repertoire if repertoire is not None and repertoire.lines else None
+            self._repertoire, self._xq_repertoire = repertoire, xq_repertoire
         self.values[option.name] = value
         if option.name == "Hash" and self._searcher is not None:
             self._ready.wait()
@@ -669,29 +686,36 @@ class UciProtocol:
         scales = tuple((name, int(self.values[name])) for name in SCALE_OPTIONS)
         return Style(scales=scales, contempt=int(self.values["Contempt"]))
 
-    def _apply_style(self, searcher: Searcher, board: chess.Board) -> None:
+    def _apply_style(self, searcher: Searcher, board: chess.Board | XqBoard) -> None:
         """Give the searcher the evaluation of the current style, for the side to move (king
-        attack and safety are per colour); the hash table is cleared when that changes, since
-        its scores were of another evaluation."""
+        attack and safety are per colour): chess's (engine/style.py) or xiangqi's
+        (engine/xq_style.py). The hash table is cleared when that changes, since its scores were
+        of another evaluation."""
         from engine.style import pick_weight, style_tables, supported_options
 
+        is_chess = isinstance(board, chess.Board)
         style = Style(scales=self.style().scales)
-        side = (0 if board.turn == chess.WHITE else 1) if style.is_sided else 0
+        turn = (0 if board.turn == chess.WHITE else 1) if is_chess else int(board.turn)
+        side = turn if style.is_sided else 0
         contempt = int(self.values["Contempt"])
         key = (style, side, contempt)
-        if key == self._style_key:
+        previous = searcher.style_key
+        if key == previous:
             return
         for name, pct in style.scales:
-            if pct != 100 and name not in supported_options():
+            if is_chess and pct != 100 and name not in supported_options():
                 self.send(f"info string {name} has no effect with this build's evaluation (its weights are compiled in)")
         # the searcher starts with the neutral evaluation; a change of contempt alone keeps the tables
-        if (self._style_key[:2] != key[:2]) if self._style_key is not None else not style.is_neutral:
-            searcher.ev = style_tables(style, side)
-            searcher.pick_weight = pick_weight(style)
-        if self._style_key is not None or not style.is_neutral or contempt:
+        if (previous[:2] != key[:2]) if previous is not None else not style.is_neutral:
+            if isinstance(board, chess.Board):
+                searcher.ev = style_tables(style, side)
+                searcher.pick_weight = pick_weight(style)
+            else:
+                searcher.set_style(style, side)  # type: ignore[attr-defined]
+        if previous is not None or not style.is_neutral or contempt:
             searcher.clear()  # its scores were of another evaluation, or of draws worth another value
         searcher.contempt = contempt
-        self._style_key = key
+        searcher.style_key = key
 
     def _contempt(self, searcher: Searcher, board: chess.Board, best: UciMove | None, info: object) -> UciMove | None:
         """``best``, or the move contempt prefers (engine/style.py ``contempt_choice``)."""
@@ -731,9 +755,12 @@ class UciProtocol:
                 self._get_searcher() if isinstance(board, chess.Board) else self._get_xq_searcher()
             )
             infinite = bool(params.get("infinite") or params.get("ponder"))
-            if self._repertoire is not None and not infinite and isinstance(board, chess.Board):
+            if not infinite:
                 # A repertoire was asked for: it is the book under any limit, `go nodes` included.
-                best = self._repertoire.pick(board, searcher.rng)
+                if isinstance(board, chess.Board):
+                    best = self._repertoire.pick(board, searcher.rng) if self._repertoire is not None else None
+                elif self._xq_repertoire is not None:
+                    best = self._xq_repertoire.pick(board, searcher.rng)
                 if best is not None:
                     self.send(f"info string book move {best.uci()} (repertoire)")
             if best is None and self.values["OwnBook"] and not infinite and "depth" not in params and "nodes" not in params:
@@ -770,8 +797,7 @@ class UciProtocol:
                     )
 
                 searcher.move_overhead_ms = int(self.values["Move Overhead"])
-                if isinstance(board, chess.Board):
-                    self._apply_style(searcher, board)
+                self._apply_style(searcher, board)
                 result = searcher.search(board, limits, strength=self._strength(), on_info=on_info)
                 best, ponder = result.best, result.ponder
                 if isinstance(board, chess.Board) and self.values["Contempt"] and not infinite:
@@ -826,24 +852,24 @@ def _say(text: str) -> None:
     sys.stderr.flush()
 
 
-def _warm(*, heartbeat: float = HEARTBEAT) -> int:
-    """Build the ahead-of-time kernels unless current here or in another checkout (the same
+def _warm_game(game: str, *, heartbeat: float = HEARTBEAT) -> None:
+    """Build ``game``'s ahead-of-time kernels unless current here or in another checkout (the same
     sources' build is shared); say what is built, how far it is and how long it took last time."""
     from engine import aot
 
-    if aot.module_path().is_file():
-        _say(f"engine kernels already compiled ahead of time: {aot.module_path()}")
-        return 0
-    shared = aot.from_shared()
+    if aot.module_path(game).is_file():
+        _say(f"engine {game} kernels already compiled ahead of time: {aot.module_path(game)}")
+        return
+    shared = aot.from_shared(game)
     if shared is not None:
-        _say(f"engine kernels taken from another checkout's build of the same sources: {shared}")
-        return 0
-    last = aot.last_build_seconds()
+        _say(f"engine {game} kernels taken from another checkout's build of the same sources: {shared}")
+        return
+    last = aot.last_build_seconds(game)
     # Said before the compiler's work: what happens, that it is once, how long it took here before.
-    _say("Compiling the engine's search for this machine, once for these sources "
-         "(the chess and xiangqi kernels, then a C module): "
+    _say(f"Compiling the engine's {game} search for this machine, once for these sources "
+         "(its kernels, then a C module): "
          + (f"last time it took {aot.minutes(last)}." if last is not None
-            else "no build on this machine yet; it takes from a minute to several (7 min on a busy two-core "
+            else "no build on this machine yet; it takes from a minute to several (4 min on a busy two-core "
                  "machine, more on a Raspberry Pi)."))
     started = time.monotonic()
     done = threading.Event()
@@ -851,24 +877,81 @@ def _warm(*, heartbeat: float = HEARTBEAT) -> int:
     def still_at_it() -> None:
         while not done.wait(heartbeat):
             so_far = aot.minutes(time.monotonic() - started)
-            _say(f"… still compiling the engine, {so_far} so far" + (f" (last time {aot.minutes(last)})" if last else ""))
+            _say(f"… still compiling the engine's {game} kernels, {so_far} so far"
+                 + (f" (last time {aot.minutes(last)})" if last else ""))
 
     ticker = threading.Thread(target=still_at_it, name="engine-build-heartbeat", daemon=True)
     ticker.start()
     try:
-        path = aot.build(say=_say)
+        path = aot.build(game, say=_say)
     except Exception as exc:  # any build failure leaves the JIT, which must then be warmed
-        log.warning("ahead-of-time build failed (%s: %s); warming numba's JIT cache instead",
-                    type(exc).__name__, exc)
-        from engine.searcher import Searcher
-
-        Searcher().warm()
-        return 0
+        log.warning("ahead-of-time build of the %s kernels failed (%s: %s); warming numba's JIT cache instead",
+                    game, type(exc).__name__, exc)
+        _warm_jit(game)
+        return
     finally:
         done.set()
         ticker.join()
-    _say(f"engine compiled in {aot.minutes(time.monotonic() - started)}: {path}")
+    _say(f"engine {game} kernels compiled in {aot.minutes(time.monotonic() - started)}: {path}")
+
+
+def _warm_jit(game: str) -> None:
+    """Fill numba's on-disk cache for ``game``, where no ahead-of-time build can be made."""
+    if game == "chess":
+        from engine.searcher import Searcher
+
+        Searcher().warm()
+    else:
+        from engine.xq_searcher import XqSearcher
+
+        XqSearcher().warm()
+
+
+def _in_background(games: list[str]) -> None:
+    """Start ``warm`` for ``games`` as a process of its own that outlives this one (niced, its
+    words in a log beside the builds), and say so."""
+    from engine import aot
+
+    log_path = aot.directory() / "background-build.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as out:
+        nice = shutil.which("nice")
+        command = [sys.executable, "-m", "engine", "warm", *games]
+        subprocess.Popen(([nice, "-n", "10"] if nice else []) + command, stdin=subprocess.DEVNULL,
+                         stdout=out, stderr=out, start_new_session=True)
+    _say(f"The {' and '.join(games)} kernels are compiling in the background (log: {log_path}); "
+         "a game of theirs started before they are ready runs on numba's JIT, slower to start.")
+
+
+def _warm(games: list[str] | None = None, *, heartbeat: float = HEARTBEAT, rest_in_background: bool = False) -> int:
+    """Build ``games``' kernels (default: every game, chess first), in the foreground; with
+    ``rest_in_background`` the other games' are then built by a process of their own."""
+    from engine import aot
+
+    wanted = games or list(aot.GAMES)
+    for game in wanted:
+        _warm_game(game, heartbeat=heartbeat)
+    rest = [g for g in aot.GAMES if g not in wanted and not aot.module_path(g).is_file()]
+    rest = [g for g in rest if aot.from_shared(g) is None]
+    if rest_in_background and rest:
+        _in_background(rest)
     return 0
+
+
+WARM_USAGE = "usage: python -m engine warm [chess|xiangqi ...] [--rest-in-background]"
+
+
+def _warm_command(args: list[str]) -> int:
+    """``warm`` and its arguments; a wrong one is one line of usage and exit 2."""
+    from engine import aot
+
+    games = [a for a in args if not a.startswith("-")]
+    flags = [a for a in args if a.startswith("-")]
+    unknown = [a for a in games if a not in aot.GAMES] + [f for f in flags if f != "--rest-in-background"]
+    if unknown:
+        _say(f"warm: unknown argument {unknown[0]!r}; {WARM_USAGE}")
+        return 2
+    return _warm(games, rest_in_background="--rest-in-background" in flags)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -878,8 +961,8 @@ def main(argv: list[str] | None = None) -> int:
     pycc) it fills numba's JIT cache instead, and the engine runs on the JIT.
     """
     argv = sys.argv[1:] if argv is None else argv
-    if argv == ["warm"]:
-        return _warm()
+    if argv[:1] == ["warm"]:
+        return _warm_command(argv[1:])
     out_lock = threading.Lock()
     stdout = sys.stdout.buffer
 

@@ -73,6 +73,7 @@ def _layout() -> dict[str, int]:
         ("PHASE_W", 14),  # game-phase weight of each piece code
         ("FILE", 90),
         ("RANK", 90),
+        ("EVW", 8),  # the evaluation's whole-board weights, scaled by a style (engine/xq_evaluate.py W_*)
     ]
     out: dict[str, int] = {}
     pos = 0
@@ -90,7 +91,7 @@ HORSE_T, HORSE_LEG, HORSE_N = _L["HORSE_T"], _L["HORSE_LEG"], _L["HORSE_N"]
 HATK_S, HATK_LEG, HATK_N = _L["HATK_S"], _L["HATK_LEG"], _L["HATK_N"]
 RAY, RAY_N, PAWN_T, PAWN_N, PATK, PATK_N = _L["RAY"], _L["RAY_N"], _L["PAWN_T"], _L["PAWN_N"], _L["PATK"], _L["PATK_N"]
 Z, Z_SIDE, PST, PHASE_W = _L["Z"], _L["Z_SIDE"], _L["PST"], _L["PHASE_W"]
-FILE, RANK = _L["FILE"], _L["RANK"]
+FILE, RANK, EVW = _L["FILE"], _L["RANK"], _L["EVW"]
 TB_SIZE = _L["SIZE"]
 
 

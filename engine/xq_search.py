@@ -20,11 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from engine.bits import kernel
-from engine.search import (
+from engine.search_common import (
     BOUND_EXACT,
     BOUND_LOWER,
     BOUND_UPPER,
     CAN_STOP,
+    CONTEMPT,
     INF,
     MATE,
     MATE_BOUND,
@@ -109,7 +110,7 @@ def search(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, und
         if half >= NMOVE_PLIES or (half >= 4 and st[NULLP] >= 4 and st[HP] >= 4):
             verdict = game_end(tb, mb, st, hist, undo, ws[W_RULES:W_SIZE], ply)
         if verdict == R_DRAW:
-            return 0
+            return ctl[CONTEMPT] if ply & 1 else -ctl[CONTEMPT]  # a draw's worth to the side to move here
         if verdict == R_WIN:
             return MATE - ply
         if verdict == R_LOSS:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from engine.kernels import xq_gen_moves, xq_make_move, xq_search, xq_unmake_move
-from engine.search import CAN_STOP, INF, NODE_LIMIT, NODES, STOP
+from engine.search_common import CAN_STOP, INF, NODE_LIMIT, NODES, STOP
 from engine.searcher import (
     FULL_STRENGTH,
     Info,
@@ -29,9 +29,12 @@ from engine.searcher import (
     UciMove,
     score_fields,
 )
-from engine.xq_movegen import MAXMOVES
+from engine.style import Style
+from engine.xq_evaluate import psq_total
+from engine.xq_movegen import MAXMOVES, PSQ
 from engine.xq_position import XqBoard, XqMove, move_name, tables
 from engine.xq_search import W_CTL, W_HISTORY, W_KILLERS, W_PV, W_PVL, W_SIZE
+from engine.xq_style import xq_style_tables
 
 log = logging.getLogger(__name__)
 
@@ -110,11 +113,18 @@ class XqSearcher(Searcher):
     def _tables(self) -> np.ndarray:
         return tables()
 
+    def set_style(self, style: Style, side: int) -> None:
+        """Search with ``style``'s evaluation (engine/xq_style.py) for the engine playing ``side``."""
+        self.tb = tables() if style.is_neutral else xq_style_tables(style, side)
+
     def _board(self, fen: str | None = None) -> XqBoard:
         return XqBoard(fen) if fen else XqBoard()
 
     def _position(self, board: Any) -> Any:
-        return board.pos.copy()
+        pos = board.pos.copy()
+        if self.tb is not tables():  # a style's tables: the incremental score is of its values
+            pos.st[PSQ] = psq_total(self.tb, pos.mb)
+        return pos
 
     def _legal(self, board: Any) -> list[UciMove]:
         return [XqMove(m) for m in board.legal_moves()]

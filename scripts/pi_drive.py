@@ -137,7 +137,9 @@ def facts() -> list[tuple[str, str]]:
     from boardctl.learning import pairings
     from engine import aot
 
-    kernels = f"ahead of time, {aot.module_path().stat().st_size // 1024} KB" if aot.load() else "JIT only (no module)"
+    built = {game: aot.module_path(game) for game in aot.GAMES if aot.load(game) is not None}
+    kernels = (", ".join(f"{game} ahead of time, {path.stat().st_size // 1024} KB" for game, path in built.items())
+               or "JIT only (no module)")
     rows = [("engine kernels", kernels),
             ("Swiss pairer", "py4swiss" if pairings.has_py4swiss() else "dutch_round_portable (no py4swiss)")]
     for name in PACKAGES:

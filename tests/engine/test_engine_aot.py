@@ -43,9 +43,10 @@ def _probe(*, jit: bool) -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def built() -> Path:
-    path = aot.module_path()
-    assert path.is_file(), f"no ahead-of-time kernels at {path}: `make` builds them (python -m engine warm)"
-    return path
+    for game in aot.GAMES:
+        path = aot.module_path(game)
+        assert path.is_file(), f"no ahead-of-time kernels at {path}: `make` builds them (python -m engine warm)"
+    return aot.module_path("chess")
 
 
 @pytest.mark.slow
@@ -66,7 +67,7 @@ def test_search_releases_the_gil_so_stop_works(built: Path) -> None:
 import threading, time, chess
 from engine import kernels
 from engine.position import Position
-from engine.search import CAN_STOP, INF, NODE_LIMIT, NODES, STOP
+from engine.search_common import CAN_STOP, INF, NODE_LIMIT, NODES, STOP
 from engine.searcher import Searcher
 assert kernels.IS_COMPILED_AHEAD
 s = Searcher(hash_mb=4); s.warm()
@@ -86,29 +87,64 @@ print(t.is_alive(), int(s.ctl[NODES]), time.perf_counter() - stopped)
 def test_a_build_for_other_sources_or_cpu_is_not_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "shared"))  # nor in the user's cache
-    assert aot.load() is None  # nothing built here
-    name = aot.module_name()
+    names = {}
+    for game in aot.GAMES:
+        assert aot.load(game) is None  # nothing built here
+        names[game] = aot.module_name(game)
     monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
-    assert aot.module_name() != name  # another CPU, another module
+    for game in aot.GAMES:
+        assert aot.module_name(game) != names[game]  # another CPU, another module
 
 
 def test_forcing_the_jit_ignores_the_build(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(aot.FORCE_JIT, "1")
-    assert aot.load() is None
-    monkeypatch.setenv(aot.FORCE_JIT, "0")
-    assert aot.load() is not None
+    for game in aot.GAMES:
+        monkeypatch.setenv(aot.FORCE_JIT, "1")
+        assert aot.load(game) is None
+        monkeypatch.setenv(aot.FORCE_JIT, "0")
+        assert aot.load(game) is not None
 
 
-def test_an_edit_to_any_kernel_source_starts_fresh_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # numba alone would keep running a cached search with the old, inlined move generator.
+@pytest.mark.parametrize("source", aot.KERNEL_SOURCES)
+def test_an_edit_to_a_kernel_source_rebuilds_the_games_that_compile_it(
+        source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # numba alone would keep running a cached search with the old, inlined move generator; and an
+    # edit to one game's kernels must not cost a build of the other's (issue 35, finding 7).
     for name in aot.KERNEL_SOURCES:
         (tmp_path / name).write_bytes((aot.HERE / name).read_bytes())
     monkeypatch.setattr(aot, "HERE", tmp_path)
-    module, jit_dir = aot.module_name(), aot.jit_cache_dir()
-    with (tmp_path / "movegen.py").open("a") as f:
+    modules, jit_dir = {g: aot.module_name(g) for g in aot.GAMES}, aot.jit_cache_dir()
+    with (tmp_path / source).open("a") as f:
         f.write("\n# an edit\n")
-    assert aot.module_name() != module
     assert aot.jit_cache_dir() != jit_dir
+    changed = {g for g in aot.GAMES if aot.module_name(g) != modules[g]}
+    assert changed == {g for g, sources in aot.GAMES.items() if source in sources}
+    assert changed  # every kernel source belongs to a game
+
+
+# Which module each game's compiled code is imported from: a kernel module of one game must not
+# import another game's kernels (its build would then hide a dependency the digest does not see).
+GAME_PREFIXES = {"chess": ("movegen", "evaluate", "search", "tables", "magics"), "xiangqi": ("xq_",)}
+
+
+@pytest.mark.parametrize("game", aot.GAMES)
+def test_each_games_kernel_sources_are_all_its_kernels_import(game: str) -> None:
+    import ast
+
+    sources = set(aot.GAMES[game])
+    for name in sources - {"aotbuild.py"}:
+        tree = ast.parse((aot.HERE / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("engine."):
+                imported = node.module.removeprefix("engine.") + ".py"
+                if imported in ("jit.py", "aot.py"):
+                    continue  # the decorator's choice, not compiled code
+                assert imported in sources, f"{name} imports engine/{imported}, which {game}'s digest leaves out"
+
+
+def test_both_searches_share_one_ply_limit() -> None:
+    from engine import movegen, search_common, xq_movegen
+
+    assert movegen.MAXPLY == xq_movegen.MAXPLY == search_common.MAXPLY
 
 
 @pytest.mark.slow

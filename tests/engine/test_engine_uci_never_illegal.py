@@ -19,6 +19,7 @@ class _Fake:
         self.move = move
         self.rng = None
         self.move_overhead_ms = 0
+        self.style_key = None  # what the UCI layer last set its evaluation up for (Searcher.style_key)
 
     def search(self, board: Any, limits: Any, **_: Any) -> Result:
         return Result(self.move, None, None)

@@ -1,4 +1,4 @@
-"""The ahead-of-time build includes the xiangqi kernels: the engine plays xiangqi without numba."""
+"""The ahead-of-time build of the xiangqi kernels: the engine plays xiangqi without numba."""
 
 from __future__ import annotations
 
@@ -29,8 +29,9 @@ print(json.dumps({"compiled_ahead": kernels.IS_COMPILED_AHEAD, "perft": perft(Xq
 
 
 def test_xiangqi_runs_from_the_build_without_numba() -> None:
-    if not aot.module_path().is_file():
-        pytest.fail(f"no ahead-of-time kernels at {aot.module_path()}: `make` builds them (python -m engine warm)")
+    if not aot.module_path("xiangqi").is_file():
+        pytest.fail(f"no ahead-of-time kernels at {aot.module_path('xiangqi')}: `make` builds them "
+                    "(python -m engine warm)")
     env = dict(os.environ, **{aot.FORCE_JIT: "0"})
     out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=300,
                          check=True)
@@ -41,7 +42,7 @@ def test_xiangqi_runs_from_the_build_without_numba() -> None:
 
 
 def test_the_build_exports_every_xiangqi_kernel() -> None:
-    code = "from engine.jit import AOT; print(' '.join(n for n in dir(AOT) if n.startswith('xq_')))"
+    code = "from engine.jit import AOT_XIANGQI; print(' '.join(n for n in dir(AOT_XIANGQI) if n.startswith('xq_')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     wanted = {"xq_search", "xq_gen_moves", "xq_make_move", "xq_unmake_move", "xq_perft", "xq_in_check_of",
               "xq_game_end", "xq_make_null", "xq_unmake_null"}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine.kernels import xq_search
-from engine.search import CAN_STOP, INF, NODE_LIMIT, STOP
+from engine.search_common import CAN_STOP, INF, NODE_LIMIT, STOP
 from engine.searcher import Limits, Strength
 from engine.xq_position import XqBoard
 from engine.xq_searcher import XqSearcher
