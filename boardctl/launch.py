@@ -360,19 +360,20 @@ def _command_line(args: argparse.Namespace, mode: str, store: GameStore) -> str:
 
 
 def _opponent(mode: str, args: argparse.Namespace, cfg: Config) -> Any:
-    """The character of ``--opponent`` (play only, chess only), or None; one clear error otherwise."""
+    """The character of ``--opponent`` (play only, of the game played), or None; one clear error otherwise."""
     name = getattr(args, "opponent", None)
     if name is None:
         return None
-    from boardctl.learning.characters import find_character, load_characters
+    from boardctl.learning.characters import find_character
 
     if mode != "play":
         raise ConfigError(f"--opponent: only with boardctl play, not {mode}")
     if getattr(args, "level", None) is not None:
         raise ConfigError("--opponent and --level: choose one (a character plays at its own rating)")
-    if cfg.game_variant != "chess":
-        raise ConfigError(f"--opponent: the characters play chess, not {cfg.game_variant}")
-    return find_character(name, characters=load_characters())
+    try:
+        return find_character(name, game=cfg.game_variant)
+    except ConfigError as exc:
+        raise ConfigError(f"--opponent: {exc}") from None
 
 
 def _resumed_opponent(record: GameRecord) -> str:
@@ -380,7 +381,7 @@ def _resumed_opponent(record: GameRecord) -> str:
     from boardctl.learning.characters import label, load_characters
 
     theirs = record.black if record.human == "white" else record.white
-    return theirs if any(label(c) == theirs for c in load_characters()) else ""
+    return theirs if any(label(c) == theirs for c in load_characters(game=record.variant)) else ""
 
 
 async def _resume_opponent(engine: EngineClient, opponent: str, asked: Any) -> Any:
@@ -388,7 +389,7 @@ async def _resume_opponent(engine: EngineClient, opponent: str, asked: Any) -> A
     starts one against that); the engine gets that opponent's options."""
     from boardctl.learning.characters import NEUTRAL_OPTIONS, label, load_characters
 
-    character = next((c for c in load_characters() if label(c) == opponent), None)
+    character = next((c for c in load_characters(game=None) if label(c) == opponent), None)
     if asked is not None:
         log.warning("the unfinished game is against %s; boardctl play --new --opponent %s starts one against %s",
                     opponent or "the plain engine", asked.id, asked.name)

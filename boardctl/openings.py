@@ -72,6 +72,15 @@ def _xiangqi_openings() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
+def xiangqi_opening_lines() -> dict[str, str]:
+    """Opening name (English, and Chinese) -> its moves in UCCI coordinates (``h2e2 h9g7 ...``):
+    the xiangqi characters' repertoires."""
+    lines: dict[str, str] = {}
+    for name, chinese, moves in _xiangqi_openings():
+        lines[name] = lines[chinese] = " ".join(moves)
+    return lines
+
+
 def classify_xiangqi(board: GameBoard) -> Opening | None:
     """The listed xiangqi opening the game follows longest (at least a move each), as played or
     mirrored (炮八平五 is a central cannon as much as 炮二平五); ``eco`` is empty (the list has no

@@ -1,7 +1,9 @@
 """Computer opponents with a character: a name, a rating, a style and an opening repertoire.
 
 The list is data (``boardctl/data/characters.toml``, extended or overridden by the user's
-``$XDG_CONFIG_HOME/boardctl/characters.toml``), validated here once. A character is played by
+``$XDG_CONFIG_HOME/boardctl/characters.toml``), validated here once. Each character plays one
+game (``game``: chess, the default, or xiangqi, whose openings are the xiangqi book's and whose
+style is the same options applied to the xiangqi evaluation, engine/xq_style.py). A character is played by
 sending its :attr:`Character.uci_options` to our engine (style: evaluation weights, contempt
 and its repertoire as the book, as Rodent IV's personalities do) and its :attr:`Character.level`
 through the existing level machinery (strength). Ratings run from :data:`RATING_MIN` up to the
@@ -74,7 +76,10 @@ STYLES: Mapping[str, Mapping[str, int]] = MappingProxyType({
                               "Style Mobility": 40, "Style PawnStructure": 25, "Contempt": 0},
 })
 
-_KEYS = frozenset({"id", "name", "rating", "style", "profile", "openings", "initials", "level", "options"})
+_KEYS = frozenset({"id", "name", "rating", "style", "profile", "openings", "initials", "level", "options", "game"})
+#: The games characters play, and where each game's opening names come from.
+GAMES = ("chess", "xiangqi")
+_OPENING_DATA = {"chess": "boardctl/data/openings.tsv", "xiangqi": "engine/data/xiangqi_openings.tsv"}
 _REQUIRED = ("id", "name", "rating", "style", "profile", "openings")
 
 
@@ -98,12 +103,13 @@ class Character:
     uci_options: Mapping[str, str]
     openings: tuple[str, ...]
     book_lines: tuple[str, ...] = field(default=(), kw_only=True)  # the movetext of every line
+    game: str = field(default="chess", kw_only=True)  # the game it plays (GAMES)
 
     def to_json(self) -> dict[str, Any]:
         """What the page shows (no book lines: they are the engine's business)."""
         return {"id": self.id, "name": self.name, "rating": self.rating, "style": self.style,
                 "profile": self.profile, "initials": self.initials, "level": self.level,
-                "openings": list(self.openings)}
+                "openings": list(self.openings), "game": self.game}
 
 
 def level_for_rating(rating: int) -> str:
@@ -219,18 +225,21 @@ def character_from_entry(entry: Any, *, where: str) -> Character:
     if style not in STYLES:
         raise CharacterError(f"{where}.style: {_shown(style)} is not a style; one of {', '.join(STYLES)}")
     profile = _text(entry, "profile", where)
+    game = entry.get("game", "chess")
+    if game not in GAMES:
+        raise CharacterError(f"{where}.game: {_shown(game)} is not a game; one of {', '.join(GAMES)}")
     openings = entry["openings"]
     if not isinstance(openings, list) or not 1 <= len(openings) <= MAX_OPENINGS:
         raise CharacterError(f"{where}.openings: must be a list of 1 to {MAX_OPENINGS} opening names, "
                              f"got {_shown(openings)}")
-    known = opening_lines()
+    known = opening_lines() if game == "chess" else _xiangqi_lines()
     book: list[str] = []
     for i, opening in enumerate(openings):
         if not isinstance(opening, str) or opening not in known:
             close = difflib.get_close_matches(str(opening), list(known), n=3) if isinstance(opening, str) else []
             hint = f"; close: {', '.join(close)}" if close else ""
-            raise CharacterError(f"{where}.openings[{i}]: {_shown(opening)} is not in the opening data "
-                                 f"(boardctl/data/openings.tsv){hint}")
+            raise CharacterError(f"{where}.openings[{i}]: {_shown(opening)} is not in the {game} opening data "
+                                 f"({_OPENING_DATA[game]}){hint}")
         book.extend(known[opening])
     initials = _text(entry, "initials", where, limit=3) if "initials" in entry else initials_of(name)
     if "level" in entry:
@@ -245,7 +254,14 @@ def character_from_entry(entry: Any, *, where: str) -> Character:
     options[BOOK_OPTION] = ";".join(book)
     return Character(id=ident, name=name, rating=rating, style=style, profile=profile, initials=initials,
                      level=level, uci_options=MappingProxyType(options), openings=tuple(openings),
-                     book_lines=tuple(book))
+                     book_lines=tuple(book), game=game)
+
+
+def _xiangqi_lines() -> Mapping[str, tuple[str, ...]]:
+    """Xiangqi opening name (English or Chinese) -> its line, as the engine's Book Lines take it."""
+    from boardctl.openings import xiangqi_opening_lines
+
+    return {name: (moves,) for name, moves in xiangqi_opening_lines().items()}
 
 
 def characters_from_toml(table: Mapping[str, Any], *, where: str) -> tuple[Character, ...]:
@@ -275,25 +291,34 @@ def _shipped() -> tuple[Character, ...]:
     return characters_from_toml(_read_toml(text, f"boardctl/data/{FILE_NAME}"), where=f"boardctl/data/{FILE_NAME}")
 
 
-def load_characters(*, user_file: Path | None = None) -> tuple[Character, ...]:
-    """The shipped characters, with the user's file over them (same id: replaced; new id: added),
-    sorted by rating then name. ``user_file`` defaults to the one beside the config file."""
+def load_characters(*, user_file: Path | None = None, game: str | None = "chess") -> tuple[Character, ...]:
+    """The shipped characters of ``game`` (None: every game's), with the user's file over them
+    (same id: replaced; new id: added), sorted by rating then name. ``user_file`` defaults to the
+    one beside the config file. Tournaments and their background games are chess: the default."""
     path = user_file if user_file is not None else globals()["user_file"]()
     by_id = {c.id: c for c in _shipped()}
     table = _read_file(path)
     if table is not None:
         for character in characters_from_toml(table, where=str(path)):
             by_id[character.id] = character
-    return tuple(sorted(by_id.values(), key=lambda c: (c.rating, c.name)))
+    chosen = [c for c in by_id.values() if game is None or c.game == game]
+    return tuple(sorted(chosen, key=lambda c: (c.rating, c.name)))
 
 
-def find_character(name: str, *, characters: tuple[Character, ...] | None = None) -> Character:
-    """The character whose id or name is ``name`` (case-insensitive); CharacterError lists close names."""
-    pool = characters if characters is not None else load_characters()
+def find_character(name: str, *, characters: tuple[Character, ...] | None = None,
+                   game: str = "chess") -> Character:
+    """The character of ``game`` whose id or name is ``name`` (case-insensitive); CharacterError
+    lists close names, and names the game a character of another game plays."""
+    pool = characters if characters is not None else load_characters(game=game)
     wanted = " ".join(name.split()).casefold()
     for character in pool:
         if wanted in (character.id.casefold(), character.name.casefold()):
             return character
+    if characters is None:
+        other = next((c for c in load_characters(game=None) if wanted in (c.id.casefold(), c.name.casefold())), None)
+        if other is not None:
+            raise CharacterError(f"{other.name} plays {other.game}, not {game}; the {game} characters are "
+                                 + ", ".join(c.id for c in pool))
     names = [c.id for c in pool] + [c.name for c in pool]
     close = difflib.get_close_matches(name, names, n=4, cutoff=0.5)
     close += [c.id for c in pool if wanted and wanted in c.name.casefold() and c.id not in close]
@@ -326,6 +351,8 @@ def rate_finished_game(record: GameRecord, *, store: RatingStore,
 
     if record.mode != "play" or record.result not in _SCORES or record.human not in ("white", "black"):
         return None
+    if record.variant != "chess" and characters is None:
+        return None  # the rating is a chess rating: a xiangqi game against a character is not counted
     theirs = record.black if record.human == "white" else record.white
     pool = characters if characters is not None else load_characters()
     character = next((c for c in pool if label(c) == theirs), None)
@@ -347,13 +374,13 @@ NEUTRAL_OPTIONS: Mapping[str, str] = MappingProxyType({
 
 
 def check_opponent(value: Any, *, variant: str = "chess") -> str:
-    """A character asked for by the page or the command line, as its id; CharacterError (a
-    ValueError) names the fault. Characters play chess only."""
+    """A character of ``variant``'s game asked for by the page or the command line, as its id;
+    CharacterError (a ValueError) names the fault."""
     if not isinstance(value, str) or len(value) > 80:
         raise CharacterError(f"expected a character's id or name, got {_shown(value)}")
-    if variant != "chess":
-        raise CharacterError(f"the characters play chess, not {variant}")
-    return find_character(value).id
+    if variant not in GAMES:
+        raise CharacterError(f"no characters play {variant}")
+    return find_character(value, game=variant).id
 
 
 def opponent_settings(settings: Settings, opponent: str) -> tuple[Settings, Mapping[str, str]]:
@@ -363,5 +390,5 @@ def opponent_settings(settings: Settings, opponent: str) -> tuple[Settings, Mapp
 
     if not opponent:
         return replace(settings, opponent=""), NEUTRAL_OPTIONS
-    character = find_character(opponent)
+    character = find_character(opponent, game=settings.variant)
     return replace(settings, level=character.level, opponent=label(character)), character.uci_options

@@ -402,7 +402,7 @@ class WebServer:
         from boardctl.learning.characters import load_characters
 
         try:
-            characters = await asyncio.to_thread(load_characters)
+            characters = await asyncio.to_thread(load_characters, game=None)
         except BoardctlError as exc:
             return _error(500, str(exc))
         return web.json_response({"characters": [c.to_json() for c in characters]})

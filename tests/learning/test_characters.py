@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -186,10 +187,10 @@ HOSTILE = [
     ("control char", _field('"New Bie"', '"New\\u0007Bie"'), ".name: at most"),
     ("long profile", _field("A new friend", "x" * 500), ".profile: at most 400"),
     ("bad id", _field('"newbie"', '"New Bie"'), ".id: lower-case letters"),
-    ("unknown opening", _field('["Vienna Game"]', '["Vienna Gam"]'), "openings[0]: 'Vienna Gam' is not in the opening data (boardctl/data/openings.tsv); close: Vienna Game"),
+    ("unknown opening", _field('["Vienna Game"]', '["Vienna Gam"]'), "openings[0]: 'Vienna Gam' is not in the chess opening data (boardctl/data/openings.tsv); close: Vienna Game"),
     ("openings empty", _field('["Vienna Game"]', "[]"), ".openings: must be a list of 1 to"),
     ("openings not list", _field('["Vienna Game"]', '"Vienna Game"'), ".openings: must be a list"),
-    ("opening not string", _field('["Vienna Game"]', "[3]"), "openings[0]: 3 is not in the opening data"),
+    ("opening not string", _field('["Vienna Game"]', "[3]"), "openings[0]: 3 is not in the chess opening data"),
     ("bad option", _field('Contempt = "25"', 'Hash = "4"'), ".options.Hash: not a style option"),
     ("option out of range", _field('Contempt = "25"', 'Contempt = "900"'), ".options.Contempt: must be an integer -200..200"),
     ("option not number", _field('Contempt = "25"', 'Contempt = "lots"'), ".options.Contempt: must be an integer"),
@@ -290,5 +291,62 @@ def test_opponent_settings() -> None:
     for bad, message in [(3, "expected a character's id"), ("x" * 100, "expected"), ("nobody", "no character")]:
         with pytest.raises(CharacterError, match=message):
             check_opponent(bad)
-    with pytest.raises(CharacterError, match="play chess, not xiangqi"):
+    with pytest.raises(CharacterError, match="plays chess, not xiangqi"):
         check_opponent("ilya", variant="xiangqi")
+
+
+XIANGQI = load_characters(user_file=NONE, game="xiangqi")
+
+
+def test_xiangqi_has_characters_of_its_own_across_the_ratings() -> None:
+    """Issue 35, finding 11: Opponents -> Play failed in xiangqi ("the characters play chess")."""
+    assert len(XIANGQI) >= 8 and {c.game for c in XIANGQI} == {"xiangqi"}
+    assert min(c.rating for c in XIANGQI) == RATING_MIN and max(c.rating for c in XIANGQI) == RATING_MAX
+    assert {c.style for c in XIANGQI} >= {"attacker", "solid defender", "positional player"}
+    assert not {c.id for c in XIANGQI} & {c.id for c in CHARACTERS}  # one id, one character
+    assert {c.game for c in CHARACTERS} == {"chess"}  # tournaments and NPC games stay chess
+    for c in XIANGQI:
+        assert c.to_json()["game"] == "xiangqi"
+        assert all(len(line.split()) >= 4 and all(len(m) == 4 for m in line.split()) for line in c.book_lines)
+
+
+@pytest.mark.parametrize(("name", "game", "found", "message"), [
+    ("laozhang", "xiangqi", "laozhang", None),
+    ("Old Zhang", "xiangqi", "laozhang", None),
+    ("gus", "chess", "gus", None),
+    ("gus", "xiangqi", None, "Gus Gambit plays chess, not xiangqi"),
+    ("laozhang", "chess", None, "Old Zhang plays xiangqi, not chess"),
+    ("nobody", "xiangqi", None, "no character 'nobody'"),
+])
+def test_a_character_is_found_in_its_own_game(name: str, game: str, found: str | None, message: str | None) -> None:
+    from boardctl.learning.characters import check_opponent
+
+    if found is not None:
+        assert find_character(name, game=game).id == found
+        assert check_opponent(name, variant=game) == found
+        return
+    assert message is not None
+    with pytest.raises(CharacterError, match=message):
+        check_opponent(name, variant=game)
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ('game = "go"\nopenings = ["same-direction cannons"]', "game: 'go' is not a game; one of chess, xiangqi"),
+    ('game = "xiangqi"\nopenings = ["Vienna Game"]',
+     "is not in the xiangqi opening data (engine/data/xiangqi_openings.tsv)"),
+    ('openings = ["same-direction cannons"]', "is not in the chess opening data"),
+])
+def test_a_characters_game_and_its_openings_are_checked(entry: str, message: str, tmp_path: Path) -> None:
+    user = tmp_path / "characters.toml"
+    user.write_text('[[character]]\nid = "x"\nname = "X"\nrating = 1000\nstyle = "attacker"\n'
+                    f'profile = "p"\n{entry}\n', encoding="utf-8")
+    with pytest.raises(CharacterError, match=re.escape(message)):
+        load_characters(user_file=user, game=None)
+
+
+def test_xiangqi_openings_may_be_named_in_chinese(tmp_path: Path) -> None:
+    user = tmp_path / "characters.toml"
+    user.write_text('[[character]]\nid = "x"\nname = "X"\nrating = 1000\nstyle = "attacker"\n'
+                    'profile = "p"\ngame = "xiangqi"\nopenings = ["顺炮"]\n', encoding="utf-8")
+    (x,) = [c for c in load_characters(user_file=user, game="xiangqi") if c.id == "x"]
+    assert x.book_lines == ("h2e2 h7e7 h0g2 h9g7 i0h0 i9h9",)

@@ -430,7 +430,8 @@ def test_play_opponent_plays_the_character_and_rates_the_game(tmp_path: Path) ->
     ("extra", "message"),
     [(("--opponent", "nobody-at-all"), "no character 'nobody-at-all'"),
      (("--opponent", "gus", "--level", "beginner"), "--opponent and --level: choose one"),
-     (("--opponent", "gus", "--variant", "xiangqi"), "the characters play chess")],
+     (("--opponent", "gus", "--variant", "xiangqi"), "--opponent: Gus Gambit plays chess, not xiangqi"),
+     (("--opponent", "laozhang"), "--opponent: Old Zhang plays xiangqi, not chess")],
 )
 def test_play_opponent_refuses_clearly(tmp_path: Path, extra: tuple[str, ...], message: str) -> None:
     import subprocess
@@ -459,3 +460,23 @@ def test_a_resumed_game_keeps_its_character(tmp_path: Path) -> None:
     assert other.send({"t": 0})["opponent"] == "Gus Gambit (1000)"
     assert other.close() == 0
     assert "the unfinished game is against Gus Gambit (1000)" in other.stderr
+
+
+XIANGQI_CHARACTERS = load_characters(user_file=Path("/nonexistent/characters.toml"), game="xiangqi")
+
+
+@pytest.mark.parametrize("character", XIANGQI_CHARACTERS, ids=lambda c: c.id)
+def test_every_xiangqi_character_is_played_by_the_xiangqi_engine_from_its_repertoire(character: Character) -> None:
+    """Issue 35, finding 11: xiangqi characters, their styles through the xiangqi engine's options
+    (engine/xq_style.py) and their openings from the xiangqi book as the engine's repertoire."""
+    proto, out = _protocol()
+    proto.handle("setoption name UCI_Variant value xiangqi")
+    options = {**{k: str(v) for k, v in level_of(character.level).uci_options().items()}, **character.uci_options}
+    for name, value in options.items():
+        proto.handle(f"setoption name {name} value {value}")
+    assert not [line for line in out if "error" in line], out
+    assert proto._xq_repertoire is not None and proto._xq_repertoire.lines == len(character.book_lines)
+    first_moves = {line.split()[0] for line in character.book_lines}
+    proto.handle("position startpos")
+    assert _go(proto, out, "go movetime 50") in first_moves
+    assert any("(repertoire)" in line for line in out)

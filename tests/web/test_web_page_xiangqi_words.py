@@ -1,5 +1,5 @@
 """A xiangqi page speaks of red and black (issue 35, finding 4; and 11: what is chess only
-says so where it is): the "Invite a friend" colour
+says so where it is, and the opponents are xiangqi characters): the "Invite a friend" colour
 list offered ``white`` and the evaluation bar was black and white. Against a real xiangqi
 daemon (``play --variant xiangqi`` with the bundled engine, where the bar shows), in Chromium, on both sizes of the page: every option, label and
 visible word, and the bar's colours; the chess page keeps white and black."""
@@ -68,14 +68,24 @@ def test_a_xiangqi_page_speaks_of_red_and_black(page: Any, size: str) -> None:
     shot(page, "xiangqi-words", size)
 
 
-def test_the_opponents_say_they_play_chess_only(page: Any, size: str) -> None:
-    """Issue 35, finding 11: Play failed with an error out of view; the panel now says it."""
+def test_the_opponents_are_the_xiangqi_characters_and_play(page: Any, size: str) -> None:
+    """Issue 35, finding 11: Play failed with an error out of view ("the characters play chess");
+    xiangqi now has characters of its own, and only they are offered on a xiangqi board."""
     page.wait_for_function("() => window.boardctl.state && window.boardctl.state.variant === 'xiangqi'",
                            timeout=WAIT_MS)
     page.locator("#characters summary").click()
-    assert page.is_visible("#char-chess-only")
-    assert "chess only" in page.inner_text("#char-chess-only")
-    assert page.locator("#char-list .char-play").evaluate_all("bs => bs.filter(b => b.checkVisibility()).length") == 0
+    page.wait_for_selector('#char-list .char[data-game="xiangqi"] .char-play')
+    shown = page.locator("#char-list .char").evaluate_all(
+        "cs => cs.filter(c => c.checkVisibility()).map(c => [c.dataset.character, c.dataset.game])")
+    assert len(shown) >= 8 and {game for _, game in shown} == {"xiangqi"}, shown
+    assert not page.is_visible("#char-none")
+    assert "chess only" not in page.inner_text("#characters")
+    page.locator('#char-list .char-play[data-character="laozhang"]').click()
+    page.wait_for_function("() => window.boardctl.state && window.boardctl.state.opponent === 'Old Zhang (1000)'",
+                           timeout=WAIT_MS)
+    assert page.inner_text("#char-current") == "You play against Old Zhang (1000)."
+    page.locator("#char-plain").click()  # the next test's page starts against the plain engine again
+    page.wait_for_function("() => window.boardctl.state && !window.boardctl.state.opponent", timeout=WAIT_MS)
 
 
 def test_the_invitation_is_for_red_or_black(page: Any, size: str) -> None:
@@ -93,4 +103,7 @@ def test_the_chess_page_keeps_white_and_black(browser: Any, tmp_path: Path) -> N
         assert rgb(page, "#eval-fill") == (255, 255, 255)
         page.locator("#characters summary").click()
         page.wait_for_selector("#char-list .char-play")
-        assert not page.is_visible("#char-chess-only") and page.locator("#char-list .char-play").first.is_visible()
+        assert page.locator("#char-list .char-play").first.is_visible()
+        games = page.locator("#char-list .char").evaluate_all(
+            "cs => cs.filter(c => c.checkVisibility()).map(c => c.dataset.game)")
+        assert games and set(games) == {"chess"}  # no xiangqi character on a chess board

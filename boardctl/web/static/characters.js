@@ -1,5 +1,6 @@
 // The opponents with a character (boardctl/learning/characters.py): each one's initials, rating,
-// style and profile, and a button that starts a new game against it. The panel is built here; the
+// style and profile, and a button that starts a new game against it. Each character plays one
+// game (chess or xiangqi): the page lists those of the game on its board. The panel is built here; the
 // only hooks are this file's <script> tag in index.html and app.renderHooks in app.js.
 "use strict";
 
@@ -45,7 +46,7 @@
   function card(c) {
     const play = el("button", { type: "button", className: "char-play", dataset: { character: c.id } }, "Play");
     play.addEventListener("click", () => start(c));
-    return el("li", { className: "char", dataset: { character: c.id, style: c.style } },
+    return el("li", { className: "char", dataset: { character: c.id, style: c.style, game: c.game || "chess" } },
       avatar(c),
       el("span", { className: "char-text" },
         el("strong", { className: "char-name" }, c.name), " ",
@@ -66,8 +67,7 @@
       el("p", { id: "char-current", className: "help" }, ""),
       el("p", { id: "char-intro", className: "help" }, "Start a game against a character: its rating, style and openings. ",
         "The colour is the New game form's. ", plain),
-      el("p", { id: "char-chess-only", className: "note", hidden: true },
-        "The characters play chess only: in xiangqi the engine plays at the New game form's level."),
+      el("p", { id: "char-none", className: "note", hidden: true }, ""),
       el("ul", { id: "char-list", className: "char-list" }));
   }
 
@@ -75,11 +75,17 @@
     chars.current = state.opponent || null;
     const line = document.querySelector("#char-current");
     if (!line) return;
-    // Chess only: a xiangqi page says so where the characters are, instead of a Play that fails.
-    const xiangqi = (state.variant || document.body.dataset.variant) === "xiangqi";
-    document.querySelector("#char-chess-only").hidden = !xiangqi;
-    document.querySelector("#char-list").hidden = xiangqi;
-    document.querySelector("#char-intro").hidden = xiangqi;
+    // The characters of the board's game only: a chess character cannot play xiangqi, nor the other way.
+    const game = state.variant || document.body.dataset.variant || "chess";
+    let shown = 0;
+    document.querySelectorAll("#char-list .char").forEach((item) => {
+      item.hidden = item.dataset.game !== game;
+      if (!item.hidden) shown += 1;
+    });
+    const none = document.querySelector("#char-none");
+    none.hidden = shown > 0 || !chars.list.length;
+    none.textContent = `No character plays ${game} yet: the engine plays at the New game form's level.`;
+    document.querySelector("#char-intro").hidden = shown === 0;
     line.textContent = chars.current ? `You play against ${chars.current}.` : "You play against the plain engine.";
     document.querySelectorAll("#char-list .char").forEach((item) => {
       const c = chars.list.find((x) => x.id === item.dataset.character);
