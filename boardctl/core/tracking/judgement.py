@@ -137,16 +137,16 @@ class Judgement:
             elif occ == self._start_occ and (board.move_stack or readings.cleared or board.fen() != self._variant.starting_fen):
                 self.start_game(t, self._variant.board(), out)
             return  # clearing up after the result
-        promoting = self.promotions.window is not None
-        if not promoting and occ != board.occupied and self.captures.reply_started(t, out):
+        promotions = self.promotions
+        if promotions.window is None and occ != board.occupied and self.captures.reply_started(t, out):
             return
         self.touch.update(t)
         if occ == board.occupied:
-            if not promoting:
+            if promotions.window is None:
                 self._settle_matched(t, out)
             return
-        if promoting:
-            return
+        if promotions.window is not None:
+            return  # a promotion waits for its window to close
         confirmed = self.captures.which_confirmed()
         if confirmed is not None:
             aside = board.occupied & ~occ & ~BIT[confirmed.from_square]
