@@ -36,7 +36,7 @@ def _streams(games: int, seed: int, variant: Variant | None = None) -> list[tupl
     return streams
 
 
-#: One round in a subprocess: the streams from a pickle, the CPU seconds on stdout.
+#: One round in a subprocess: the streams from a pickle (policies by value), the CPU seconds on stdout.
 _ROUND = """
 import pickle, sys, time
 from boardctl.tracker import Tracker
@@ -72,7 +72,8 @@ def against(rev: str, streams: list[tuple[Policy, list[Event]]], variant: str, r
         with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
             tar.extractall(old, filter="data")
         data = Path(tmp) / "streams.pickle"
-        data.write_bytes(pickle.dumps(streams))
+        # The policy as its value: the classes may live in other modules in the other revision.
+        data.write_bytes(pickle.dumps([(str(policy), events) for policy, events in streams]))
         new_rates, old_rates = [], []
         for index in range(rounds):
             # Which runs first alternates too: a round after another runs a little faster.

@@ -22,6 +22,7 @@ from boardctl.events import Button, ButtonPressed, Code, Event, SquareChanged
 from boardctl.gestures import Hand, events_for_game, random_game
 from boardctl.session import Session, Settings
 from boardctl.tracker import (
+    GameStarted,
     MoveMade,
     MoveTakenBack,
     Policy,
@@ -376,6 +377,8 @@ def test_arbitrary_hands_never_crash_and_only_legal_moves_come_out(
                 shadow.push(out.move)
             elif isinstance(out, MoveTakenBack):
                 assert shadow.pop().uci() == out.move.uci()
+            elif isinstance(out, GameStarted):
+                shadow = XQ.board(out.fen)  # the new-game button: the game starts over
         assert [m.uci() for m in tracker.board.move_stack] == [m.uci() for m in shadow.move_stack]
         for led in tracker.leds():
             assert 0 <= led.square < 90
