@@ -88,7 +88,7 @@ class Session:
     time ``t``, the game's ``serial``, the ``warning`` and ``notice`` shown, the ``guide`` and
     whether the record changed; it turns the tracker's outputs over to the parts. Its public
     methods are the daemon's, the faces' and the guides' whole interface (the parts call its
-    ``_apply``, ``_after`` and ``_advance``)."""
+    ``_apply``, ``_after`` and ``_advance`` and set ``_dirty``)."""
 
     def __init__(
         self,
