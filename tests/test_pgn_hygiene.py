@@ -17,7 +17,7 @@ from boardctl.storage import PGN_VIOLATIONS, GameRecord, Violation, pgn_terminat
 STANDARD = {"abandoned", "adjudication", "death", "emergency", "normal", "rules infraction", "time forfeit",
             "unterminated"}
 
-#: Every detailed reason the session writes (boardctl/session.py), with the standard value it maps to.
+#: Every detailed reason the session writes (boardctl/session/), with the standard value it maps to.
 TERMINATIONS = [
     ("1-0", "checkmate", "normal"),
     ("1/2-1/2", "stalemate", "normal"),
