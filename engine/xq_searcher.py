@@ -1,11 +1,15 @@
 """The shared search driver (engine/searcher.py) over the xiangqi kernels.
 
-Under the Chinese competition rules (``rules = "chinese"``, UCI ``XiangqiRules``) the chosen move
-is checked at the root by the game's own judge (``boardctl.variants.xiangqi.chinese_rules``, the
-one the daemon and replay ask): a move that brings a position back in a cycle whose moves are
-forbidden for the engine's side (长将, 长捉, 一将一捉, 长杀 ...), which the Asian rules of the search
-kernel may score as a draw, is replaced by the best root move that does not, if there is one. The
-search tree itself keeps the Asian rules (engine/xq_rules.py).
+``rules`` (UCI ``XiangqiRules``) is ``chinese`` (the competition rules' 棋例) or ``asian``. It is
+written into this searcher's own copy of the kernel tables (the slot ``RULES``), so the search
+tree rules repeated positions by it (engine/xq_rules.py: under the Chinese rules 一将一捉 is
+forbidden, both sides forbidden draw, a pawn's or the general's own attack is idle).
+
+The tree approximates the 棋例 (no mate threats, chases by the kernel's cheap test), so under
+the Chinese rules the chosen move is also checked at the root by the game's own judge
+(``boardctl.variants.xiangqi.chinese_rules``, the one the daemon and replay ask): a move that
+brings a position back in a cycle whose moves are forbidden for the engine's side (长杀, 一将一杀,
+a chase the tree does not see ...) is replaced by the best root move that does not, if there is one.
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ from engine.searcher import (
     UciMove,
     score_fields,
 )
-from engine.xq_movegen import MAXMOVES
-from engine.xq_position import XqBoard, XqMove, move_name, tables
+from engine.xq_movegen import CHINESE, MAXMOVES, RULES
+from engine.xq_position import XqBoard, XqMove, move_name, tables, tables_with_rules
 from engine.xq_search import W_CTL, W_HISTORY, W_KILLERS, W_PV, W_PVL, W_SIZE
 
 log = logging.getLogger(__name__)
@@ -41,8 +45,17 @@ class XqSearcher(Searcher):
 
     LAYOUT = (W_PV, W_PVL, W_KILLERS, W_HISTORY, W_CTL, W_SIZE)
     MAX_MOVES = MAXMOVES
-    #: ``chinese`` (the root guard above) or ``asian`` (the kernel's rules only).
-    rules = "chinese"
+
+    @property
+    def rules(self) -> str:
+        """``chinese`` (the tree's 棋例 and the root guard above) or ``asian`` (the AXF rules)."""
+        return "chinese" if self.tb[RULES] == CHINESE else "asian"
+
+    @rules.setter
+    def rules(self, value: str) -> None:
+        if value != self.rules:
+            self.tb = tables_with_rules(self.tb, value)
+            self.clear()  # the hash table's scores were found under the other rules
 
     def search(self, board: Any, limits: Limits, *, strength: Strength = FULL_STRENGTH,
                on_info: Callable[[Info], None] | None = None) -> Result:
@@ -108,7 +121,7 @@ class XqSearcher(Searcher):
         return out
 
     def _tables(self) -> np.ndarray:
-        return tables()
+        return tables_with_rules(tables(), "chinese")
 
     def _board(self, fen: str | None = None) -> XqBoard:
         return XqBoard(fen) if fen else XqBoard()
