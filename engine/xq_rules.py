@@ -30,7 +30,7 @@ holds the sequences the tests compare); this is its reimplementation for the sea
 Under the Chinese rules ``chased`` follows boardctl.variants.xiangqi.chinese_rules where it is
 cheap: a mutual attack of one kind is judged like any other (细则5); a piece the mover already
 chased before the move is not chased anew (细则6, ``_stood``); a piece freed from a pin chases
-what it attacks; generals, advisors and elephants keep to their palace and side of the river,
+what it attacks; a newly pinned protector makes a chase only where no other protector stands; generals, advisors and elephants keep to their palace and side of the river,
 and a general may not take back into check; a pawn's and the general's own attacks stay idle.
 Left to the root guard (engine/xq_searcher.py): mate threats (长杀, 一将一杀, 一杀一捉 rank as idle
 here), formal chases that would be mated (细则7), the defensive key point, and protection judged
@@ -613,8 +613,9 @@ def chased(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, sc: np.ndarray, m: in
                 tq = _ptype(q)
                 if tq == KING or (tq == PAWN and ((s2 < 45) if stm == 0 else (s2 >= 45))):
                     continue
-                if tb[RULES] == CHINESE and _stood(tb, mb, st, sc, s2, mover, fr, to, captured, False):
-                    continue
+                if tb[RULES] == CHINESE and (_attacked_by(tb, mb, sc, S_OCC, s2, stm, -1, S_BLK_NEW) > 0
+                                             or _stood(tb, mb, st, sc, s2, mover, fr, to, captured, False)):
+                    continue  # another protector stands, or it was chased before
                 if _attacked_by(tb, mb, sc, S_OCC, s2, mover, -1, S_BLK_MOVER) > 0:
                     sc[S_B + s2] = 1
         # discovered checks: what the uncovered pieces attack

@@ -207,7 +207,7 @@ def _sparse_cycles(rng: random.Random) -> tuple[str, list[list[str]]] | None:
 def test_random_cycles_are_ruled_as_the_game_rules_them(source: Callable[[random.Random], tuple[str, list[list[str]]] | None],
                                                          seed: int, count: int, offences: int) -> None:
     """Every random cycle the tree claims to follow gets the 棋例's ruling. (While this was written,
-    none of 4,000 cycles in sparse positions differed; in crowded middle games about one in 700
+    none of 4,000 cycles in sparse positions differed; in crowded middle games about one in 1,500
     still does, docs/xiangqi-rules.md.)"""
     rng = random.Random(seed)
     followed = lost = 0
