@@ -33,8 +33,16 @@ from engine.searcher import (
     UciMove,
     score_fields,
 )
-from engine.xq_movegen import CHINESE, MAXMOVES, RULES
-from engine.xq_position import XqBoard, XqMove, move_name, tables, tables_with_rules
+from engine.xq_movegen import MAXMOVES, RULES
+from engine.xq_position import (
+    RULE_CODES,
+    XiangqiError,
+    XqBoard,
+    XqMove,
+    move_name,
+    tables,
+    tables_with_rules,
+)
 from engine.xq_search import W_CTL, W_HISTORY, W_KILLERS, W_PV, W_PVL, W_SIZE
 
 log = logging.getLogger(__name__)
@@ -46,19 +54,30 @@ class XqSearcher(Searcher):
     LAYOUT = (W_PV, W_PVL, W_KILLERS, W_HISTORY, W_CTL, W_SIZE)
     MAX_MOVES = MAXMOVES
 
+    _rules = "chinese"
+
     @property
     def rules(self) -> str:
         """``chinese`` (the tree's 棋例 and the root guard above) or ``asian`` (the AXF rules)."""
-        return "chinese" if self.tb[RULES] == CHINESE else "asian"
+        return self._rules
 
     @rules.setter
     def rules(self, value: str) -> None:
-        if value != self.rules:
-            self.tb = tables_with_rules(self.tb, value)
+        if value not in RULE_CODES:
+            raise XiangqiError(f"unknown xiangqi rules {value!r}: want one of {', '.join(RULE_CODES)}")
+        if value != self._rules:
+            self._rules = value
             self.clear()  # the hash table's scores were found under the other rules
+        self._stamp_rules()
+
+    def _stamp_rules(self) -> None:
+        """Write ``rules`` into this searcher's tables (a copy), also after something replaced them."""
+        if self.tb[RULES] != RULE_CODES[self._rules]:
+            self.tb = tables_with_rules(self.tb, self._rules)
 
     def search(self, board: Any, limits: Limits, *, strength: Strength = FULL_STRENGTH,
                on_info: Callable[[Info], None] | None = None) -> Result:
+        self._stamp_rules()
         result = super().search(board, limits, strength=strength, on_info=on_info)
         if self.rules != "chinese" or result.best is None or not board.moves:
             return result

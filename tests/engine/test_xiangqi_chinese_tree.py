@@ -323,6 +323,11 @@ def test_the_rules_live_in_the_searchers_own_tables() -> None:
     with pytest.raises(XiangqiError, match="unknown xiangqi rules"):
         searcher.rules = "japanese"
     assert searcher.rules == "asian"
+    # tables replaced whole (as a style's are) get the rules again before the next search
+    searcher.rules = "chinese"
+    searcher.tb = tables()
+    searcher.search(XqBoard(), Limits(depth=1))
+    assert searcher.tb[RULES] == CHINESE and tables()[RULES] == ASIAN
 
 
 @pytest.mark.parametrize("before", [True, False], ids=["set before the search", "set after"])
