@@ -74,6 +74,7 @@ def _layout() -> dict[str, int]:
         ("FILE", 90),
         ("RANK", 90),
         ("EVW", 8),  # the evaluation's whole-board weights, scaled by a style (engine/xq_evaluate.py W_*)
+        ("RULES", 1),  # repetition rules of the search tree: 0 Asian, 1 Chinese (engine/xq_rules.py)
     ]
     out: dict[str, int] = {}
     pos = 0
@@ -92,6 +93,8 @@ HATK_S, HATK_LEG, HATK_N = _L["HATK_S"], _L["HATK_LEG"], _L["HATK_N"]
 RAY, RAY_N, PAWN_T, PAWN_N, PATK, PATK_N = _L["RAY"], _L["RAY_N"], _L["PAWN_T"], _L["PAWN_N"], _L["PATK"], _L["PATK_N"]
 Z, Z_SIDE, PST, PHASE_W = _L["Z"], _L["Z_SIDE"], _L["PST"], _L["PHASE_W"]
 FILE, RANK, EVW = _L["FILE"], _L["RANK"], _L["EVW"]
+RULES = _L["RULES"]
+ASIAN, CHINESE = 0, 1  # tb[RULES]: the shared tables say Asian; a searcher's own copy may say Chinese
 TB_SIZE = _L["SIZE"]
 
 

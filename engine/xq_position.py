@@ -2,7 +2,7 @@
 
 ``XqBoard`` is the game as the UCI layer keeps it: the kernel arrays of the current
 position plus the whole move history (keys, moves, checks), which the search needs for the
-Asian repetition rules. FEN is the standard xiangqi FEN (``w`` Red, ``b`` Black, ``r`` read
+repetition rules. FEN is the standard xiangqi FEN (``w`` Red, ``b`` Black, ``r`` read
 as Red); moves are UCCI coordinates, files a-i and ranks 0-9 from Red's side (``h2e2``).
 """
 
@@ -20,6 +20,8 @@ from engine.kernels import xq_perft as perft_kernel
 from engine.kernels import xq_unmake_move as unmake_move
 from engine.xq_evaluate import fill_eval_tables, psq_total
 from engine.xq_movegen import (
+    ASIAN,
+    CHINESE,
     HALF,
     HMAX,
     HP,
@@ -34,6 +36,7 @@ from engine.xq_movegen import (
     PL,
     PLY0,
     PSQ,
+    RULES,
     SIDE,
     SLOT,
     ST_SIZE,
@@ -57,11 +60,26 @@ class XiangqiError(ValueError):
 
 @functools.cache
 def tables() -> np.ndarray:
-    """The shared, read-only xiangqi kernel tables (built once per process)."""
+    """The shared, read-only xiangqi kernel tables (built once per process; Asian rules)."""
     tb = build_move_tables()
     fill_eval_tables(tb)
     tb.flags.writeable = False
     return tb
+
+
+#: The repetition rules by name (UCI ``XiangqiRules``) and their codes in the tables' ``RULES`` slot.
+RULE_CODES = {"chinese": CHINESE, "asian": ASIAN}
+
+
+def tables_with_rules(tb: np.ndarray, rules: str) -> np.ndarray:
+    """A read-only copy of the kernel tables ``tb`` whose kernels rule repetitions by ``rules``
+    (a searcher keeps its own copy: the kernels' signatures carry no rules argument)."""
+    if rules not in RULE_CODES:
+        raise XiangqiError(f"unknown xiangqi rules {rules!r}: want one of {', '.join(RULE_CODES)}")
+    out = tb.copy()
+    out[RULES] = RULE_CODES[rules]
+    out.flags.writeable = False  # read-only, as the kernels (and the ahead-of-time build) take them
+    return out
 
 
 def square_name(sq: int) -> str:
@@ -310,14 +328,16 @@ class XqMove:
 ONGOING, WIN, LOSS, DRAW = "ongoing", "win", "loss", "draw"
 
 
-def ruling(board: XqBoard) -> tuple[str, bool]:
+def ruling(board: XqBoard, rules: str = "asian") -> tuple[str, bool]:
     """How the game stands for the side to move, by the engine's own rules kernel (the one the
-    search uses): (ongoing|win|loss|draw, whether by repetition or the 60-move rule)."""
+    search uses) under ``rules``: (ongoing|win|loss|draw, whether by repetition or the 60-move
+    rule). The kernel's Chinese rules are the search's approximation of the 棋例 (engine/xq_rules.py)."""
     from engine.kernels import xq_game_end
     from engine.xq_rules import R_DRAW, R_LOSS, R_WIN, SCRATCH
 
     if not board.legal_moves():
         return LOSS, False
     pos = board.pos.copy()
-    verdict = int(xq_game_end(tables(), pos.mb, pos.st, pos.hist, pos.undo, np.zeros(SCRATCH, dtype=np.int64), 0))
+    tb = tables() if rules == "asian" else tables_with_rules(tables(), rules)
+    verdict = int(xq_game_end(tb, pos.mb, pos.st, pos.hist, pos.undo, np.zeros(SCRATCH, dtype=np.int64), 0))
     return {R_DRAW: DRAW, R_WIN: WIN, R_LOSS: LOSS}.get(verdict, ONGOING), verdict != 0

@@ -1,6 +1,6 @@
 # mypy: disable-error-code="no-any-return"
 """Xiangqi alpha-beta kernel: the chess kernel's search (engine/search.py) over the xiangqi
-move generator, with the Asian rules at every node.
+move generator, with the repetition rules of the tables' ``RULES`` slot at every node.
 
 Same contract as ``engine.search.search``: a score strictly inside (alpha, beta) is exact,
 <= alpha an upper bound, >= beta a lower bound; depth <= 0 is quiescence; mate scores are
@@ -10,9 +10,10 @@ scratch layout (``W_*``) and the ``ctl`` slots are the chess kernel's, so the Py
 without costing every node an indirect call, so the ~200 lines of search are per variant.
 
 Differences from chess: a side without a legal move has lost (stalemate too); a repeated
-position is scored by the AXF rules as Fairy-Stockfish applies them (engine/xq_rules.py):
-perpetual check loses for the checker, perpetual chase for the chaser, anything else draws;
-120 plies without a capture draw.
+position is scored by engine/xq_rules.py: under the AXF rules as Fairy-Stockfish applies them
+(perpetual check loses for the checker, perpetual chase for the chaser, anything else draws), or
+under the Chinese rules' 第26条 as far as the tree follows them (a forbidden cycle, 长将, 长捉 or
+一将一捉, loses against an allowed one; both forbidden draw); 120 plies without a capture draw.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def search(tb: np.ndarray, mb: np.ndarray, st: np.ndarray, hist: np.ndarray, und
     checked = in_check(tb, mb, st)
     undo[st[HP], U_CHECK] = 1 if checked else 0
     if ply > 0:
-        # the Asian rules: repetitions (one repetition inside the tree is enough) and 60 moves;
+        # repetitions (one repetition inside the tree is enough; tb[RULES] says whose rules) and 60 moves;
         # game_end has nothing to say before four quiet plies (most nodes: skip the call)
         verdict = R_NONE
         half = st[HALF]

@@ -1,11 +1,15 @@
 """The shared search driver (engine/searcher.py) over the xiangqi kernels.
 
-Under the Chinese competition rules (``rules = "chinese"``, UCI ``XiangqiRules``) the chosen move
-is checked at the root by the game's own judge (``boardctl.variants.xiangqi.chinese_rules``, the
-one the daemon and replay ask): a move that brings a position back in a cycle whose moves are
-forbidden for the engine's side (长将, 长捉, 一将一捉, 长杀 ...), which the Asian rules of the search
-kernel may score as a draw, is replaced by the best root move that does not, if there is one. The
-search tree itself keeps the Asian rules (engine/xq_rules.py).
+``rules`` (UCI ``XiangqiRules``) is ``chinese`` (the competition rules' 棋例) or ``asian``. It is
+written into this searcher's own copy of the kernel tables (the slot ``RULES``), so the search
+tree rules repeated positions by it (engine/xq_rules.py: under the Chinese rules 一将一捉 is
+forbidden, both sides forbidden draw, a pawn's or the general's own attack is idle).
+
+The tree approximates the 棋例 (no mate threats, chases by the kernel's cheap test), so under
+the Chinese rules the chosen move is also checked at the root by the game's own judge
+(``boardctl.variants.xiangqi.chinese_rules``, the one the daemon and replay ask): a move that
+brings a position back in a cycle whose moves are forbidden for the engine's side (长杀, 一将一杀,
+a chase the tree does not see ...) is replaced by the best root move that does not, if there is one.
 """
 
 from __future__ import annotations
@@ -31,8 +35,16 @@ from engine.searcher import (
 )
 from engine.style import Style
 from engine.xq_evaluate import psq_total
-from engine.xq_movegen import MAXMOVES, PSQ
-from engine.xq_position import XqBoard, XqMove, move_name, tables
+from engine.xq_movegen import MAXMOVES, PSQ, RULES
+from engine.xq_position import (
+    RULE_CODES,
+    XiangqiError,
+    XqBoard,
+    XqMove,
+    move_name,
+    tables,
+    tables_with_rules,
+)
 from engine.xq_search import W_CTL, W_HISTORY, W_KILLERS, W_PV, W_PVL, W_SIZE
 from engine.xq_style import xq_style_tables
 
@@ -44,11 +56,31 @@ class XqSearcher(Searcher):
 
     LAYOUT = (W_PV, W_PVL, W_KILLERS, W_HISTORY, W_CTL, W_SIZE)
     MAX_MOVES = MAXMOVES
-    #: ``chinese`` (the root guard above) or ``asian`` (the kernel's rules only).
-    rules = "chinese"
+
+    _rules = "chinese"
+
+    @property
+    def rules(self) -> str:
+        """``chinese`` (the tree's 棋例 and the root guard above) or ``asian`` (the AXF rules)."""
+        return self._rules
+
+    @rules.setter
+    def rules(self, value: str) -> None:
+        if value not in RULE_CODES:
+            raise XiangqiError(f"unknown xiangqi rules {value!r}: want one of {', '.join(RULE_CODES)}")
+        if value != self._rules:
+            self._rules = value
+            self.clear()  # the hash table's scores were found under the other rules
+        self._stamp_rules()
+
+    def _stamp_rules(self) -> None:
+        """Write ``rules`` into this searcher's tables (a copy), also after something replaced them."""
+        if self.tb[RULES] != RULE_CODES[self._rules]:
+            self.tb = tables_with_rules(self.tb, self._rules)
 
     def search(self, board: Any, limits: Limits, *, strength: Strength = FULL_STRENGTH,
                on_info: Callable[[Info], None] | None = None) -> Result:
+        self._stamp_rules()
         result = super().search(board, limits, strength=strength, on_info=on_info)
         if self.rules != "chinese" or result.best is None or not board.moves:
             return result
@@ -111,18 +143,20 @@ class XqSearcher(Searcher):
         return out
 
     def _tables(self) -> np.ndarray:
-        return tables()
+        return tables_with_rules(tables(), "chinese")
 
     def set_style(self, style: Style, side: int) -> None:
         """Search with ``style``'s evaluation (engine/xq_style.py) for the engine playing ``side``."""
         self.tb = tables() if style.is_neutral else xq_style_tables(style, side)
+        self._styled = not style.is_neutral
+        self._stamp_rules()
 
     def _board(self, fen: str | None = None) -> XqBoard:
         return XqBoard(fen) if fen else XqBoard()
 
     def _position(self, board: Any) -> Any:
         pos = board.pos.copy()
-        if self.tb is not tables():  # a style's tables: the incremental score is of its values
+        if getattr(self, "_styled", False):  # a style's tables: the incremental score is of its values
             pos.st[PSQ] = psq_total(self.tb, pos.mb)
         return pos
 
