@@ -58,6 +58,8 @@ class XqSearcher(Searcher):
     MAX_MOVES = MAXMOVES
 
     _rules = "chinese"
+    #: Whether ``tb`` holds a style's evaluation (set_style), so positions need their score recomputed.
+    _styled = False
 
     @property
     def rules(self) -> str:
@@ -156,7 +158,7 @@ class XqSearcher(Searcher):
 
     def _position(self, board: Any) -> Any:
         pos = board.pos.copy()
-        if getattr(self, "_styled", False):  # a style's tables: the incremental score is of its values
+        if self._styled:  # a style's tables: the incremental score is of its values
             pos.st[PSQ] = psq_total(self.tb, pos.mb)
         return pos
 

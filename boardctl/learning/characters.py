@@ -351,7 +351,7 @@ def rate_finished_game(record: GameRecord, *, store: RatingStore,
 
     if record.mode != "play" or record.result not in _SCORES or record.human not in ("white", "black"):
         return None
-    if record.variant != "chess" and characters is None:
+    if record.variant != "chess":
         return None  # the rating is a chess rating: a xiangqi game against a character is not counted
     theirs = record.black if record.human == "white" else record.white
     pool = characters if characters is not None else load_characters()
