@@ -53,8 +53,12 @@ system:
 	sh scripts/ensure-espeak.sh
 	sh scripts/ensure-mosquitto.sh
 
+# Two workers (pytest-xdist): most of the suite's time is spent waiting on the daemons, engines and
+# browsers it starts, not computing, so two run in about half the time even on two cores.
+TEST_WORKERS ?= 2
+
 test: $(STAMP) $(KERNELS) system lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS)
 
 # The parsers' fuzz tests (marked `fuzz`) with many more examples than `make test` runs
 # (the `fuzz` hypothesis profile, tests/conftest.py). Hypothesis keeps failing examples in
