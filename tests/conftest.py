@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -28,8 +28,46 @@ settings.register_profile("random")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fail-on-skip", action="store_true",
+                     help="a skipped test fails, unless its reason is one this machine may have (make test sets it)")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: a fuzz test of a parser; `make fuzz` runs these longer")
+
+
+#: Why a test may skip even under ``make test``: facts of the machine that ``make test`` does not
+#: (and should not) change. Anything else that skips there (a tool missing, a package that does not
+#: import) would let a broken install pass, so it fails instead.
+SKIPS_THE_MACHINE_DECIDES = (
+    "no arm64 emulation here",  # tests/test_arm64.py: make pi-check (root, minutes) arms it
+    "no arm64 root that passed make pi-check",
+    "the package's dependencies changed since the arm64 root was installed",
+    "chroot into the arm64 root needs root",
+    "this machine has GPIO",  # tests/hw/test_start_errors.py: only a machine without pins can test that
+    "a pin factory is already set in this process",
+    "the BLE library is installed here",  # tests/chesslink/test_transports.py
+)
+
+
+def skip_reason(report: pytest.TestReport) -> str:
+    """The reason a skipped report gives (pytest keeps it as (file, line, "Skipped: reason"))."""
+    longrepr = report.longrepr
+    text = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return text.removeprefix("Skipped: ")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if report.skipped and not hasattr(report, "wasxfail") and item.config.getoption("--fail-on-skip"):
+        reason = skip_reason(report)
+        if not reason.startswith(SKIPS_THE_MACHINE_DECIDES):
+            report.outcome = "failed"
+            report.longrepr = (f"skipped under --fail-on-skip (make test): {reason}\n"
+                               "make test installs everything its tests need; a skip here hides a broken install")
+    return report
 
 
 #: Audit events (PEP 578) by which a test starts another process.
