@@ -2,7 +2,7 @@
 ``boardctl play --board sim --stdio`` and answers ``boardctl selftest --board sim``'s prompts.
 
 Run from a checkout with its .venv (``.venv/bin/python scripts/pi_drive.py game|selftest``);
-prints one JSON line of figures. It reuses the tests' stdio driver (tests/test_daemon_support.py),
+prints one JSON line of figures. It reuses the tests' stdio driver (tests/daemon/test_daemon_support.py),
 so it moves pieces exactly as the daemon tests do.
 """
 
@@ -29,7 +29,7 @@ def game(plies: int, level: str, seed: int) -> dict[str, Any]:
     """``plies`` half-moves as White against the bundled engine at ``level``: a random legal move
     by hand, then the engine's move read from its LEDs and carried out. Figures: start to the
     first state line, each engine reply (the human's move complete -> the engine's move lit)."""
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "daemon"))
     import chess
     from test_daemon_support import AFTER_MOVE, AFTER_PROMOTION, StateLines, move_events
 

@@ -13,10 +13,17 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Generator, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
-from replay_check import check_games_dir
+
+#: Test folders (no ``__init__``, like tests/engine) whose drivers other folders import by name:
+#: the daemon's stdio driver, the terminal's, the session's fixtures and the tracker's script runner.
+SHARED_FOLDERS = ("daemon", "session", "terminal", "tracker")
+sys.path[:0] = [str(Path(__file__).resolve().parent / name) for name in SHARED_FOLDERS]
+
+from replay_check import check_games_dir  # noqa: E402  (after the folders above, as every test imports)
 
 settings.register_profile(
     "fuzz", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -1,7 +1,7 @@
 """Replay every game a test saved and compare it with the saved PGN (issue 10, point 7).
 
 Not a test module: ``tests/conftest.py`` runs :func:`check_games_dir` after every daemon test,
-and ``tests/test_replay_daemon.py`` uses it on games made for the purpose.
+and ``tests/replay/test_replay_daemon.py`` uses it on games made for the purpose.
 """
 
 from __future__ import annotations

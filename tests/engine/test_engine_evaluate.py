@@ -132,7 +132,7 @@ def _reference_terms(board: chess.Board, colour: chess.Color) -> dict[tuple[str,
 
 
 def _coefficients(fen: str) -> np.ndarray:
-    """The tuner's coefficients, which are the evaluation's (tests/test_bench_tune.py)."""
+    """The tuner's coefficients, which are the evaluation's (tests/bench/test_bench_tune.py)."""
     pos = Position.from_board(chess.Board(fen))
     acc = np.zeros(E.EV_SIZE, dtype=np.int64)
     T.features(tables(), pos.bb, pos.mb, pos.st, acc, np.zeros(6, dtype=np.int64), np.zeros((2, 7), dtype=np.int64))

@@ -15,7 +15,7 @@ from engine import evaluate as E
 from engine.position import Position, tables
 
 # 205 positions of 6 games: `python -m bench tune_data --games 6 --seed 99 --out tests/data/tune_sample.tsv`
-SAMPLE = Path(__file__).parent / "data" / "tune_sample.tsv"
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "tune_sample.tsv"
 
 
 def _positions() -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-PARTS = Path(__file__).resolve().parents[1] / "boardctl" / "session"
+PARTS = Path(__file__).resolve().parents[2] / "boardctl" / "session"
 
 
 def _owned(source: str) -> dict[str, set[str]]:

@@ -29,7 +29,7 @@ from boardctl.tracker import (
 )
 
 #: The CC0 Lichess opening lines, as packaged for the daemon (a Pi has no ../shared).
-OPENINGS = [Path(__file__).resolve().parents[1] / "boardctl" / "data" / "openings.tsv"]
+OPENINGS = [Path(__file__).resolve().parents[2] / "boardctl" / "data" / "openings.tsv"]
 
 
 def run(events: list[Event], *, policy: Policy, board: chess.Board | None = None) -> tuple[list[chess.Move], list[Violation]]:

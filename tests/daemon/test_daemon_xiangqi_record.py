@@ -30,7 +30,7 @@ from boardctl.variants import get_variant
 
 XQ = get_variant("xiangqi")
 G = XIANGQI_9X10
-OPENINGS = Path(__file__).resolve().parents[1] / "engine" / "data" / "xiangqi_openings.tsv"
+OPENINGS = Path(__file__).resolve().parents[2] / "engine" / "data" / "xiangqi_openings.tsv"
 SLIDERS = {"chariot", "cannon"}
 SETTLE = 0.3
 BRUSH = 0.1

@@ -1,6 +1,6 @@
 """Xiangqi through the very tracker chess uses: a catalogue of hand-made situations, and properties.
 
-Scripts read as in tests/test_tracker_catalogue.py, on xiangqi points (``h2-`` lifts the piece on
+Scripts read as in tests/tracker/test_tracker_catalogue.py, on xiangqi points (``h2-`` lifts the piece on
 h2, ``e2+`` sets one down on e2, a number lets seconds pass, ``!clock`` presses a button, ``.``
 ticks). After the script five quiet seconds pass. Each case says which moves must come out and
 which violations (code, colour), in order, under ``strict`` (摸子走子: a touched piece must move;

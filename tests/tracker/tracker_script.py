@@ -1,7 +1,7 @@
 """The tracker catalogues' little language, for either game: ``e2-`` lifts the piece on e2,
 ``e4+`` sets one down, a number lets that many seconds pass, ``!clock`` presses a button, ``.``
-ticks now. One runner serves tests/test_tracker_catalogue.py (chess) and
-tests/test_tracker_xiangqi.py, so that both games are judged the same way."""
+ticks now. One runner serves tests/tracker/test_tracker_catalogue.py (chess) and
+tests/tracker/test_tracker_xiangqi.py, so that both games are judged the same way."""
 
 from __future__ import annotations
 
