@@ -170,8 +170,12 @@ def open_record(args: argparse.Namespace) -> int:
 
 
 def _export_text(record: GameRecord, notation: str | None) -> str:
-    """One game's PGN; a xiangqi game's moves in ``notation`` (chess keeps SAN)."""
-    if getattr(record, "variant", "chess") != "xiangqi":
+    """One game's PGN; the moves of a game with record formats of its own (xiangqi) in ``notation``
+    (chess keeps SAN)."""
+    from boardctl.variants import NAMES, get_variant
+
+    name = getattr(record, "variant", "chess")
+    if name not in NAMES or not get_variant(name).has_part("records"):
         return record.pgn_text()
     return xiangqi_pgn(record, notation or "iccs")
 
@@ -182,13 +186,15 @@ def xiangqi_pgn(record: GameRecord, notation: str) -> str:
     written by ``boardctl.variants.xiangqi.records.export``."""
     import re
 
-    from boardctl.variants.xiangqi import records
+    from boardctl.variants import get_variant
 
+    records = get_variant("xiangqi").part("records")
     tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]\s*$', record.pgn_text(), flags=re.MULTILINE))
     for western, side in (("White", "Red"),):
         if western in tags and side not in tags:
             tags[side] = tags.pop(western)
-    return records.export(list(record.moves), record.fen, notation, tags=tags, result=record.result)
+    text: str = records.export(list(record.moves), record.fen, notation, tags=tags, result=record.result)
+    return text
 
 
 def run(args: argparse.Namespace) -> int:

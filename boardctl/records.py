@@ -81,15 +81,10 @@ def read_record(
     variant: Variant, data: str | bytes, *, max_plies: int = MAX_PLIES
 ) -> ReadGame:
     """The one game in ``data`` (PGN text; bytes may also be a game's binary format, e.g. XQF)."""
-    if variant.name == "chess":
-        from boardctl.variants.chess.reading import read_record as read_chess
-
-        return read_chess(data, max_plies=max_plies)
-    if variant.name == "xiangqi":
-        from boardctl.variants.xiangqi.reading import read_record as read_xiangqi
-
-        return read_xiangqi(data, max_plies=max_plies)
-    raise RecordError(f"reading {variant.name} records is not supported yet")
+    if not variant.has_part("reading"):
+        raise RecordError(f"reading {variant.name} records is not supported yet")
+    read: ReadGame = variant.part("reading").read_record(data, max_plies=max_plies)
+    return read
 
 
 #: The games a record may be of, in the order their readers are tried when the record does not say.

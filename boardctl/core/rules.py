@@ -19,8 +19,10 @@ a game only overrides the hooks it needs.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Protocol, Self, TextIO
 
 from boardctl.core.geometry import Geometry, Square
@@ -329,6 +331,37 @@ def _copy_board(board: GameBoard) -> GameBoard:
     return board.copy()
 
 
+#: The parts a game's folder may have (``boardctl/variants/<game>/<part>.py``), each imported only
+#: when asked for: ``reading`` (``read_record``: its PGN and other record files), ``spoken``
+#: (``words()``: its moves read aloud), ``terminal_moves`` (``READER``: moves typed in its own
+#: notation), ``tactics`` (the coach's motifs), ``lessons``, ``notation`` (a notation of its own
+#: the page also shows, ``chinese``/``write_line``), ``records`` (``export``: its other record
+#: formats).
+PARTS = frozenset({"reading", "spoken", "terminal_moves", "tactics", "lessons", "notation", "records"})
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a game takes part in beyond its rules, declared once in its folder (as python-chess's
+    variant classes carry their facts), so that no caller tests a game's name."""
+
+    #: Which of :data:`PARTS` the game's folder has.
+    parts: frozenset[str] = frozenset()
+    #: Rated: the player's rating against the characters, and tournaments.
+    is_rated: bool = False
+    #: Playable on Lichess (``boardctl online``).
+    is_online: bool = False
+    #: Offered to chess apps as a Millennium ChessLink board (``boardctl link``).
+    has_app_link: bool = False
+    #: A river drawn between the sides (its rank count halved), as on a xiangqi board.
+    has_river: bool = False
+
+    def __post_init__(self) -> None:
+        unknown = self.parts - PARTS
+        if unknown:
+            raise ValueError(f"unknown game parts {sorted(unknown)}: the parts are {sorted(PARTS)}")
+
+
 def _no_faults(board: GameBoard) -> list[str]:
     return []
 
@@ -356,6 +389,21 @@ class Variant:
     read_pgn_headers: Callable[[TextIO], dict[str, str] | None] | None = None
     #: The game with its rule options (xiangqi: ``rules``, ``move_limit``); None: it has none.
     configurator: Callable[[Mapping[str, object]], Variant] | None = None
+    #: What else the game offers (its folder's parts, the features it takes part in).
+    capabilities: Capabilities = field(default_factory=Capabilities)
+
+    def has_part(self, part: str) -> bool:
+        """Whether the game's folder has ``part`` (one of :data:`PARTS`)."""
+        if part not in PARTS:
+            raise ValueError(f"unknown game part {part!r:.40}: the parts are {sorted(PARTS)}")
+        return part in self.capabilities.parts
+
+    def part(self, part: str) -> ModuleType:
+        """The game's module ``part`` (``boardctl.variants.<game>.<part>``), imported on first use;
+        LookupError when the game has none."""
+        if not self.has_part(part):
+            raise LookupError(f"{self.name} has no {part.replace('_', ' ')}")
+        return importlib.import_module(f"boardctl.variants.{self.name}.{part}")
 
     def configure(self, **options: object) -> Variant:
         """This game under ``options`` (a game ignores options it does not have)."""

@@ -349,9 +349,11 @@ def rate_finished_game(record: GameRecord, *, store: RatingStore,
     the one the record names (``label``), so a game started from the page counts too."""
     import datetime as dt
 
+    from boardctl.variants import get_variant
+
     if record.mode != "play" or record.result not in _SCORES or record.human not in ("white", "black"):
         return None
-    if record.variant != "chess":
+    if record.variant not in GAMES or not get_variant(record.variant).capabilities.is_rated:
         return None  # the rating is a chess rating: a xiangqi game against a character is not counted
     theirs = record.black if record.human == "white" else record.white
     pool = characters if characters is not None else load_characters()

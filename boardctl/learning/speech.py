@@ -391,14 +391,11 @@ class WritesMoves(Protocol):
 
 
 def words_for(variant: str) -> GameWords:
-    """The vocabulary of a game (``boardctl.variants.<game>.spoken``)."""
-    if variant == "xiangqi":
-        from boardctl.variants.xiangqi.spoken import XiangqiWords
+    """The vocabulary of a game (its ``spoken`` part: ``boardctl.variants.<game>.spoken``)."""
+    from boardctl.variants import get_variant
 
-        return XiangqiWords()
-    from boardctl.variants.chess.spoken import ChessWords
-
-    return ChessWords()
+    words: GameWords = get_variant(variant).part("spoken").words()
+    return words
 
 
 def move_text(words: GameWords, board: GameBoard, move: Move, language: str) -> str:

@@ -12,7 +12,6 @@ from the player's side; a mate in n is ``MATE_SCORE - n`` (:mod:`boardctl.reply`
 from __future__ import annotations
 
 import enum
-import importlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -95,15 +94,11 @@ class Verdict:
 
 
 def _tactics(variant: str) -> ModuleType | None:
-    """The game's motif finder (``boardctl.variants.<game>.tactics``), None if it has none (a
-    module it imports that is missing or broken raises as it is)."""
-    name = f"boardctl.variants.{variant}.tactics"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name != name:
-            raise
-        return None
+    """The game's motif finder (its ``tactics`` part), None if it has none."""
+    from boardctl.variants import get_variant
+
+    game = get_variant(variant)
+    return game.part("tactics") if game.has_part("tactics") else None
 
 
 def _pawns(cp: int) -> str:

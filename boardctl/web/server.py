@@ -676,8 +676,8 @@ class Annotator:
         for key, san_key in (("pending", "pending_san"), ("hint", "hint_san")):
             if san_key not in line:
                 out[san_key] = _san_of(board, line.get(key))
-        if variant.name == "xiangqi":
-            _annotate_chinese(out, str(line.get("start_fen") or variant.starting_fen), moves, board)
+        if variant.has_part("notation"):
+            _annotate_chinese(out, str(line.get("start_fen") or variant.starting_fen), moves, board, variant)
         out.setdefault("check", check_square(board))
         out.setdefault("can_promote", can_promote(board))
         if "board_hint" not in line:
@@ -693,11 +693,12 @@ class Annotator:
 ANNOTATIONS = ("san", "opening", "pending_san", "hint_san", "check", "can_promote", "board_hint")
 
 
-def _annotate_chinese(out: dict[str, Any], start_fen: str, moves: list[str], board: GameBoard) -> None:
+def _annotate_chinese(out: dict[str, Any], start_fen: str, moves: list[str], board: GameBoard,
+                      variant: Variant) -> None:
     """A xiangqi game's moves, the engine's move and the hint in Chinese notation (炮二平五,
     马８进７), which the page shows by default (its WXF is ``san``)."""
-    from boardctl.variants.xiangqi.notation import chinese, write_line
-
+    notation = variant.part("notation")
+    chinese, write_line = notation.chinese, notation.write_line
     if "san_chinese" not in out:
         try:
             out["san_chinese"] = write_line(moves, "chinese", fen=start_fen)
@@ -709,7 +710,7 @@ def _annotate_chinese(out: dict[str, Any], start_fen: str, moves: list[str], boa
         if isinstance(uci, str) and uci:
             try:
                 move = board.parse_uci(uci)
-                text = chinese(board, move) if board.is_legal(move) else None  # type: ignore[arg-type]
+                text = chinese(board, move) if board.is_legal(move) else None
             except ValueError:
                 text = None
         out.setdefault(f"{key}_chinese", text)

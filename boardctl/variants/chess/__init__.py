@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 
 from boardctl.core.geometry import CHESS_8X8
-from boardctl.core.rules import GameBoard, Variant
+from boardctl.core.rules import Capabilities, GameBoard, Variant
 from boardctl.variants.chess.board import ChessBoard
 from boardctl.variants.chess.pgn import read_pgn, read_pgn_headers, write_pgn
 from boardctl.variants.chess.positions import faults
@@ -32,4 +32,10 @@ VARIANT = Variant(
     write_pgn=write_pgn,
     read_pgn=read_pgn,
     read_pgn_headers=read_pgn_headers,
+    capabilities=Capabilities(
+        parts=frozenset({"reading", "spoken", "terminal_moves", "tactics", "lessons"}),
+        is_rated=True,
+        is_online=True,
+        has_app_link=True,
+    ),
 )

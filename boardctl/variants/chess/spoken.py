@@ -111,3 +111,8 @@ class ChessWords:
 
     def side(self, is_first: bool, language: str) -> str:
         return side_words(is_first, language)
+
+
+def words() -> ChessWords:
+    """The game's vocabulary (``Variant.part("spoken")``, boardctl/learning/speech.py)."""
+    return ChessWords()

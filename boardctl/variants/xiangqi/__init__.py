@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from boardctl.core.geometry import XIANGQI_9X10
-from boardctl.core.rules import GameBoard, Variant
+from boardctl.core.rules import Capabilities, GameBoard, Variant
 from boardctl.variants.xiangqi.board import (
     BLACK,
     RED,
@@ -142,4 +142,8 @@ VARIANT = Variant(
     read_pgn=read_game,
     read_pgn_headers=read_headers,
     configurator=configured,
+    capabilities=Capabilities(
+        parts=frozenset({"reading", "spoken", "terminal_moves", "notation", "records"}),
+        has_river=True,
+    ),
 )

@@ -60,3 +60,8 @@ class XiangqiWords:
         if language == "zh":
             return "红方" if is_first else "黑方"
         return "Red" if is_first else "Black"
+
+
+def words() -> XiangqiWords:
+    """The game's vocabulary (``Variant.part("spoken")``, boardctl/learning/speech.py)."""
+    return XiangqiWords()
