@@ -142,7 +142,7 @@ def capture_order(pos: Any, m: int) -> int:
 
 
 def history_index(pos: Any, m: int) -> int:
-    """The history slot of ``m`` (its piece and target square), before it is made."""
+    """The history slot of ``m`` (its piece and target square), while it is not made."""
     raise NotImplementedError
 
 
@@ -338,7 +338,6 @@ def search(pos: Any, hist: np.ndarray, undo: np.ndarray, tt: np.ndarray, ws: np.
                 prunable = True  # futility and late-move pruning of quiet moves near the horizon
             elif SEE_PRUNING and depth <= SEE_PRUNE_DEPTH and not see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth):
                 prunable = True  # a quiet move that hangs material by exchange
-        hidx = history_index(pos, m)
         if not make_legal(pos, hist, undo, m, checked, info):
             continue
         legal += 1
@@ -394,6 +393,7 @@ def search(pos: Any, hist: np.ndarray, undo: np.ndarray, tt: np.ndarray, ws: np.
                         if ws[kil] != m:
                             ws[kil + 1] = ws[kil]
                             ws[kil] = m
+                        hidx = history_index(pos, m)  # the move is unmade: its piece is back
                         if HISTORY_GRAVITY:
                             bonus = min(16 * depth * depth, HISTORY_BONUS_MAX)
                             hh[hidx] += bonus - hh[hidx] * bonus // HISTORY_MAX
