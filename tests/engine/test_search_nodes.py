@@ -1,9 +1,10 @@
-"""The search searches exactly as recorded: the same nodes, scores and principal variations at every
-iteration, in chess and xiangqi, on numba's JIT and on the ahead-of-time build.
+"""The one search of both games (engine/search_core.py) searches exactly as the two searches it
+replaced: the same nodes, scores and principal variations at every iteration, in chess and xiangqi,
+on numba's JIT and on the ahead-of-time build.
 
 tests/engine/data/search_nodes.json was recorded (``python -m tests.engine.search_nodes_lib``) from
-the two separate searches, engine/search.py and engine/xq_search.py at commit f03fc13, on the JIT
-and the build alike; the cases are in tests/engine/search_nodes_lib.py.
+the two separate searches before the merge, engine/search.py and engine/xq_search.py at commit
+f03fc13, on the JIT and the build alike; the cases are in tests/engine/search_nodes_lib.py.
 """
 
 from __future__ import annotations
@@ -58,3 +59,35 @@ def test_the_search_reproduces_the_recorded_nodes_scores_and_lines(jit: bool) ->
     assert found["compiled_ahead"] == {"chess": not jit, "xiangqi": not jit}
     for game in ("chess", "xiangqi"):
         assert _differences(recorded[game], found[game]) == [], game
+
+
+# Runs a search of each game under the JIT; prints what numba's cache said about each search kernel.
+CACHE_PROBE = """
+import json, chess
+from engine import search, xq_search
+from engine.searcher import Limits, Searcher
+from engine.xq_searcher import XqSearcher
+Searcher(hash_mb=1).search(chess.Board(), Limits(depth=3))
+XqSearcher(hash_mb=1).search(XqSearcher(hash_mb=1)._board(), Limits(depth=3))
+stats = {name: [sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values())]
+         for name, d in (("search", search.search), ("search_chess", search.search_chess),
+                         ("xq_search", xq_search.search), ("search_xiangqi", xq_search.search_xiangqi))}
+print(json.dumps(stats))
+"""
+
+
+@pytest.mark.slow
+def test_a_second_process_loads_both_games_searches_from_the_jit_cache() -> None:
+    # the games' copies of the one search have names of their own, so numba caches both
+    env = dict(os.environ, **{aot.FORCE_JIT: "1"})
+
+    def probe() -> dict[str, list[int]]:
+        out = subprocess.run([sys.executable, "-c", CACHE_PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=1800, check=True)
+        stats: dict[str, list[int]] = json.loads(out.stdout.strip().splitlines()[-1])
+        return stats
+
+    probe()  # compiles whatever the cache lacks
+    stats = probe()
+    assert all(misses == 0 for _hits, misses in stats.values()), stats  # nothing compiled again
+    assert stats["search"][0] >= 1 and stats["xq_search"][0] >= 1, stats  # the entries came from the cache
