@@ -48,10 +48,10 @@ HERE = Path(__file__).resolve().parent
 #: Each game's kernel sources: what its compiled module depends on (the module ``aotbuild.py``
 #: describes the exports of both).
 GAMES: Mapping[str, tuple[str, ...]] = {
-    "chess": ("bits.py", "search_common.py", "magics.py", "tables.py", "movegen.py", "evaluate.py", "search.py",
-              "aotbuild.py"),
-    "xiangqi": ("bits.py", "search_common.py", "xq_movegen.py", "xq_evaluate.py", "xq_rules.py", "xq_search.py",
-                "aotbuild.py"),
+    "chess": ("bits.py", "search_common.py", "search_core.py", "magics.py", "tables.py", "movegen.py", "evaluate.py",
+              "search.py", "aotbuild.py"),
+    "xiangqi": ("bits.py", "search_common.py", "search_core.py", "xq_movegen.py", "xq_evaluate.py", "xq_rules.py",
+                "xq_search.py", "aotbuild.py"),
 }
 #: Every kernel source (numba's JIT cache is keyed on all of them).
 KERNEL_SOURCES = tuple(dict.fromkeys(name for names in GAMES.values() for name in names))

@@ -1,17 +1,17 @@
-"""What both searches (engine/search.py for chess, engine/xq_search.py for xiangqi) share: the
-score scale, the ``ctl`` slots the Python driver (engine/searcher.py) reads and writes, and the
-transposition-table entry format.
+"""What the one search (engine/search_core.py, compiled per game by engine/search.py and
+engine/xq_search.py) shares with the Python driver (engine/searcher.py): the score scale, the
+``ctl`` slots the driver reads and writes, and the transposition-table entry format.
 
-Kept apart from either game's search so that each game's ahead-of-time module (engine/aot.py)
-depends only on its own kernels and this: an edit to the chess search no longer rebuilds the
-xiangqi kernels, nor the other way round.
+Kept apart from the search so that the driver and the tests can read these without importing a
+game's kernels; each game's ahead-of-time module (engine/aot.py) depends on this, the core and its
+own kernels only: an edit to one game's hooks does not rebuild the other game's kernels.
 """
 
 from __future__ import annotations
 
 from engine.bits import kernel
 
-#: The deepest ply either search reaches (both games' move generators size their stacks for it).
+#: The deepest ply the search reaches (both games' move generators size their stacks for it).
 MAXPLY = 100
 INF = 32000
 MATE = 31000

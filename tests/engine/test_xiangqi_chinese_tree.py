@@ -33,7 +33,7 @@ from boardctl.variants.xiangqi.chinese_rules import (
     value_at,
 )
 from engine.kernels import xq_game_end
-from engine.search import MATE_BOUND
+from engine.search_common import MATE_BOUND
 from engine.searcher import Limits, Result, Searcher
 from engine.uci import UciProtocol
 from engine.xq_movegen import ASIAN, CHINESE, RULES
