@@ -4,7 +4,9 @@
   python-chess's ``Board`` (implements ``boardctl.core.rules.GameBoard``). Points ``a0``..``i9``,
   bit ``rank * 9 + file``; moves in engine coordinates (``h2e2``); FEN with ``w`` (or ``r``)
   for Red; ``generate_legal_moves(from_mask, to_mask)``; ``san`` writes WXF (``C2.5``) and
-  ``parse_san``/``push_san`` read any notation.
+  ``parse_san``/``push_san`` read any notation. Its pieces are its base class
+  :class:`~.base_board.XiangqiBaseBoard`'s; its work is done by plain functions in ``points.py``
+  (the tables), ``movegen.py``, ``fen.py`` and ``endings.py``.
 - ``outcome()``: no legal move loses (``checkmate``/``stalemate``); bare armies draw
   (``insufficient_material``); repetitions by ``rules``: the Chinese 棋例 (``chinese_rules.py``,
   the default: a forbidden cycle is warned, ``notice()``, then lost; an allowed one is a draw

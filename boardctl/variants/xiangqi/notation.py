@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from boardctl.core.rules import Move
 from boardctl.variants.xiangqi.board import (
     ADVISOR,
     BLACK_BIT,
@@ -257,3 +258,20 @@ def parse_line(texts: Sequence[str], *, fen: str | None = None) -> list[XiangqiM
         board.push(move)
         out.append(move)
     return out
+
+
+def variation(board: XiangqiBoard, moves: Iterable[Move]) -> str:
+    """``moves`` from ``board``'s position in WXF, numbered (``1. C2.5 H8+7``); IllegalMoveError
+    names the first that is not legal. ``XiangqiBoard.variation_san``."""
+    line = board.copy(stack=False)
+    out: list[str] = []
+    for move in moves:
+        if not line.is_legal(move):
+            raise IllegalMoveError(f"illegal move {move.uci()} in variation from {board.fen()}")
+        number = (
+            f"{line.fullmove_number}. "
+            if line.turn
+            else (f"{line.fullmove_number}... " if not out else "")
+        )
+        out.append(number + line.san_and_push(move))
+    return " ".join(out)
