@@ -297,3 +297,9 @@ def test_the_daemon_passes_this_board_s_requests_on(tmp_path: Path) -> None:
         await daemon.close()
 
     asyncio.run(scenario())
+
+
+def test_the_session_is_answered_not_pulled() -> None:
+    """No ``take_*`` on the session's face: what an input did comes back with it (issue 31)."""
+    assert [name for name in dir(Session) if name.startswith("take_")] == ["take_back"]  # an input: a takeback
+    assert callable(Session.answer)
