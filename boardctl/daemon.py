@@ -1,10 +1,12 @@
 """The daemon: one asyncio event loop, sensors -> tracker -> session -> engine -> LEDs.
 
 Everything that changes the game runs on the loop's thread: board events (delivered from the
-backend's threads through ``asyncio_callback``), web actions and engine replies. The engine thinks
-in its own process and is awaited as a task, so the loop never blocks on it. After every handled
-input the game is saved (if it changed), the LEDs are updated and a state line goes to every
-subscriber (stdio printer, web page). SIGTERM ends the loop with the game saved.
+backend's threads through ``asyncio_callback``), web actions, engine replies and the other side's
+input (:meth:`Daemon.remote_input`). The engine thinks in its own process and is awaited as a
+task, so the loop never blocks on it. Every input answers with the session's ``Effects``, carried
+out in one place (:meth:`Daemon._after`): saved (``boardctl.saving``), the LEDs and sounds, the
+coach and the speaker, the engine asked, and a state line to every subscriber (stdio printer, web
+page). SIGTERM ends the loop with the game saved.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from boardctl import events
 from boardctl.actions import (
@@ -30,15 +32,19 @@ from boardctl.actions import (
     validate_action,
 )
 from boardctl.actions import ActionError as ActionError  # re-exported: callers catch it here
-from boardctl.core.geometry import CHESS_8X8, Geometry, Square
+from boardctl.core.geometry import CHESS_8X8
 from boardctl.core.rules import Variant
-from boardctl.errors import EngineError, TimerError
+from boardctl.engine_turn import Engine as Engine  # re-exported: the daemon's engine
+from boardctl.engine_turn import EngineTurn
+from boardctl.errors import TimerError
 from boardctl.events import ButtonPressed, Code, Event, SquareChanged, format_event
 from boardctl.learning.coach import Coach, CoachWatcher, Verdict
-from boardctl.learning.speech import Speaker, SpeechWatcher
+from boardctl.learning.speech import Speaker, SpeechEvent, SpeechWatcher
 from boardctl.reply import Reply
-from boardctl.session import EngineRequest, Session
-from boardctl.storage import EventLog, GameRecord, GameStore, StorageError
+from boardctl.saving import STORAGE_RETRY_INTERVAL as STORAGE_RETRY_INTERVAL  # re-exported
+from boardctl.saving import Keeper, corner_squares
+from boardctl.session import Effects, EngineRequest, RemoteInput, Session, Settings
+from boardctl.storage import GameRecord, GameStore, StorageError
 
 log = logging.getLogger(__name__)
 
@@ -48,37 +54,46 @@ SUBSCRIBER_BACKLOG = 256
 #: How often time is advanced in real-time mode (settle windows, clock flags).
 TICK_INTERVAL = 0.05
 
-#: While saving fails, how often to try again besides on every move (seconds).
-STORAGE_RETRY_INTERVAL = 5.0
-
-
-
-def corner_squares(geometry: Geometry) -> tuple[Square, ...]:
-    """Where the ``storage`` warning shows on the board: the four corners (a1 h1 a8 h8 in chess)."""
-    files, points = geometry.files, geometry.points
-    return (0, files - 1, points - files, points - 1)
-
-
 #: The corners of the chess board, where the ``storage`` warning shows.
 STORAGE_SQUARES = corner_squares(CHESS_8X8)
 
 
-class Engine(Protocol):
-    """What the daemon asks of its engine: ``EngineClient`` for every game, or a test's stand-in."""
+def new_game_settings(action: NewGameAction, session: Session) -> tuple[Settings, Mapping[str, str] | None]:
+    """The settings of the new game ``action`` asks for, and the engine options its opponent
+    needs (None: the engine's stay as they are). Leaving a lesson or a replay started from the
+    page, it starts from the settings before it."""
+    settings = getattr(session.guide, "settings_before", None) or session.settings
+    if action.color:
+        settings = replace(settings, color=action.color)
+    if action.level:
+        settings = replace(settings, level=action.level)
+    if action.time_control is not None:
+        settings = replace(settings, time_control=action.time_control)
+    if action.opponent is None:
+        return settings, None
+    from boardctl.learning.characters import opponent_settings
 
-    level: str
+    return opponent_settings(settings, action.opponent)  # a character, or "" for the plain engine
 
-    async def set_level(self, level: str) -> None: ...
 
-    async def play(self, board: Any, *, budget: float | None = None) -> Reply: ...
-
-    async def hint(self, board: Any) -> Reply: ...
-
-    async def close(self) -> None: ...
+def spoken(speech: SpeechWatcher, session: Session, effects: Effects) -> list[SpeechEvent]:
+    """What changed in the game since ``speech`` last looked, as the events to say aloud."""
+    geometry = session.variant.geometry
+    return speech.observe(
+        game=session.record.id,
+        board=session.board,
+        pending=session.pending,
+        violations=[(v.code, v.detail) for v in session.record.violations],
+        result=session.record.result,
+        touched=[geometry.square_name(i.square) for i in effects.leds if i.why == Code.TOUCH_MOVE],
+    )
 
 
 class Daemon:
-    """Owns the session, the saved files, the engine task and the subscribers."""
+    """Owns the session, the subscribers and the state line last published, the LEDs shown (the
+    game's or a face's), the answers not carried out yet (``direct`` boards) and this board's
+    requests for the other side of a network game; saving is its ``keeper``'s, asking the engine
+    its ``turn``'s."""
 
     def __init__(
         self,
@@ -93,7 +108,7 @@ class Daemon:
         direct: bool = False,
         coach: Coach | None = None,
         speaker: Speaker | None = None,
-        guided: Callable[[Daemon, LessonAction | StepAction], None] | None = None,
+        guided: Callable[[Daemon, LessonAction | StepAction], Effects] | None = None,
     ) -> None:
         """``board``: a ``boardctl.hw`` board (LEDs, buzzer, events) or None (stdio);
         ``virtual_board``: accept square events from the web; ``virtual_time``: time is the
@@ -104,31 +119,26 @@ class Daemon:
         boardctl.guided_actions.start_guided; None: not offered by this daemon)."""
         self.session = session
         self.store = store
-        self.engine = engine
         self.board = board
         self.virtual_board = virtual_board
         self.virtual_time = virtual_time
         self._clock = clock
         self._subscribers: list[asyncio.Queue[dict[str, Any]]] = []
-        self._engine_task: asyncio.Task[None] | None = None
-        self._engine_for: EngineRequest | None = None
-        self._log: EventLog | None = None
-        # Saving: what is not on disk yet (kept in memory while the disk fails), and why it is not.
-        self._unsaved_events: list[tuple[str, Event]] = []
-        self._unsaved_records: dict[str, GameRecord] = {}
-        self.storage_error: str | None = None
-        self._storage_reason = ""
-        self._storage_retry: asyncio.TimerHandle | None = None
+        self.turn = EngineTurn(engine, replied=self._engine_replied, failed=self._engine_failed)
+        self.keeper = Keeper(store, current=lambda: self.session.record, failed=self._storage_failed,
+                             recovered=lambda: self._after(Code.STORAGE))
         self._state: dict[str, Any] = {}
         self._last_compared: dict[str, Any] = {}
         self._closed = False
-        self._board_seen = False  # any event from the board (or the page's virtual board) yet
+        self._owed: Effects | None = None  # answers of inputs fed directly, not carried out yet
+        self._leds = tuple(session.leds())  # the game's LEDs, as the last answer said
+        self._requests: list[str] = []  # this board's requests for the other side, not yet taken
         #: True when the board calls ``feed`` on the loop's thread (stdio), False when it queues.
         self.direct = direct
         #: The page's address once the web server listens (None: no page).
         self.web_url: str | None = None
         #: Called with each game record once it is on disk (play --opponent rates finished games).
-        self.on_record_saved: list[Callable[[GameRecord], object]] = []
+        self.on_record_saved: list[Callable[[GameRecord], object]] = self.keeper.on_record_saved
         #: Keys added to every state line by a part outside the session (``invite``, ``network``).
         self.extra_state: dict[str, Any] = {}
         #: Modes a command offers the page (``app-mode``: on or off), set by the command, not by a face.
@@ -137,16 +147,34 @@ class Daemon:
         self._face_leds: tuple[events.LedIntent, ...] | None = None
         #: Awaited before a new game, a lesson or a replay from the page (the page's Invite stops hosting).
         self.before_new_game: list[Callable[[], Awaitable[None]]] = []
-        #: Save a millisecond after the state line rather than before it (network games: the other
-        #: board sees a move without waiting for this disk's fsyncs); closing always saves at once.
-        self.save_after_publish = False
-        self._save_soon: asyncio.TimerHandle | None = None
         #: The practice coach and the spoken moves (boardctl.learning), when on.
         self.coach = CoachWatcher(coach, deliver=self._coach_delivered) if coach is not None else None
         self.speaker = speaker
         self.guided = guided
         self._speech = SpeechWatcher(speaker.words, language=speaker.options.language) if speaker is not None else None
         self._publish(None)
+
+    @property
+    def engine(self) -> Engine | None:
+        return self.turn.engine
+
+    @property
+    def storage_error(self) -> str | None:
+        """Why saving fails now (shown on the page and the LEDs), or None."""
+        return self.keeper.error
+
+    @property
+    def save_after_publish(self) -> bool:
+        """Save a millisecond after the state line (network games: the other board first)."""
+        return self.keeper.after_publish
+
+    @save_after_publish.setter
+    def save_after_publish(self, value: bool) -> None:
+        self.keeper.after_publish = value
+
+    def storage_failed(self, exc: OSError) -> None:
+        """Saving failed outside the daemon (the command's check of the games folder): as its own."""
+        self.keeper.failed(exc)
 
     @property
     def variant(self) -> Variant:
@@ -207,8 +235,7 @@ class Daemon:
                 raise ActionError("lessons and replays are not offered by this command")
             for hook in self.before_new_game:
                 await hook()
-            self.guided(self, action)
-            self._after(Code.NEW_GAME)
+            self._after(Code.NEW_GAME, self.guided(self, action))
         else:
             await self.new_game(action)
 
@@ -217,44 +244,32 @@ class Daemon:
         for hook in self.before_new_game:
             await hook()
         if self.session.local_color() is not None:  # a network game: both boards must agree (a rematch)
-            self.session.ask_new_game(self.now())
-            self._after(Code.NEW_GAME)
+            self._after(Code.NEW_GAME, self.session.ask_new_game(self.now()))
             return
-        # Leaving a lesson or a replay started from the page: the settings from before it.
-        settings = getattr(self.session.guide, "settings_before", None) or self.session.settings
-        if action.color:
-            settings = replace(settings, color=action.color)
-        if action.level:
-            settings = replace(settings, level=action.level)
-        if action.time_control is not None:
-            settings = replace(settings, time_control=action.time_control)
-        if action.opponent is not None:  # a character, or "" for the plain engine (learning/characters.py)
-            from boardctl.learning.characters import opponent_settings
-
-            settings, options = opponent_settings(settings, action.opponent)
-            set_options = getattr(self.engine, "set_options", None)
-            if set_options is not None:
-                await set_options(options)
+        settings, options = new_game_settings(action, self.session)
+        set_options = getattr(self.engine, "set_options", None)
+        if options is not None and set_options is not None:
+            await set_options(options)
         if self.engine is not None and settings.level != self.engine.level:
             await self.engine.set_level(settings.level)
         self.session.guide = None  # a new game from the page leaves a lesson or a replay
-        self.session.new_game(self.now(), fen=action.fen, settings=settings)
+        effects = self.session.new_game(self.now(), fen=action.fen, settings=settings)
         if action.note:  # e.g. only the final position of an uploaded PGN is kept
             self.session.warning = action.note
-        self._after(Code.NEW_GAME)
+        self._after(Code.NEW_GAME, effects)
 
     # -- the loop ---------------------------------------------------------------------------------
 
     def feed(self, event: Event) -> None:
-        """The board's callback when it delivers on the loop's thread (``direct``): no state line yet."""
-        self._board_seen = True
-        self.session.feed(event)
+        """The board's callback when it delivers on the loop's thread (``direct``): no state line
+        yet; the answer is carried out with the next one (:meth:`flush`)."""
+        self.keeper.board_seen = True
+        self._owe(self.session.feed(event))
 
     def handle(self, event: Event, *, reason: str | None = None) -> dict[str, Any]:
         """Feed one event; returns (and publishes) the state line that answers it."""
-        self._board_seen = True
-        self.session.feed(event)
-        return self._after(reason)
+        self.keeper.board_seen = True
+        return self._after(reason, self.session.feed(event))
 
     def inject(self, event: Event, *, reason: str | None = None) -> dict[str, Any] | None:
         """An event made by hand on the sim board (stdio line, web drag): through the sim's wood rules.
@@ -273,12 +288,24 @@ class Daemon:
 
     def tick(self) -> None:
         """Real time passes: publish only when something besides the clock changed."""
-        self.session.tick(self.now())
-        self._after(Code.CLOCK, only_if_changed=True)
+        self._after(Code.CLOCK, self.session.tick(self.now()), only_if_changed=True)
+
+    @contextlib.contextmanager
+    def remote_input(self, reason: str | None = "network", *, only_if_changed: bool = False) -> Iterator[RemoteInput]:
+        """The only way the other side's input (network link, Lichess) reaches the game: answered as
+        one, carried out on leaving with a state line (``reason``, which the block may change)."""
+        with RemoteInput(self.session, reason) as game:
+            yield game
+        self._after(game.reason, game.effects, only_if_changed=only_if_changed)
+
+    def take_requests(self) -> list[str]:
+        """This board's requests for the other side since the last call, for the link that sends them."""
+        requests, self._requests = self._requests, []
+        return requests
 
     def refresh(self, reason: str | None = None) -> dict[str, Any]:
-        """The session was changed from outside the board (a network move or message): save,
-        show the LEDs and publish a state line with ``reason``."""
+        """A face's own part of the state line changed (``extra_state``: connected, an invite), or
+        the daemon's session was replaced: carry out and publish a state line with ``reason``."""
         return self._after(reason)
 
     def flush(self, *, error: str | None = None) -> dict[str, Any]:
@@ -297,43 +324,46 @@ class Daemon:
     def _show_leds(self) -> None:
         if self.board is None:
             return
-        shown = self.session.leds() if self._face_leds is None else list(self._face_leds)
-        self.board.show([*shown, *self._storage_leds()])
+        shown = self._leds if self._face_leds is None else self._face_leds
+        self.board.show([*shown, *self.keeper.leds(self.variant.geometry)])
 
-    def _after(self, reason: str | None, *, only_if_changed: bool = False, error: str | None = None) -> dict[str, Any]:
-        self._save()
+    def _owe(self, effects: Effects) -> None:
+        self._owed = effects if self._owed is None else self._owed.then(effects)
+
+    def _after(self, reason: str | None, effects: Effects | None = None, *, only_if_changed: bool = False,
+               error: str | None = None) -> dict[str, Any]:
+        """Carry out the session's answer (``effects``; None: asked for now), after any owed, in
+        this order: save, light and sound, the coach and the speaker, the engine, the state line."""
+        effects = self.session.answer() if effects is None else effects
+        if self._owed is not None:
+            effects, self._owed = self._owed.then(effects), None
+        self.keeper.keep(effects)
+        self._leds = effects.leds
         if self.board is not None:
             self._show_leds()
-            for code in self.session.take_sounds():
+            for code in effects.sounds:
                 self.board.play(code)
-        else:
-            self.session.take_sounds()
-        self._learning()
-        self._start_engine()
+        self._learning(effects)
+        self._requests.extend(effects.requests)
+        self.turn.ask(effects.engine)
         return self._publish(reason, only_if_changed=only_if_changed, error=error)
 
-    def _learning(self) -> None:
+    def _learning(self, effects: Effects) -> None:
         """The coach looks at the player's new move; what changed is said aloud (both queue only)."""
         session = self.session
         if self.coach is not None and session.is_coached():
             self.coach.observe(session.board, human=session.human_color(), variant=self.variant.name,
                                over=session.is_over(), pending=session.pending)
         if self.speaker is not None and self._speech is not None:
-            geometry = self.variant.geometry
-            said = self._speech.observe(
-                game=session.record.id,
-                board=session.board,
-                pending=session.pending,
-                violations=[(v.code, v.detail) for v in session.record.violations],
-                result=session.record.result,
-                touched=[geometry.square_name(i.square) for i in session.leds() if i.why == Code.TOUCH_MOVE],
-            )
-            for event in said:
+            for event in spoken(self._speech, session, effects):
                 self.speaker.say(event)
 
     def _coach_delivered(self, verdict: Verdict | None, ply: int, move: str) -> None:
-        if not self._closed and self.session.coach_verdict(verdict, ply, move):
-            self._after(Code.COACH)
+        if self._closed:
+            return
+        effects = self.session.coach_verdict(verdict, ply, move)
+        if effects.changed:
+            self._after(Code.COACH, effects)
 
     def _publish(self, reason: str | None, *, only_if_changed: bool = False, error: str | None = None) -> dict[str, Any]:
         line = self.session.state_line()
@@ -343,7 +373,7 @@ class Daemon:
             line["leds"] = [intent.to_json(self.variant.geometry) for intent in self._face_leds]
         if self.storage_error is not None:
             line["warning"] = "; ".join(filter(None, [f"storage: {self.storage_error}", line.get("warning")]))
-            line["leds"] = [*line["leds"], *(intent.to_json(self.variant.geometry) for intent in self._storage_leds())]
+            line["leds"] = [*line["leds"], *(i.to_json(self.variant.geometry) for i in self.keeper.leds(self.variant.geometry))]
         compared = {k: v for k, v in line.items() if k != "clock"}
         if only_if_changed and compared == self._last_compared:
             return line
@@ -359,140 +389,24 @@ class Daemon:
             queue.put_nowait(line)
         return line
 
-    def _save(self) -> None:
-        """Take what changed from the session and write it; on failure keep it and warn (never raise)."""
-        if self.save_after_publish and not self._closed:
-            if self._save_soon is not None:
-                return  # already due in a moment
-            with contextlib.suppress(RuntimeError):  # no running loop: saved at once below
-                self._save_soon = asyncio.get_running_loop().call_later(0.001, self._save_later)
-                return
-        if self._save_soon is not None:
-            self._save_soon.cancel()
-            self._save_soon = None
-        self._save_now()
-
-    def _save_later(self) -> None:
-        self._save_soon = None
-        self._save_now()
-
-    def _save_now(self) -> None:
-        session = self.session
-        for old in session.take_finished():
-            self._unsaved_records[old.id] = old
-        record = session.record
-        taken = session.take_log()  # (game id, entry): each entry to its own game's log
-        self._unsaved_events.extend(taken)
-        if session.take_dirty() and self._is_worth_saving(record):
-            self._unsaved_records[record.id] = record
-        elif self.storage_error is not None and not taken:
-            return  # nothing new: the retry timer tries again, not every clock tick
-        self._write_unsaved()
-
-    def _write_unsaved(self) -> bool:
-        """Write the kept events and records; True when nothing is left unsaved."""
-        if not self._unsaved_events and not self._unsaved_records:
-            return True
-        try:
-            while self._unsaved_events:
-                game_id = self._unsaved_events[0][0]
-                batch = [e for gid, e in self._unsaved_events if gid == game_id]
-                if self._log is None or self._log.path != self.store.path(game_id, ".jsonl"):
-                    if self._log is not None:
-                        self._log.close()
-                    self._log = self.store.event_log(game_id)
-                self._log.extend(batch)
-                self._unsaved_events = [(gid, e) for gid, e in self._unsaved_events if gid != game_id]
-            for game_id, record in list(self._unsaved_records.items()):
-                self.store.save(record)
-                del self._unsaved_records[game_id]
-                for hook in self.on_record_saved:
-                    try:
-                        hook(record)
-                    except Exception:  # a hook must never stop saving
-                        log.exception("after saving game %s", game_id)
-        except OSError as exc:
-            self.storage_failed(exc)
-            return False
-        if self.storage_error is not None:
-            log.warning("saving works again: game %s saved in %s", self.session.record.id, self.store.root)
-            self.storage_error = None
-        return True
-
-    def storage_failed(self, exc: OSError) -> None:
-        """Keep the game in memory, warn once per distinct cause (LEDs, buzzer, state line, log), retry."""
-        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
-        self._storage_reason = reason
-        message = f"cannot save in {self.store.root} ({reason}); the game is kept in memory and saving is retried"
-        if message != self.storage_error:
-            log.error("cannot save the game: %s (moves so far: %s)", exc, " ".join(self.session.record.moves) or "none")
-            if self.storage_error is None and self.board is not None:
-                with contextlib.suppress(Exception):
-                    self.board.play(Code.STORAGE)
-        self.storage_error = message
-        self._schedule_storage_retry()
+    def _storage_failed(self, first: bool) -> None:
+        """Saving failed: the buzzer the first time, and the current state (web page, /api/state) says it at once."""
+        if first and self.board is not None:
+            with contextlib.suppress(Exception):
+                self.board.play(Code.STORAGE)
         if not str(self._state.get("warning") or "").startswith("storage:"):
-            self._publish(None)  # the current state (web page, /api/state) says it at once
+            self._publish(None)
 
-    def _schedule_storage_retry(self) -> None:
-        if self._closed or (self._storage_retry is not None and not self._storage_retry.cancelled()):
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._storage_retry = loop.call_later(STORAGE_RETRY_INTERVAL, self._retry_storage)
+    def _engine_replied(self, request: EngineRequest, reply: Reply) -> None:
+        effects = self.session.engine_replied(request, reply, self.now())
+        self._after(Code.ENGINE_MOVE if request.kind == "move" else Code.HINT, effects)
 
-    def _retry_storage(self) -> None:
-        self._storage_retry = None
-        if self._closed or self.storage_error is None:
-            return
-        if self._write_unsaved():
-            self._after(Code.STORAGE)  # the warning goes off the LEDs and the page
-        else:
-            self._schedule_storage_retry()
-
-    def _storage_leds(self) -> list[events.LedIntent]:
-        if self.storage_error is None:
-            return []
-        return [events.LedIntent(square, Code.STORAGE) for square in corner_squares(self.variant.geometry)]
-
-    def _is_worth_saving(self, record: GameRecord) -> bool:
-        """Not before the board has said anything: a board that never answered (a serial port
-        waited for with ``serial_wait``) leaves no empty game behind."""
-        return bool(self._board_seen or record.moves or self.store.path(record.id, ".json").exists())
-
-    def _start_engine(self) -> None:
-        request = self.session.engine_request()
-        if request is None or request is self._engine_for or self.engine is None:
-            return
-        if self._engine_task is not None and not self._engine_task.done():
-            self._engine_task.cancel()
-        self._engine_for = request
-        self._engine_task = asyncio.get_running_loop().create_task(self._ask_engine(request))
-
-    async def _ask_engine(self, request: EngineRequest) -> None:
-        assert self.engine is not None
-        try:
-            if request.kind == "move":
-                reply = await self.engine.play(request.board, budget=request.budget)
-            else:
-                reply = await self.engine.hint(request.board)
-        except asyncio.CancelledError:
-            raise
-        except EngineError as exc:
-            log.error("%s", exc)
-            self.session.engine_failed(request, str(exc))
-            self._after(Code.ENGINE_ERROR)
-            return
-        self.session.engine_replied(request, reply, self.now())
-        self._after(Code.ENGINE_MOVE if request.kind == "move" else Code.HINT)
+    def _engine_failed(self, request: EngineRequest, message: str) -> None:
+        self._after(Code.ENGINE_ERROR, self.session.engine_failed(request, message))
 
     async def idle(self) -> None:
         """Wait until the engine has answered what it was asked (virtual time: replies take no time)."""
-        while self._engine_task is not None and not self._engine_task.done():
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(self._engine_task)
+        await self.turn.idle()
 
     async def run_board(self, stop: asyncio.Event) -> None:
         """Drive the session from ``self.board`` (and web actions) until ``stop`` is set."""
@@ -539,7 +453,7 @@ class Daemon:
         log.debug("timer tick failed", exc_info=exc)
         record = self.session.record
         try:
-            self._save()
+            self._save_all()
         except Exception as again:  # the save is what failed: close() keeps trying and says so
             log.debug("saving after the timer failed", exc_info=again)
         kept = (f"game {record.id} ({len(record.moves)} plies) is saved in {self.store.root}"
@@ -551,30 +465,26 @@ class Daemon:
         if self._closed:
             return
         self._closed = True
-        if self._engine_task is not None:
-            self._engine_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._engine_task
-        if self._storage_retry is not None:
-            self._storage_retry.cancel()
+        self.keeper.stop()
+        await self.turn.stop()
         if self.coach is not None:
             await self.coach.close()
         if self.speaker is not None:
             self.speaker.close()
-        self._save()
-        if self._is_worth_saving(self.session.record):
-            self._unsaved_records[self.session.record.id] = self.session.record
-        saved = self._write_unsaved()
+        self._save_all()
+        saved = self.keeper.close(self.session.record)
+        reason = self.keeper.reason
         if not saved:
-            log.error(
-                "the game could NOT be saved in %s (%s); here it is, to keep by hand:\n%s",
-                self.store.root, self._storage_reason, self.session.record.pgn_text(),
-            )
-        if self._log is not None:
-            self._log.close()
+            log.error("the game could NOT be saved in %s (%s); here it is, to keep by hand:\n%s",
+                      self.store.root, reason, self.session.record.pgn_text())
         if self.engine is not None:
             await self.engine.close()
         if not saved:
-            raise StorageError(
-                f"the game could not be saved in {self.store.root} ({self._storage_reason}); its PGN is printed above"
-            )
+            raise StorageError(f"the game could not be saved in {self.store.root} ({reason}); its PGN is printed above")
+
+    def _save_all(self) -> None:
+        """Save what the session has to save now, at once (the run ends): no LEDs, no state line."""
+        effects = self.session.answer()
+        if self._owed is not None:
+            effects, self._owed = self._owed.then(effects), None
+        self.keeper.keep(effects)

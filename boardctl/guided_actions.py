@@ -22,11 +22,13 @@ from boardctl.errors import BoardctlError
 
 if TYPE_CHECKING:
     from boardctl.daemon import Daemon
+    from boardctl.session import Effects
 
 log = logging.getLogger(__name__)
 
-def start_guided(daemon: Daemon, action: LessonAction | StepAction) -> None:
-    """Start the lesson or the replay on ``daemon``'s session now; ActionError says why it cannot."""
+def start_guided(daemon: Daemon, action: LessonAction | StepAction) -> Effects:
+    """Start the lesson or the replay on ``daemon``'s session now, and answer with the effects for
+    the daemon to carry out; ActionError says why it cannot."""
     session = daemon.session
     before = getattr(session.guide, "settings_before", None) or session.settings
     now = daemon.now()
@@ -35,7 +37,7 @@ def start_guided(daemon: Daemon, action: LessonAction | StepAction) -> None:
         settings = replace(before, mode="play", color=action.color, time_control="")
         guide.settings_before = before
         session.guide = guide
-        session.new_game(now, settings=settings)
+        effects = session.new_game(now, settings=settings)
     else:
         from boardctl.stepper import StepGuide, read_game_data
 
@@ -48,8 +50,8 @@ def start_guided(daemon: Daemon, action: LessonAction | StepAction) -> None:
         guide = StepGuide(game, session.variant, watch=action.watch)
         guide.settings_before = before
         session.guide = guide
-        session.new_game(now, fen=game.fen, settings=replace(before, mode="record", time_control=""))
-    session.tick(now)  # the guide takes the new game up (a lesson as Black: the first reply is lit)
+        effects = session.new_game(now, fen=game.fen, settings=replace(before, mode="record", time_control=""))
+    return effects.then(session.tick(now))  # the guide takes the new game up (a lesson as Black: the first reply is lit)
 
 
 def _lesson_guide(daemon: Daemon, action: LessonAction) -> Any:

@@ -88,7 +88,7 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_the_first_move_tells_the_orientation(case: Case, policy: str, flipped: bool) -> None:
     session = Session(Settings(mode="record", variant=case.variant.name, policy=policy))
-    session.tick(0.0)
+    answers = [session.tick(0.0)]
     events, t = _script(case.variant, case.before, 0.5, flipped)
     board = case.variant.board()
     for uci in case.moves:
@@ -96,15 +96,14 @@ def test_the_first_move_tells_the_orientation(case: Case, policy: str, flipped: 
         events += more
         board.push(board.parse_uci(uci))
     for event in events:
-        session.feed(event)
-        session.tick(event.t + 0.05)
-    session.tick(t + 2.0)
+        answers += [session.feed(event), session.tick(event.t + 0.05)]
+    answers.append(session.tick(t + 2.0))
     line = session.state_line()
     assert line["moves"] == list(case.moves)
     assert line["orientation"] == ("flipped" if flipped else "normal")
     assert [v.code for v in session.record.violations] == list(case.violations)
     # The log is in game orientation: replaying it on a board standing normally gives the game.
-    logged = [entry for _, entry in session.take_log() if isinstance(entry, SquareChanged | Tick)]
+    logged = [entry for answer in answers for _, entry in answer.log if isinstance(entry, SquareChanged | Tick)]
     replayed = Session(Settings(mode="record", variant=case.variant.name, policy=policy, orientation="normal"))
     for entry in logged:
         if isinstance(entry, SquareChanged):
@@ -173,12 +172,12 @@ def test_a_result_before_the_first_move_keeps_the_log_in_time_order() -> None:
     """A network game ended by the other side before any move: the touches sensed meanwhile are
     logged before the result (the log's times never go back; replay refuses a log whose do)."""
     session = Session(Settings(mode="network", color="white"))
-    session.tick(0.0)
+    answer = session.tick(0.0)
     g = CHESS.geometry
-    session.feed(SquareChanged(0.5, g.parse("a8"), False))
-    session.feed(SquareChanged(0.9, g.parse("a8"), True))
-    session.remote_end("0-1", "white resigns", 2.0)
-    times = [entry.t for _, entry in session.take_log()]
+    answer = answer.then(session.feed(SquareChanged(0.5, g.parse("a8"), False)))
+    answer = answer.then(session.feed(SquareChanged(0.9, g.parse("a8"), True)))
+    answer = answer.then(session.remote_end("0-1", "white resigns", 2.0))
+    times = [entry.t for _, entry in answer.log]
     assert times == sorted(times) and len(times) >= 3
     assert session.state_line()["orientation"] == "normal" and session.record.result == "0-1"
 

@@ -36,7 +36,7 @@ from boardctl.network.protocol import (
     Welcome,
 )
 from boardctl.network.tokens import Ticket, TicketStore, new_code, new_token, same_secret
-from boardctl.session import RemoteMoveError, Session
+from boardctl.session import RemoteInput, RemoteMoveError, Session
 
 log = logging.getLogger(__name__)
 
@@ -250,14 +250,14 @@ class HostLink(Link):
                     await ws.close(code=4002, message=b"too many bad messages")
 
     def on_move(self, message: MoveMsg, now: float) -> None:
-        if self.session.remote_move(message.ply, message.uci, now):
-            self.offer_out = None  # a move declines this board's offer
-            self.daemon.refresh(Code.REMOTE_MOVE)
-        else:  # sent twice: answered with the game as it stands
-            self._sent = None
-            self.daemon.refresh("network")
+        with self.daemon.remote_input("network") as game:
+            if game.move(message.ply, message.uci, now):
+                self.offer_out = None  # a move declines this board's offer
+                game.reason = Code.REMOTE_MOVE
+            else:  # sent twice: answered with the game as it stands
+                self._sent = None
 
-    def decide(self, kind: str, now: float) -> None:
+    def decide(self, game: RemoteInput, kind: str, now: float) -> None:
         """The guest resigned, claimed, or accepted this board's offer: the host decides."""
         session = self.session
         local = session.local_color()
@@ -273,28 +273,28 @@ class HostLink(Link):
         if kind == "accept" and offered is None:
             raise RequestRefused("accept: this board has no offer standing (a move or the end withdrew it)")
         if kind == "resign":
-            session.remote_end("0-1" if guest else "1-0", f"{session.variant.color_name(guest)} resigned", now)
+            game.end("0-1" if guest else "1-0", f"{session.variant.color_name(guest)} resigned", now)
         elif kind == "claim":
             claim = session.board.claimable_draw()
             if claim is not None:
-                session.remote_end("1/2-1/2", f"draw claimed: {claim}", now)
+                game.end("1/2-1/2", f"draw claimed: {claim}", now)
             else:
                 self._send_soon(Request("decline"))
         elif kind == "accept":
             if offered == "draw":
-                session.remote_end("1/2-1/2", "draw agreed", now)
+                game.end("1/2-1/2", "draw agreed", now)
             elif offered == "takeback":
-                self._take_back(local, now)
+                self._take_back(game, local, now)
             elif offered == "rematch" and session.is_over():
                 self._start_rematch(now)
 
-    def on_rematch(self, now: float) -> None:
+    def on_rematch(self, game: RemoteInput, now: float) -> None:
         if not self.session.is_over():
             self._send_soon(Request("decline"))  # only after the result
         elif self.offer_out == "rematch":
             self._start_rematch(now)  # both asked
         else:
-            super().on_rematch(now)
+            super().on_rematch(game, now)
 
     def _start_rematch(self, now: float) -> None:
         """Both boards agreed on a rematch: a new game with the colours swapped and a new id,
@@ -307,19 +307,20 @@ class HostLink(Link):
         self.offer_in = self.offer_out = None
         start = session.record.fen
         white, black = session.record.black, session.record.white
-        session.start_rematch(now, color=names[1 if local else 0], white=white, black=black,
-                              fen=None if start == session.variant.starting_fen else start)
-        self.daemon.store.save(session.record)
-        self.ticket = replace(self.ticket, game=session.record.id, color=session.record.human)
-        self.store.save(self.ticket)
-        log.warning("network: rematch agreed; new game %s, this board plays %s", session.record.id, session.record.human)
-        self._sent = None
-        self._send_soon(self._welcome())
-        self.daemon.refresh(Code.NEW_GAME)
+        with self.daemon.remote_input(Code.NEW_GAME) as game:
+            game.start_rematch(now, color=names[1 if local else 0], white=white, black=black,
+                               fen=None if start == session.variant.starting_fen else start)
+            self.daemon.store.save(session.record)
+            self.ticket = replace(self.ticket, game=session.record.id, color=session.record.human)
+            self.store.save(self.ticket)
+            log.warning("network: rematch agreed; new game %s, this board plays %s", session.record.id,
+                        session.record.human)
+            self._sent = None
+            self._send_soon(self._welcome())
 
-    def _take_back(self, requester: bool, now: float) -> None:
+    def _take_back(self, game: RemoteInput, requester: bool, now: float) -> None:
         target = takeback_target(self.session, requester)
-        self.session.remote_takeback(target, now)
+        game.takeback(target, now)
         self._send_soon(Takeback(target))
 
     def _send_soon(self, message: protocol.Message) -> None:
@@ -359,8 +360,8 @@ class HostLink(Link):
         if kind == "accept" and answered == "takeback":
             local = self.session.local_color()
             if local is not None:
-                self._take_back(not local, now)
-                self.daemon.refresh("network")
+                with self.daemon.remote_input("network") as game:
+                    self._take_back(game, not local, now)
         # resign and claim: the host's session has decided; the state says it
         return kind not in ("resign", "claim")
 

@@ -38,7 +38,7 @@ from boardctl.network.protocol import (
 )
 from boardctl.network.tokens import Ticket, TicketStore
 from boardctl.positions import board_from_fen
-from boardctl.session import RemoteMoveError
+from boardctl.session import RemoteInput, RemoteMoveError
 from boardctl.variants import NAMES
 
 log = logging.getLogger(__name__)
@@ -271,8 +271,8 @@ class JoinLink(Link):
     def on_takeback(self, message: Takeback, now: float) -> None:
         if self.session.is_over():  # a result is final on this board too (docs/network-protocol.md)
             raise RequestRefused(f"takeback: the game is over ({self.session.record.result}); its result is final")
-        self.session.remote_takeback(message.moves, now)
-        self.daemon.refresh(Code.TAKEBACK)
+        with self.daemon.remote_input(Code.TAKEBACK) as game:
+            game.takeback(message.moves, now)
 
     def on_welcome(self, message: Welcome, now: float) -> None:
         self._on_welcome(message, now)
@@ -289,12 +289,12 @@ class JoinLink(Link):
         check_welcome(welcome, variant=session.variant)  # InvalidGame stops this board, with one line
         if self.host_game is not None and welcome.game != self.host_game:
             variant = session.variant
-            session.start_rematch(now, color=welcome.color, white=welcome.white, black=welcome.black,
-                                  fen=None if welcome.fen == variant.starting_fen else welcome.fen)
-            self.daemon.store.save(session.record)
-            self._host_moves, self._sent_plies, self._final = -1, set(), None
-            log.warning("network: rematch; new game %s, this board plays %s", session.record.id, welcome.color)
-            self.daemon.refresh(Code.NEW_GAME)
+            with self.daemon.remote_input(Code.NEW_GAME) as rematch:
+                rematch.start_rematch(now, color=welcome.color, white=welcome.white, black=welcome.black,
+                                      fen=None if welcome.fen == variant.starting_fen else welcome.fen)
+                self.daemon.store.save(session.record)
+                self._host_moves, self._sent_plies, self._final = -1, set(), None
+                log.warning("network: rematch; new game %s, this board plays %s", session.record.id, welcome.color)
         if welcome.game != self.host_game:
             self.host_game = welcome.game
             if self.tickets is not None and self.ticket is not None:
@@ -309,26 +309,24 @@ class JoinLink(Link):
         if list(state.moves[:common]) != local[:common]:
             log.error("network: this board's game differs from the host's; the host's counts")
         self._host_moves = len(state.moves)
-        reason: str = "network"
-        if len(state.moves) == len(local) + 1 and session.remote_move(
-                len(local), state.moves[-1], now, clock=state.clocks[-1]):
-            reason = Code.REMOTE_MOVE
-        session.set_move_clocks(list(state.clocks))
-        if len(state.moves) >= len(session.network_moves()):
-            session.sync_clock(state.remaining, state.running, now)
-        if state.result != "*":
-            self._final = state
-        self._check_final(now)
-        self.daemon.refresh(reason)
+        with self.daemon.remote_input("network") as game:
+            if len(state.moves) == len(local) + 1 and game.move(len(local), state.moves[-1], now, clock=state.clocks[-1]):
+                game.reason = Code.REMOTE_MOVE
+            game.move_clocks(list(state.clocks))
+            if len(state.moves) >= len(session.network_moves()):
+                game.sync_clock(state.remaining, state.running, now)
+            if state.result != "*":
+                self._final = state
+            self._check_final(game, now)
 
-    def _check_final(self, now: float) -> None:
+    def _check_final(self, game: RemoteInput, now: float) -> None:
         """The host's game is over: end this board's once its last move is made here by hand too
         (the mate itself is then found here as well), so both records hold every move."""
         final, session = self._final, self.session
         if final is None or len(session.record.moves) < len(final.moves):
             return
-        session.set_move_clocks(list(final.clocks))
-        session.remote_end(final.result, final.termination, now)
+        game.move_clocks(list(final.clocks))
+        game.end(final.result, final.termination, now)
 
     async def _send_pending(self) -> None:
         """This board's moves the host has not got yet, and its requests."""
@@ -345,9 +343,8 @@ class JoinLink(Link):
 
     async def after_line(self) -> None:
         if self._final is not None and not self.session.is_over():
-            self._check_final(self.daemon.now())
-            if self.session.is_over():
-                self.daemon.refresh("network")
+            with self.daemon.remote_input("network", only_if_changed=True) as game:
+                self._check_final(game, self.daemon.now())
         if not self.is_connected:
             self._requests.extend(self.requests_out(self.daemon.now()))  # kept for the link's return
             return

@@ -27,7 +27,7 @@ from boardctl.network.protocol import (
     Takeback,
     Welcome,
 )
-from boardctl.session import Session
+from boardctl.session import RemoteInput, Session
 
 log = logging.getLogger(__name__)
 
@@ -174,23 +174,23 @@ class Link:
         session = self.session
         if kind in ("draw", "takeback") and session.is_over():
             raise RequestRefused(f"{kind}: the game is over ({session.record.result}); its result is final")
-        if kind in ("draw", "takeback"):
-            self.offer_in = kind
-            session.remote_request(kind, now)
-        elif kind == "decline":
-            self.offer_out = None
-            session.remote_request("decline", now)
-        elif kind == "rematch":
-            self.on_rematch(now)
-        else:  # resign, claim, accept
-            self.decide(kind, now)
-        self.daemon.refresh("network")
+        with self.daemon.remote_input("network") as game:
+            if kind in ("draw", "takeback"):
+                self.offer_in = kind
+                game.request(kind, now)
+            elif kind == "decline":
+                self.offer_out = None
+                game.request("decline", now)
+            elif kind == "rematch":
+                self.on_rematch(game, now)
+            else:  # resign, claim, accept
+                self.decide(game, kind, now)
 
-    def on_rematch(self, now: float) -> None:
+    def on_rematch(self, game: RemoteInput, now: float) -> None:
         self.offer_in = "rematch"
-        self.session.remote_request("rematch", now)
+        game.request("rematch", now)
 
-    def decide(self, kind: str, now: float) -> None:
+    def decide(self, game: RemoteInput, kind: str, now: float) -> None:
         """The guest decides nothing: the host's ``state`` says what came of it."""
 
     # -- this board's side ------------------------------------------------------------------------
@@ -200,7 +200,7 @@ class Link:
         remembered until answered, an answer settles the other side's offer. Each then goes
         through :meth:`request_out`, the authority's own part; returns the kinds to send."""
         out: list[str] = []
-        for kind in self.session.take_requests():
+        for kind in self.daemon.take_requests():
             answered = None
             if kind in OFFERS:
                 self.offer_out = kind

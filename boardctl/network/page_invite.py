@@ -128,17 +128,16 @@ class PageInvite:
             color = random.choice(["white", "black"])
         colour = names[0] if color in ("white", "red") else names[1]
         settings = replace(before, mode="network", color=colour, takeback="off", opponent="", coach=False)
-        session.guide = None
-        session.new_game(daemon.now(), settings=settings)
         local = colour == names[0]
-        session.set_players(name if local else guest_name, guest_name if local else name)
-        daemon.store.save(session.record)  # on disk before the code is shown, as boardctl host does
-        tickets = TicketStore(daemon.store.root)
-        ticket = Ticket("host", session.record.id, code=new_code(), color=colour, page=True)
-        tickets.save(ticket)
-        self._host(tickets, ticket, before)
-        log.warning("Invite the other board: boardctl join %s --code %s", self.address(), ticket.code)
-        self.daemon.refresh("network")
+        with daemon.remote_input("network") as game:
+            game.new_game(daemon.now(), settings=settings)
+            game.players(name if local else guest_name, guest_name if local else name)
+            daemon.store.save(session.record)  # on disk before the code is shown, as boardctl host does
+            tickets = TicketStore(daemon.store.root)
+            ticket = Ticket("host", session.record.id, code=new_code(), color=colour, page=True)
+            tickets.save(ticket)
+            self._host(tickets, ticket, before)
+            log.warning("Invite the other board: boardctl join %s --code %s", self.address(), ticket.code)
 
     def _host(self, tickets: TicketStore, ticket: Ticket, before: Settings) -> None:
         """Serve ``ticket``'s game on ``/net`` from now on (a new one, or one resumed)."""

@@ -22,7 +22,7 @@ from boardctl.online import OnlineError, PayloadError
 from boardctl.online.client import LichessClient, StreamDropped
 from boardctl.online.protocol import ChatLine, GameFull, GameLine, GameState, OpponentGone
 from boardctl.online.sync import plan
-from boardctl.session import RemoteMoveError, Session
+from boardctl.session import RemoteInput, RemoteMoveError, Session
 
 log = logging.getLogger(__name__)
 
@@ -108,10 +108,10 @@ class OnlineGame:
         return white_moves == (self.color == "white")
 
     def _refresh(self, reason: str, warning: str | None = None) -> None:
-        if warning is not None:
-            self.session.warning = self.client.redact(warning)
-        self._describe()
-        self.daemon.refresh(reason)
+        with self.daemon.remote_input(reason) as game:
+            if warning is not None:
+                game.warn(self.client.redact(warning))
+            self._describe()
 
     # -- ours, sent -------------------------------------------------------------------------------
 
@@ -122,7 +122,9 @@ class OnlineGame:
             await lines.get()
             while not lines.empty():
                 lines.get_nowait()
-            self._check_final()
+            if self._final is not None:
+                with self.daemon.remote_input(Code.ONLINE, only_if_changed=True) as game:
+                    self._check_final(game)
             self._send_pending()
 
     def _send_pending(self) -> None:
@@ -134,7 +136,7 @@ class OnlineGame:
                     self._sent[move.ply] = move.uci
                     uci = move.uci
                     self._spawn(lambda uci=uci: self._send_move(uci))  # type: ignore[misc]
-        for kind in session.take_requests():
+        for kind in self.daemon.take_requests():
             self._spawn(lambda kind=kind: self._request(kind))  # type: ignore[misc]
 
     async def _send_move(self, uci: str) -> None:
@@ -143,8 +145,10 @@ class OnlineGame:
         except OnlineError as exc:
             log.error("%s", exc)
             # the server has not got it: the board goes back to the server's game
-            self.session.remote_takeback(len(self.state.moves), self._now())
-            self._refresh(Code.ONLINE, f"{exc}; put the move back")
+            with self.daemon.remote_input(Code.ONLINE) as game:
+                game.takeback(len(self.state.moves), self._now())
+                game.warn(self.client.redact(f"{exc}; put the move back"))
+                self._describe()
 
     async def _request(self, kind: str) -> None:
         """A button's request (boardctl.session.NETWORK_REQUESTS) as the Lichess call for it."""
@@ -251,15 +255,20 @@ class OnlineGame:
             self.reconnects += 1
 
     def _on_state(self, state: GameState) -> None:
+        with self.daemon.remote_input(Code.ONLINE) as game:
+            self._follow(game, state)
+            self._describe()
+
+    def _follow(self, game: RemoteInput, state: GameState) -> None:
+        """The server's game ``state``, given to the board's game as the other side's input."""
         previous, self.state = self.state, state
         session, t = self.session, self._now()
-        reason: str = Code.ONLINE
         local = session.network_moves()
         step = plan(local, state.moves, mine=bool(local) and self._is_ours(len(local) - 1), over=state.is_over())
         if step.take_back:
-            session.remote_takeback(len(local) - step.take_back, t)
+            game.takeback(len(local) - step.take_back, t)
             self._sent = {ply: uci for ply, uci in self._sent.items() if ply < len(state.moves)}
-            reason = Code.TAKEBACK
+            game.reason = Code.TAKEBACK
         for ply in range(len(session.network_moves()), len(state.moves)):
             if self._is_ours(ply):
                 log.error("game %s: the server has a move of ours (%s) the board has not", self.game_id,
@@ -267,8 +276,8 @@ class OnlineGame:
                 break
             mover_left = (state.wtime if ply % 2 == 0 else state.btime) / 1000
             try:
-                if session.remote_move(ply, state.moves[ply], t, clock=mover_left if session.clock else None):
-                    reason = Code.REMOTE_MOVE
+                if game.move(ply, state.moves[ply], t, clock=mover_left if session.clock else None):
+                    game.reason = Code.REMOTE_MOVE
             except RemoteMoveError as exc:
                 log.error("game %s: %s", self.game_id, exc)
                 self.refused.append(str(exc))
@@ -277,28 +286,27 @@ class OnlineGame:
             running = None
             if len(state.moves) >= 2:
                 running = self.color if self._is_ours(len(state.moves)) else ("black" if self.color == "white" else "white")
-            session.sync_clock({"white": state.wtime / 1000, "black": state.btime / 1000}, running, t)
-        self._offers(previous, state, t)
+            game.sync_clock({"white": state.wtime / 1000, "black": state.btime / 1000}, running, t)
+        self._offers(game, previous, state, t)
         if state.is_over():
             result, termination = verdict(state)
             if result == "*":
-                session.remote_end("*", "abandoned", t)  # an aborted game is not resumed
-                session.warning = f"game {self.game_id} {termination}"
+                game.end("*", "abandoned", t)  # an aborted game is not resumed
+                game.warn(f"game {self.game_id} {termination}")
             else:
                 self._final = state
-        self._check_final()
-        self._refresh(reason)
+        self._check_final(game)
 
-    def _offers(self, previous: GameState, state: GameState, t: float) -> None:
+    def _offers(self, game: RemoteInput, previous: GameState, state: GameState, t: float) -> None:
         me, opp = ("w", "b") if self.color == "white" else ("b", "w")
         for kind in ("draw", "takeback"):
             if getattr(state, f"{opp}{kind}") and not getattr(previous, f"{opp}{kind}"):
-                self.session.remote_request(kind, t)
+                game.request(kind, t)
             elif (getattr(previous, f"{me}{kind}") and not getattr(state, f"{me}{kind}")
                   and not state.is_over() and state.moves == previous.moves):
-                self.session.remote_request("decline", t)
+                game.request("decline", t)
 
-    def _check_final(self) -> None:
+    def _check_final(self, game: RemoteInput) -> None:
         """The server's game is over: end the board's once its last move is made here by hand too
         (a mate by the opponent is then found here as well), so the record holds every move."""
         final, session = self._final, self.session
@@ -307,4 +315,4 @@ class OnlineGame:
         result, termination = verdict(final)
         if session.is_over() and session.record.result == result:
             return  # found on the board already (a mate, a stalemate): its own words stay
-        session.remote_end(result, termination, self._now())
+        game.end(result, termination, self._now())

@@ -1,13 +1,16 @@
 """The game in progress: :class:`Session` (boardctl.session.game) and its parts, one module each.
 
-The session is synchronous and does no I/O: the daemon feeds it events and times, asks it what
-the engine should be asked and hands back the replies, and reads back state lines, LEDs, sounds
-and log entries. Its parts: ``turning`` (orientation), ``game_log`` (the game log), ``timing`` (the
-clock), ``referee`` (results, claims, draws), ``engine`` (engine turns), ``remote`` (network
-play), ``coaching`` (the coach), ``display`` (LEDs and the state line); the vocabulary they share
-is ``model``.
+The session is synchronous and does no I/O: the daemon feeds it events, times, the engine's replies
+and the other side's input (a :class:`RemoteInput`), and each input answers with one
+:class:`Effects` (LEDs, sounds, log entries, records to save, an engine request, requests for the
+other side) that the daemon carries out; it reads the state line everyone sees. Its parts:
+``turning`` (orientation), ``game_log`` (the game log), ``timing`` (the clock), ``referee``
+(results, claims, draws), ``engine`` (engine turns), ``remote`` (network play), ``coaching`` (the
+coach), ``display`` (LEDs and the state line); the vocabulary they share is ``model``, the answer
+``effects``.
 """
 
+from boardctl.session.effects import NOTHING, Effects
 from boardctl.session.game import Session
 from boardctl.session.model import (
     ARBITER_BONUS,
@@ -23,6 +26,7 @@ from boardctl.session.model import (
     resume_notice,
     rotate,
 )
+from boardctl.session.remote import RemoteInput
 
 __all__ = [
     "ARBITER_BONUS",
@@ -30,9 +34,12 @@ __all__ = [
     "ENGINE_RETRY",
     "HEADER_VERSION",
     "NETWORK_REQUESTS",
+    "NOTHING",
     "TAKEBACK_GRACE",
+    "Effects",
     "EngineRequest",
     "LocalMove",
+    "RemoteInput",
     "RemoteMoveError",
     "Session",
     "Settings",

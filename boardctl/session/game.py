@@ -1,9 +1,10 @@
 """The game around the tracker: the record, whose turn it is, the moves made and taken back, a
 new game; the rest is done by the session's parts (see :class:`Session`).
 
-The session is synchronous and does no I/O: the daemon feeds it events and times, asks it what the
-engine should be asked (:meth:`Session.engine_request`), hands back replies
-(:meth:`Session.engine_replied`) and reads back state lines, LEDs, sounds and log entries.
+The session is synchronous and does no I/O: the daemon feeds it events, times, the engine's replies
+and the other side's input, and every input answers with one :class:`~boardctl.session.effects.Effects`
+(LEDs, sounds, log entries, records to save, an engine request, requests for the other side) that
+the daemon carries out; the state line is read with :meth:`Session.state_line`.
 
 Squares: events and LEDs are *physical* (the board's wiring); the tracker, the FEN and the moves
 are *logical* (White on ranks 1-2, Red on ranks 0-4). With the board turned round (``flipped``) a
@@ -18,14 +19,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
 
 from boardctl.clock import Clock
 from boardctl.core.rules import Color, GameBoard, Move, Variant
 from boardctl.events import (
     Button,
     ButtonPressed,
-    Code,
     EngineReplied,
     Event,
     GameDecided,
@@ -39,6 +39,7 @@ from boardctl.reply import Reply
 from boardctl.session.buttons import Buttons
 from boardctl.session.coaching import Coaching
 from boardctl.session.display import Display
+from boardctl.session.effects import NOTHING, Effects
 from boardctl.session.engine import EngineTurns
 from boardctl.session.log import GameLog
 from boardctl.session.model import (
@@ -78,6 +79,36 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_P = ParamSpec("_P")
+
+
+def _answers(method: Callable[Concatenate[Session, _P], None]) -> Callable[Concatenate[Session, _P], Effects]:
+    """An input of the session: it answers with the effects of everything it did. An input made
+    while another is applied (a guide's takeback or reply) answers :data:`NOTHING`: the outer
+    input's answer holds its effects, so none is lost or carried out twice."""
+
+    def answer(self: Session, /, *args: _P.args, **kwargs: _P.kwargs) -> Effects:
+        self._inputs += 1
+        try:
+            method(self, *args, **kwargs)
+        finally:
+            self._inputs -= 1
+        return self.answer() if self._inputs == 0 else NOTHING
+
+    answer.__name__, answer.__qualname__, answer.__doc__ = method.__name__, method.__qualname__, method.__doc__
+    return answer
+
+
+def _changes(method: Callable[Concatenate[Session, _P], None]) -> Callable[Concatenate[Session, _P], Effects]:
+    """An input that always changes the game (a new game, a result): answers ``changed``."""
+
+    def change(self: Session, /, *args: _P.args, **kwargs: _P.kwargs) -> None:
+        self._changed = True
+        method(self, *args, **kwargs)
+
+    change.__name__, change.__qualname__, change.__doc__ = method.__name__, method.__qualname__, method.__doc__
+    return _answers(change)
+
 
 class Session:
     """A game in progress. Its parts, one module each in boardctl/session/, own their own state:
@@ -88,7 +119,8 @@ class Session:
     time ``t``, the game's ``serial``, the ``warning`` and ``notice`` shown, the ``guide`` and
     whether the record changed; it turns the tracker's outputs over to the parts. Its public
     methods are the daemon's, the faces' and the guides' whole interface (the parts call its
-    ``_apply``, ``_after`` and ``_advance`` and set ``_dirty``)."""
+    ``_apply``, ``_after`` and ``_advance`` and set ``_dirty``). Every input (``feed``, ``tick``,
+    ``engine_replied``, the other side's ``remote_*``, …) answers with one :class:`Effects`."""
 
     def __init__(
         self,
@@ -139,6 +171,9 @@ class Session:
         self.buttons = Buttons(self)
         self._dirty = True
         self._started = False
+        self._inputs = 0  # inputs being applied (one inside another: a guide's takeback)
+        self._changed = False  # the game changed since the last answer, not only the time
+        self._answered_leds: tuple[LedIntent, ...] = ()  # the LEDs of the last answer
         pending = legal(board, self.record.pending) if self.record.pending else None
         self._resume_pending: Move | None = None
         if pending is not None and (self.is_engine_turn() or self.is_remote_turn()) and not self.is_over():
@@ -239,10 +274,12 @@ class Session:
 
     # -- input ------------------------------------------------------------------------------------
 
+    @_answers
     def feed(self, event: Event) -> None:
         """One sensed event (physical squares). Game-log lines (header, engine) sense nothing: ignored."""
         if isinstance(event, GameHeader | EngineReplied | GameDecided | RemoteTakeback):
             return
+        self._changed = True
         if event.t < self.t:
             # Stamped before a timer tick that ran first (events queue up between threads).
             event = replace(event, t=self.t)
@@ -260,6 +297,7 @@ class Session:
             self._apply(self.tracker.feed(logical))
         self._after(event.t)
 
+    @_answers
     def tick(self, t: float) -> None:
         """Time passes (settle windows, clock flags, delayed engine requests)."""
         t = max(t, self.t)
@@ -272,6 +310,7 @@ class Session:
         self._apply(step)
         self._after(t)
         if step.outputs or self.record is not game or self.record.result != result:
+            self._changed = True
             self.game_log.add(game.id, Tick(t))  # a tick that changed the game: replay needs it
 
     def _advance(self, t: float) -> None:
@@ -340,10 +379,12 @@ class Session:
             self.referee.show_notice()
             self.engine.schedule(out.t)
 
+    @_changes
     def new_game(self, t: float, *, fen: str | None = None, settings: Settings | None = None) -> None:
         """Start a new game now (button or web); the tracker waits for the board to match."""
         self.starts.new_game(t, fen=fen, settings=settings)
 
+    @_changes
     def take_back(self, t: float) -> None:
         """One takeback: against the engine the engine's reply and the human's move together."""
         self.takebacks.take_back(t)
@@ -351,13 +392,15 @@ class Session:
     # -- the engine (boardctl.session.engine) and the coach (boardctl.session.coaching) ------------
 
     def engine_request(self) -> EngineRequest | None:
-        """What the engine should be asked now (the daemon starts it once per request)."""
+        """What the engine should be asked now (every answer's ``engine`` says it too)."""
         return self.engine.next()
 
+    @_answers
     def engine_replied(self, request: EngineRequest, reply: Reply, t: float) -> None:
         """The engine answered ``request``; stale answers (the game moved on) are dropped."""
         self.engine.replied(request, reply, t)
 
+    @_changes
     def engine_failed(self, request: EngineRequest, message: str) -> None:
         """The engine could not answer even after restarts: say so, and ask again a little later."""
         self.engine.failed(request, message)
@@ -366,9 +409,11 @@ class Session:
         """A coach judges the human's moves (:meth:`Coaching.is_coached`)."""
         return self.coaching.is_coached()
 
-    def coach_verdict(self, verdict: Verdict | None, ply: int, move: str) -> bool:
-        """The coach's answer about ``move`` at ``ply``; True when the LEDs and the page change."""
-        return self.coaching.verdict(verdict, ply, move)
+    @_answers
+    def coach_verdict(self, verdict: Verdict | None, ply: int, move: str) -> None:
+        """The coach's answer about ``move`` at ``ply``; ``changed`` when the LEDs and the page change."""
+        if self.coaching.verdict(verdict, ply, move):
+            self._changed = True
 
     # -- network games (boardctl.session.remote) --------------------------------------------------
 
@@ -380,9 +425,6 @@ class Session:
         """A ``network`` game with the other side to move (its move is awaited or lit)."""
         return self.remote.is_remote_turn()
 
-    def set_players(self, white: str, black: str) -> None:
-        self.remote.set_players(white, black)
-
     def network_moves(self) -> list[str]:
         return self.remote.moves()
 
@@ -392,32 +434,44 @@ class Session:
     def local_moves(self, since: int = 0) -> list[LocalMove]:
         return self.remote.local_moves(since)
 
-    def remote_move(self, ply: int, uci: str, t: float, *, clock: float | None = None) -> bool:
-        return self.remote.move(ply, uci, t, clock=clock)
+    def set_players(self, white: str, black: str) -> None:
+        """The players' names (a command before the daemon starts, or the other side's input):
+        the record is saved with the next answer."""
+        self.remote.set_players(white, black)
 
+    @_answers
+    def remote_move(self, ply: int, uci: str, t: float, *, clock: float | None = None) -> None:
+        """The other side's move ``ply``; ``changed`` unless it was applied already (sent twice)."""
+        if self.remote.move(ply, uci, t, clock=clock):
+            self._changed = True
+
+    @_answers
     def sync_clock(self, remaining: dict[str, float], running: str | None, t: float) -> None:
         self.timing.sync(remaining, running, t)
 
+    @_answers
     def set_move_clocks(self, clocks: list[float | None]) -> None:
         self.remote.set_move_clocks(clocks)
 
+    @_changes
     def remote_end(self, result: str, termination: str, t: float) -> None:
         self.remote.end(result, termination, t)
 
+    @_changes
     def remote_takeback(self, moves: int, t: float) -> None:
         self.remote.takeback(moves, t)
 
+    @_changes
     def remote_request(self, kind: str, t: float) -> None:
         self.remote.request(kind, t)
 
+    @_changes
     def ask_new_game(self, t: float) -> None:
         self.remote.ask_new_game(t)
 
+    @_changes
     def start_rematch(self, t: float, *, color: str, white: str, black: str, fen: str | None = None) -> None:
         self.remote.start_rematch(t, color=color, white=white, black=black, fen=fen)
-
-    def take_requests(self) -> list[str]:
-        return self.remote.take_requests()
 
     # -- output (boardctl.session.display) ---------------------------------------------------------
 
@@ -429,25 +483,24 @@ class Session:
         """The state everyone sees (stdio, web page); keys documented in docs/events.md."""
         return self.display.state_line()
 
-    def take_dirty(self) -> bool:
-        """Whether the record changed since the last call (the daemon saves it then)."""
+    def answer(self) -> Effects:
+        """Everything to carry out since the last answer (each input returns it itself; the daemon
+        asks for it when it changed the session between inputs: a guide, a warning, a new game)."""
+        leds = tuple(self.display.leds())
+        sounds = self.display.take_sounds() + (self.guide.take_sounds() if self.guide is not None else [])
+        effects = Effects(leds=leds, sounds=tuple(sounds), log=tuple(self.game_log.take()),
+                          finished=tuple(self.starts.take_finished()), record=self.record if self._take_dirty() else None,
+                          engine=self.engine.next(), requests=tuple(self.remote.take_requests()))
+        changed = self._changed or leds != self._answered_leds or bool(
+            effects.sounds or effects.log or effects.finished or effects.record or effects.requests)
+        self._changed, self._answered_leds = False, leds
+        return replace(effects, changed=changed) if changed else effects
+
+    def _take_dirty(self) -> bool:
+        """Whether the record changed since the last answer (brought up to date: pending, clock)."""
         dirty, self._dirty = self._dirty, False
         if dirty:
             self.record.pending = None if self.pending is None else self.pending.uci()
             if self.clock is not None:
                 self.record.clock = self.clock.to_json(self.t)
         return dirty
-
-    def take_finished(self) -> list[GameRecord]:
-        """Earlier records to save once more (a game abandoned for a new one)."""
-        return self.starts.take_finished()
-
-    def take_sounds(self) -> list[Code]:
-        sounds = self.display.take_sounds()
-        if self.guide is not None:
-            sounds += self.guide.take_sounds()
-        return sounds
-
-    def take_log(self) -> list[tuple[str, Event]]:
-        """Log entries since the last call, each with the id of the game whose ``.jsonl`` it belongs to."""
-        return self.game_log.take()

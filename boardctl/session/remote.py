@@ -1,6 +1,7 @@
 """Network games, the session's side: the other side's moves, results, takebacks and offers come
 in; this board's moves and button requests go out (docs/network-protocol.md). The faces that
-carry them (boardctl.network, boardctl.online) call the session's methods, which land here."""
+carry them (boardctl.network, boardctl.online) give their input through the daemon
+(``Daemon.remote_input``: a :class:`RemoteInput`) and read the game from the session."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from boardctl.core.rules import Color
 from boardctl.events import Button, Code, EngineReplied, GameDecided, RemoteTakeback
+from boardctl.session.effects import NOTHING
 from boardctl.session.model import LocalMove, RemoteMoveError, legal
 
 if TYPE_CHECKING:
@@ -280,3 +282,62 @@ class RemotePlay:
                 self.restoring = False
         s.display.tracker_leds = s.tracker.leds()
         self.ask_new_game(t)
+
+
+class RemoteInput:
+    """The other side's messages (the link to the other board, Lichess) as one input, opened by
+    the daemon (``with Daemon.remote_input(reason) as game``): each method is one message; the
+    session answers once, on leaving (``effects``), and the daemon carries that out with
+    ``reason``. Leaving with an exception answers nothing: what was applied is answered with the
+    next input. Blocks may nest (a rematch begun while an offer is answered): each answers what
+    the game did up to its end."""
+
+    def __init__(self, session: Session, reason: str | None = None) -> None:
+        self._s = session
+        self.reason = reason
+        self.effects = NOTHING
+
+    def __enter__(self) -> RemoteInput:
+        self._s._inputs += 1
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self._s._inputs -= 1
+        if kind is None:
+            self.effects = self._s.answer()
+
+    def move(self, ply: int, uci: str, t: float, *, clock: float | None = None) -> bool:
+        """:meth:`RemotePlay.move`: True if the move is new, False if it was applied already."""
+        before = len(self._s.remote.moves())
+        self._s.remote_move(ply, uci, t, clock=clock)
+        return len(self._s.remote.moves()) > before
+
+    def end(self, result: str, termination: str, t: float) -> None:
+        self._s.remote_end(result, termination, t)
+
+    def takeback(self, moves: int, t: float) -> None:
+        self._s.remote_takeback(moves, t)
+
+    def request(self, kind: str, t: float) -> None:
+        self._s.remote_request(kind, t)
+
+    def sync_clock(self, remaining: dict[str, float], running: str | None, t: float) -> None:
+        self._s.sync_clock(remaining, running, t)
+
+    def move_clocks(self, clocks: list[float | None]) -> None:
+        self._s.set_move_clocks(clocks)
+
+    def players(self, white: str, black: str) -> None:
+        self._s.set_players(white, black)
+
+    def start_rematch(self, t: float, *, color: str, white: str, black: str, fen: str | None = None) -> None:
+        self._s.start_rematch(t, color=color, white=white, black=black, fen=fen)
+
+    def new_game(self, t: float, *, settings: Settings) -> None:
+        """A network game begins on this board (the page's Invite): no lesson or replay goes on."""
+        self._s.guide = None
+        self._s.new_game(t, settings=settings)
+
+    def warn(self, warning: str) -> None:
+        """What the other side's link says to the player (a refused move, an aborted game)."""
+        self._s.warning = warning

@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "boardctl.learning.lessons": CORE,  # the lessons' format and state, pure: a game's lessons are written in it
     "boardctl.broadcast.schema": SESSION,  # the broadcast's pure wire format (config checks addresses with it)
     "boardctl.daemon": DAEMON, "boardctl.engine_client": DAEMON, "boardctl.hw": DAEMON,
+    "boardctl.saving": DAEMON, "boardctl.engine_turn": DAEMON,  # the daemon's keeper and engine turn
     "boardctl.learning.coach": DAEMON, "boardctl.learning.npc_games": DAEMON, "boardctl.learning.speech": DAEMON,
     "boardctl.learning.tournament_runner": DAEMON,
     "boardctl.web": FACE, "boardctl.network": FACE, "boardctl.online": FACE, "boardctl.stdio": FACE,

@@ -8,14 +8,33 @@ import pytest
 from test_daemon_support import move_events
 
 from boardctl.events import Button, ButtonPressed, SquareChanged
-from boardctl.session import LocalMove, RemoteMoveError, Session, Settings
+from boardctl.session import Effects, LocalMove, RemoteMoveError, Session, Settings
 
 
 class Hands:
+    """A hand on the board, and the daemon's part: every answer of the session is kept in order
+    (``answers``), whoever gave the input (the hand, or the test as the other side)."""
+
     def __init__(self, session: Session) -> None:
         self.session = session
         self.t = 0.0
+        self.answers: list[Effects] = []
+        self._requests = 0
+        answer = session.answer
+
+        def kept() -> Effects:
+            effects = answer()
+            self.answers.append(effects)
+            return effects
+
+        session.answer = kept  # type: ignore[method-assign]
         session.tick(0.0)
+
+    def take_requests(self) -> list[str]:
+        """This board's requests for the other side since the last call, as the daemon passes them on."""
+        requests = [kind for effects in self.answers for kind in effects.requests]
+        taken, self._requests = requests[self._requests:], len(requests)
+        return taken
 
     def move(self, uci: str) -> None:
         board = chess.Board(self.session.board.fen())
@@ -46,7 +65,7 @@ def network(color: str = "black", tc: str = "") -> tuple[Session, Hands]:
 def test_remote_move_is_lit_as_remote_move_and_made_by_hand() -> None:
     session, hands = network("black")
     assert session.is_remote_turn() and session.local_color() is False
-    assert session.remote_move(0, "e2e4", hands.later(1.0)) is True
+    assert session.remote_move(0, "e2e4", hands.later(1.0)).changed is True
     line = session.state_line()
     assert line["pending"] == "e2e4" and line["mode"] == "network" and line["human"] == "black"
     assert leds(session, "remote-move") == {"e2", "e4"} and not leds(session, "engine-move")
@@ -60,10 +79,10 @@ def test_remote_move_is_lit_as_remote_move_and_made_by_hand() -> None:
 
 def test_a_move_sent_twice_is_applied_once() -> None:
     session, hands = network("black")
-    assert session.remote_move(0, "e2e4", hands.later(1.0))
-    assert session.remote_move(0, "e2e4", hands.later(0.1)) is False  # lit already
+    assert session.remote_move(0, "e2e4", hands.later(1.0)).changed
+    assert session.remote_move(0, "e2e4", hands.later(0.1)).changed is False  # lit already
     hands.move("e2e4")
-    assert session.remote_move(0, "e2e4", hands.later(0.1)) is False  # made already
+    assert session.remote_move(0, "e2e4", hands.later(0.1)).changed is False  # made already
     assert session.record.moves == ["e2e4"]
 
 
@@ -119,18 +138,18 @@ def test_clock_runs_from_the_moment_the_remote_move_is_lit() -> None:
 def test_buttons_become_requests_and_remote_offers_are_answered() -> None:
     session, hands = network("black")
     hands.press(Button.DRAW)
-    assert session.take_requests() == ["draw"] and not session.is_over()
+    assert hands.take_requests() == ["draw"] and not session.is_over()
     session.remote_request("draw", hands.later(0.1))
     assert session.state_line()["draw_offer"] is True
     hands.press(Button.DRAW)
-    assert session.take_requests() == ["accept"]
+    assert hands.take_requests() == ["accept"]
     assert session.record.result == "1/2-1/2" and session.record.termination == "draw agreed"
 
 
 def test_resignation_ends_the_game_and_is_reported() -> None:
     session, hands = network("black")
     hands.press(Button.RESIGN)
-    assert session.take_requests() == ["resign"]
+    assert hands.take_requests() == ["resign"]
     assert session.record.result == "1-0" and session.record.termination == "black resigned"
 
 
@@ -149,8 +168,8 @@ def test_remote_end_and_takeback() -> None:
 
 def test_a_resumed_game_lights_the_remote_move_again() -> None:
     session, hands = network("black")
-    session.remote_move(0, "e2e4", hands.later(1.0))
-    session.take_dirty()
+    assert session.remote_move(0, "e2e4", hands.later(1.0)).record is session.record  # saved with its pending move
+    assert session.record.pending == "e2e4"
     again = Session(session.settings, record=session.record)
     again.tick(0.0)
     assert again.pending is not None and again.pending.uci() == "e2e4"
@@ -161,7 +180,7 @@ def test_xiangqi_remote_moves_are_lit_on_points() -> None:
     session = Session(Settings(mode="network", color="black", variant="xiangqi", takeback="off"))
     session.tick(0.0)
     assert session.local_color() is False and session.is_remote_turn()
-    assert session.remote_move(0, "h2e2", 1.0) is True  # Red's cannon to the centre
+    assert session.remote_move(0, "h2e2", 1.0).changed is True  # Red's cannon to the centre
     line = session.state_line()
     assert line["variant"] == "xiangqi" and line["pending"] == "h2e2"
     assert {led["square"] for led in line["leds"] if led["why"] == "remote-move"} >= {"h2", "e2"}
@@ -172,16 +191,16 @@ def test_xiangqi_remote_moves_are_lit_on_points() -> None:
 def test_a_claim_is_checked_on_this_board() -> None:
     session, hands = network("white")
     hands.press(Button.CLAIM)
-    assert session.take_requests() == ["claim"]
+    assert hands.take_requests() == ["claim"]
     assert session.record.result == "*" and "no draw to claim" in (session.warning or "")
 
 
-def _replayed(session: Session) -> tuple[str, str, list[str]]:
+def _replayed(session: Session, hands: Hands) -> tuple[str, str, list[str]]:
     """The game as boardctl replay makes it of the log the session wrote (docs/events.md)."""
     from boardctl.events import format_event
     from boardctl.replay import read_events, replay
 
-    lines = [format_event(entry) for game, entry in session.take_log() if game == session.record.id]
+    lines = [format_event(entry) for effects in hands.answers for game, entry in effects.log if game == session.record.id]
     games, _ = replay(read_events(lines, name="log"))
     record = games[-1].record
     return record.result, record.termination, record.moves
@@ -212,10 +231,10 @@ def test_results_from_the_other_side_are_in_the_log_and_replay(ending: str, resu
     elif ending.startswith("this board accepted"):
         session.remote_request("draw", t)
         hands.press(Button.DRAW)
-        assert session.take_requests() == ["accept"]
+        assert hands.take_requests() == ["accept"]
     elif ending.startswith("the host accepted"):
         hands.press(Button.DRAW)
-        assert session.take_requests() == ["draw"] and not session.is_over()
+        assert hands.take_requests() == ["draw"] and not session.is_over()
         session.remote_end("1/2-1/2", "draw agreed", hands.later(2.0))
     elif ending.startswith("a takeback"):
         session.remote_takeback(2, t)  # g1f3 and b8c6 are gone (their pieces not yet put back)
@@ -225,7 +244,7 @@ def test_results_from_the_other_side_are_in_the_log_and_replay(ending: str, resu
     if ending.startswith("a takeback"):
         session.remote_end("0-1", "white resigned", hands.later(1.0))
     assert (session.record.result, session.record.termination) == (result, termination)
-    assert _replayed(session) == (result, termination, session.record.moves)
+    assert _replayed(session, hands) == (result, termination, session.record.moves)
 
 
 def test_a_new_game_is_refused_during_the_game_and_a_rematch_offer_after_it() -> None:
@@ -235,25 +254,25 @@ def test_a_new_game_is_refused_during_the_game_and_a_rematch_offer_after_it() ->
     game = session.record.id
     hands.press(Button.NEW_GAME)  # mid-game: refused, the game goes on
     assert "cannot start during a network game" in str(session.warning)
-    assert session.record.id == game and session.record.moves == ["e2e4"] and session.take_requests() == []
+    assert session.record.id == game and session.record.moves == ["e2e4"] and hands.take_requests() == []
     hands.move("e7e5")
     assert session.record.moves == ["e2e4", "e7e5"]
     session.remote_end("0-1", "white resigned", hands.later(1.0))
     hands.press(Button.NEW_GAME)  # after the result: a rematch offered, nothing started here
-    assert session.take_requests() == ["rematch"] and session.record.id == game
+    assert hands.take_requests() == ["rematch"] and session.record.id == game
     assert "rematch offered" in str(session.warning)
     hands.press(Button.NEW_GAME)  # asked again: not sent twice
-    assert session.take_requests() == []
+    assert hands.take_requests() == []
     # The pieces set up for the start: the same offer, no local game.
     for uci in ("e5e7", "e4e2"):
         hands.move(uci)
-    assert session.record.id == game and session.record.result == "0-1" and session.take_requests() == []
+    assert session.record.id == game and session.record.result == "0-1" and hands.take_requests() == []
     # The other side's offer is accepted by this board's new-game; the host then starts it.
     session.rematch_offered = False
     session.remote_request("rematch", hands.later(1.0))
     assert "offers a rematch" in str(session.warning)
     hands.press(Button.NEW_GAME)
-    assert session.take_requests() == ["accept"] and session.record.id == game
+    assert hands.take_requests() == ["accept"] and session.record.id == game
     session.start_rematch(hands.later(1.0), color="white", white="Guest", black="Host")
     assert session.record.id != game and session.record.human == "white" and session.record.moves == []
     assert (session.record.white, session.record.black) == ("Guest", "Host") and not session.is_over()
@@ -273,4 +292,4 @@ def test_a_mate_made_by_hand_replays_whatever_the_rounding_of_times(placed: floa
     session.feed(SquareChanged(placed, chess.H4, True))
     session.tick(placed + session.settings.settle + 0.002)  # the settle timer's tick
     assert (session.record.result, session.record.termination) == ("0-1", "checkmate")
-    assert _replayed(session) == ("0-1", "checkmate", ["f2f3", "e7e5", "g2g4", "d8h4"])
+    assert _replayed(session, hands) == ("0-1", "checkmate", ["f2f3", "e7e5", "g2g4", "d8h4"])

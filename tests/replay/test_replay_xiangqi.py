@@ -8,36 +8,41 @@ import random
 
 import pytest
 
-from boardctl.events import SquareChanged, format_event
+from boardctl.events import Event, SquareChanged, format_event
 from boardctl.gestures import Hand, events_for_game, random_game
 from boardctl.replay import read_events, replay
-from boardctl.session import Session, Settings
+from boardctl.session import Effects, Session, Settings
 from boardctl.storage import EventLog
 from boardctl.variants import get_variant
 
 XQ = get_variant("xiangqi")
 
 
-def _log_text(session: Session) -> str:
-    return "".join(format_event(event, XQ.geometry) + "\n" for _, event in session.take_log())
+def _log_text(log: list[Event]) -> str:
+    return "".join(format_event(event, XQ.geometry) + "\n" for event in log)
 
 
-def _record_session(seed: int, *, policy: str = "strict") -> Session:
+def _logged(answers: list[Effects]) -> list[Event]:
+    """The game log the session's answers wrote, in order."""
+    return [event for answer in answers for _, event in answer.log]
+
+
+def _record_session(seed: int, *, policy: str = "strict") -> tuple[Session, list[Event]]:
     rng = random.Random(seed)
     moves = random_game(rng, max_plies=rng.randint(4, 60), variant=XQ)
     session = Session(Settings(mode="record", orientation="normal", variant="xiangqi", policy=policy))
+    answers = []
     for event in events_for_game(moves, Hand(rng), variant=XQ):
-        session.tick(event.t)
-        session.feed(event)
-    session.tick(session.t + 60.0)
+        answers += [session.tick(event.t), session.feed(event)]
+    answers.append(session.tick(session.t + 60.0))
     assert session.record.moves == [m.uci() for m in moves]
-    return session
+    return session, _logged(answers)
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_a_recorded_xiangqi_game_replays_exactly(seed: int) -> None:
-    session = _record_session(seed, policy="casual" if seed % 2 else "strict")
-    text = _log_text(session)
+    session, log = _record_session(seed, policy="casual" if seed % 2 else "strict")
+    text = _log_text(log)
     names = [json.loads(line)["square"] for line in text.splitlines() if '"square"' in line]
     assert names and all(XQ.geometry.is_name(name) for name in names)  # xiangqi point names in the log
     games, warnings = replay(read_events(io.StringIO(text), name="log"))
@@ -66,16 +71,16 @@ def test_perpetual_check_is_ruled_on_replay_too() -> None:
     moves = ["b8b7", "e7e8", "b7b8", "e8e7", "b8b7", "e7e8", "b7b8", "e8e7"]
     session = Session(Settings(mode="record", orientation="normal", variant="xiangqi"), fen=fen)
     t = 1.0
-    session.tick(t)
+    answers = [session.tick(t)]
     for uci in moves:
         move = session.board.parse_uci(uci)
         for square, occupied in ((move.from_square, False), (move.to_square, True)):
             t += 0.3
-            session.feed(SquareChanged(t, square, occupied))
+            answers.append(session.feed(SquareChanged(t, square, occupied)))
         t += 1.0
-        session.tick(t)
+        answers.append(session.tick(t))
     assert (session.record.result, session.record.termination) == ("0-1", "perpetual check (长将判负)")
-    games, _ = replay(read_events(io.StringIO(_log_text(session)), name="log"))
+    games, _ = replay(read_events(io.StringIO(_log_text(_logged(answers))), name="log"))
     assert (games[-1].record.result, games[-1].record.termination) == ("0-1", "perpetual check (长将判负)")
     assert '[Result "0-1"]' in str(games[-1].to_pgn())
 
@@ -83,10 +88,10 @@ def test_perpetual_check_is_ruled_on_replay_too() -> None:
 def test_the_event_log_writes_xiangqi_names_after_its_header(tmp_path: object) -> None:
     from pathlib import Path
 
-    session = _record_session(3)
+    session, logged = _record_session(3)
     path = Path(str(tmp_path)) / "g.jsonl"
     log = EventLog(path)
-    log.extend([event for _, event in session.take_log()])
+    log.extend(logged)
     log.close()
     games, _ = replay(read_events(path.read_text(encoding="utf-8").splitlines(keepends=True), name=str(path)))
     assert games[-1].record.moves == session.record.moves

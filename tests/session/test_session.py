@@ -174,9 +174,10 @@ def test_resign_against_the_engine_and_new_game_with_other_settings() -> None:
     hands.press(Button.RESIGN)
     assert session.record.result == "0-1" and session.record.termination == "white resigned"
     old = session.record
-    session.new_game(hands.t + 1, settings=Settings(mode="play", color="black", level="practice2"))
+    effects = session.new_game(hands.t + 1, settings=Settings(mode="play", color="black", level="practice2"))
     assert session.record is not old and session.record.human == "black" and session.record.level == "practice2"
-    assert session.take_finished() == []  # the old game was finished, already saved as such
+    assert effects.finished == ()  # the old game was finished, already saved as such
+    assert effects.record is session.record  # the new one is to save
     # The board still shows the old game: the tracker waits for the start position.
     assert not session.tracker.is_matching()
 

@@ -425,9 +425,9 @@ def test_daemon_retries_on_a_timer_and_says_so_at_close_if_still_failing(
 ) -> None:
     import asyncio
 
-    from boardctl import daemon as daemon_mod
+    from boardctl import saving
 
-    monkeypatch.setattr(daemon_mod, "STORAGE_RETRY_INTERVAL", 0.05)
+    monkeypatch.setattr(saving, "STORAGE_RETRY_INTERVAL", 0.05)
     games = tmp_path / "games"
     games.mkdir()
     disk = Disk(monkeypatch, games, errno.ENOSPC)
