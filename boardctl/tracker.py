@@ -86,8 +86,8 @@ logger = logging.getLogger(__name__)
 
 CHESS = get_variant("chess")
 
-#: Before a lift: its sequence number, the last change, whether that was judged, and the timers.
-_BeforeLift = tuple[int, float, bool, float | None, bool, float | None]
+#: Before a lift: the last change, whether that was judged, and the timers.
+_BeforeLift = tuple[float, bool, float | None, bool, float | None]
 
 #: Occupancy of the standard chess start position.
 START_OCCUPANCY = CHESS.board().occupied
@@ -145,7 +145,7 @@ class Tracker:
         #: Changes younger than the brush time, whose decisions wait until they outlive it.
         self._pending: deque[Change] = deque()
         self._seq = 0  # square events seen
-        #: Each square's last lift: its sequence number and the timers just before it (see _unbrush).
+        #: The timers just before each square's last lift (see _unbrush).
         self._before_lift: dict[Square, _BeforeLift] = {}
         if readings.occ != board.occupied:
             self._restoration.restore = Code.MISMATCH  # resuming onto a board that does not match yet
@@ -306,7 +306,7 @@ class Tracker:
         restoration = self._restoration
         if not ev.occupied:  # the timers before a lift: a brush puts them back (_unbrush)
             self._before_lift[ev.square] = (
-                self._seq, readings.last_change, readings.settled_done, restoration.mismatch_at,
+                readings.last_change, readings.settled_done, restoration.mismatch_at,
                 restoration.mismatch_shown, restoration.capture_at,
             )
         readings.last_change = ev.t
@@ -317,10 +317,11 @@ class Tracker:
         window = self._promotions.window
         if window is not None and ev.square == window.move.to_square:
             self._promotions.on_square(ev.t, ev.occupied)
-        prev = readings.cancel_brush(ev.t, ev.square, self._brush)
-        if prev is not None:
+        cancelled = readings.cancel_brush(ev.t, ev.square, self._brush)
+        if cancelled is not None:
+            prev, index = cancelled
             if ev.occupied and not prev.occupied:
-                self._unbrush(prev, out)
+                self._unbrush(prev, index, out)
                 readings.blinks.append(prev)  # an occupied square blinked: maybe a victim pushed off
             return
         change = readings.append(ev.t, ev.square, ev.occupied)
@@ -336,42 +337,39 @@ class Tracker:
             if (ev.occupied or theirs & bit) and theirs & ~readings.occ:
                 self._pending.append(change)
 
-    def _unbrush(self, lift: Change, out: list[Output]) -> None:
-        """A piece brushed (off and back within the brush time): no change at all, so the settle
-        time and the delays run on as if it never was (a brush then cannot keep a promotion or a
-        pushed-off capture from being judged).
+    def _unbrush(self, lift: Change, index: int, out: list[Output]) -> None:
+        """A piece brushed (off and back within the brush time; the lift stood at ``index`` in the
+        log): no change at all, so the settle time and the delays run on as if it never was (a
+        brush then cannot keep a promotion or a pushed-off capture from being judged).
 
-        Other changes may have come while it was off (another brush, the mover's hand on the
-        promotion square). If the board had settled before the first of them, but for the brush,
-        it is judged as of then with them taken off, and they are put back after: a brush must
-        not turn the swap of a promoted piece into the opponent taking it."""
+        Other changes may have come while it was off (the mover's hand on the promotion square, the
+        reply's first lift). If the board would have settled before the first of them but for the
+        brush, it is judged as of then with them taken off, and they are put back after: a brush
+        must not turn the swap of a promoted piece into the opponent taking it."""
         before = self._before_lift.pop(lift.square, None)
         if before is None:
             return
-        seq, last_change, settled, mismatch_at, mismatch_shown, capture_at = before
+        last_change, settled, mismatch_at, mismatch_shown, capture_at = before
         readings, restoration = self._readings, self._restoration
-        if seq == self._seq - 1:  # the usual case: nothing between the lift and the put-back
-            readings.last_change = last_change
+        log = readings.log
+        # The last change before the lift that stands: the time saved may be another brush's,
+        # cancelled since (brushes that overlap), which must not hold the settle time back either.
+        real = log[index - 1].t if index else last_change
+        judged = settled and last_change == real
+        later = log[index:]  # the changes since the lift that still stand (not brushes)
+        if not later:  # the usual case: nothing between the lift and the put-back, or only brushes
+            readings.last_change = real
             restoration.mismatch_at, restoration.mismatch_shown, restoration.capture_at = (
                 mismatch_at, mismatch_shown, capture_at
             )
             # Judged again as of then, now with the blink it left, unless the board matched.
-            readings.settled_done = settled and readings.occ == self._game.board.occupied
+            readings.settled_done = judged and readings.occ == self._game.board.occupied
             return
-        log = readings.log
-        cut = len(log)
-        while cut and log[cut - 1].t >= lift.t:
-            cut -= 1  # the changes since the lift that still stand (brushes among them are gone)
-        later = log[cut:]
-        if not later:
-            readings.last_change = last_change  # only brushes came between: as in the usual case
-            readings.settled_done = settled and readings.occ == self._game.board.occupied
-            return
-        readings.last_change = max(last_change, later[-1].t)
-        due = last_change + self._settle
-        if settled or due > later[0].t:
+        readings.last_change = later[-1].t
+        due = real + self._settle
+        if judged or due > later[0].t:
             return  # the board was judged already, or had not settled before the next change
-        self._as_of(cut, out, lambda: self._settled_at(last_change, due, out))
+        self._as_of(index, out, lambda: self._settled_at(real, due, out))
 
     def _settled_at(self, last_change: float, due: float, out: list[Output]) -> None:
         readings = self._readings
