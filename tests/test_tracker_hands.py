@@ -9,7 +9,8 @@ The property tests make whole games with the human-like hands of :mod:`boardctl.
 brushes at random moments: before a move, while a piece is in the air, just after it lands (within
 the settle time) and while the reply begins. The one exclusion is documented in docs/events.md: a
 brush of a piece that the piece in the air could capture, that piece then held for longer than the
-settle time, reads as that capture pushed off (the switches cannot tell the two apart).
+settle time, reads as that capture pushed off (the switches cannot tell the two apart). Castling's
+rook, lifted first under ``casual``, is such a piece too.
 """
 
 from __future__ import annotations
@@ -49,12 +50,14 @@ InAir = tuple[float, float, frozenset[int]]
 
 
 def _in_air(board: GameBoard, move: Move, events: list[Event]) -> InAir | None:
-    lift = next((e.t for e in events if isinstance(e, SquareChanged) and e.square == move.from_square and not e.occupied), None)
+    # The pieces the move lifts: its own, and castling's rook too (casual may lift the rook first).
+    own = board.move_mask(move) & board.occupied_by(board.turn)
+    lift = next((e.t for e in events if isinstance(e, SquareChanged) and own >> e.square & 1 and not e.occupied), None)
     if lift is None:
         return None
     landing = board.landing_square(move)
     landed = next((e.t for e in reversed(events) if isinstance(e, SquareChanged) and e.square == landing and e.occupied), events[-1].t)
-    takes = frozenset(m.to_square for m in board.generate_legal_moves(1 << move.from_square, board.occupied_by(not board.turn)))
+    takes = frozenset(m.to_square for m in board.generate_legal_moves(own, board.occupied_by(not board.turn)))
     return lift, landed + DEFAULT_TIMING.settle, takes
 
 
