@@ -144,7 +144,6 @@ class Tracker:
         self._now = 0.0
         #: Changes younger than the brush time, whose decisions wait until they outlive it.
         self._pending: deque[Change] = deque()
-        self._seq = 0  # square events seen
         #: The timers just before each square's last lift (see _unbrush).
         self._before_lift: dict[Square, _BeforeLift] = {}
         if readings.occ != board.occupied:
@@ -302,7 +301,6 @@ class Tracker:
             logger.debug("ignoring repeated %s at %s", "place" if ev.occupied else "lift", ev.t)
             return
         readings.occ ^= bit
-        self._seq += 1
         restoration = self._restoration
         if not ev.occupied:  # the timers before a lift: a brush puts them back (_unbrush)
             self._before_lift[ev.square] = (
@@ -346,32 +344,32 @@ class Tracker:
         reply's first lift). If the board would have settled before the first of them but for the
         brush, it is judged as of then with them taken off, and they are put back after: a brush
         must not turn the swap of a promoted piece into the opponent taking it."""
-        before = self._before_lift.pop(lift.square, None)
+        saved = self._before_lift
+        before = saved.pop(lift.square, None)
         if before is None:
             return
+        for square, other in saved.items():
+            if other[0] == lift.t:  # lifted while this lift was the last change (brushes that overlap)
+                saved[square] = before
         last_change, settled, mismatch_at, mismatch_shown, capture_at = before
         readings, restoration = self._readings, self._restoration
-        log = readings.log
-        # The last change before the lift that stands: the time saved may be another brush's,
-        # cancelled since (brushes that overlap), which must not hold the settle time back either.
-        real = log[index - 1].t if index else last_change
-        judged = settled and last_change == real
-        later = log[index:]  # the changes since the lift that still stand (not brushes)
+        later = readings.log[index:]  # the changes since the lift that still stand (not brushes)
         if not later:  # the usual case: nothing between the lift and the put-back, or only brushes
-            readings.last_change = real
+            readings.last_change = last_change
             restoration.mismatch_at, restoration.mismatch_shown, restoration.capture_at = (
                 mismatch_at, mismatch_shown, capture_at
             )
             # Judged again as of then, now with the blink it left, unless the board matched.
-            readings.settled_done = judged and readings.occ == self._game.board.occupied
+            readings.settled_done = settled and readings.occ == self._game.board.occupied
             return
-        readings.last_change = later[-1].t
-        due = real + self._settle
-        if judged or due > later[0].t:
+        readings.last_change = max(last_change, later[-1].t)
+        due = last_change + self._settle
+        if settled or due > later[0].t:
             return  # the board was judged already, or had not settled before the next change
-        self._as_of(index, out, lambda: self._settled_at(real, due, out))
+        self._as_of(index, out, lambda: self._settled_at(last_change, due, out))
 
     def _settled_at(self, last_change: float, due: float, out: list[Output]) -> None:
+        """The board settled at ``due`` after the change at ``last_change``: judge it then."""
         readings = self._readings
         readings.last_change = last_change
         readings.settled_done = True
@@ -447,6 +445,7 @@ class Tracker:
         self._as_of(cut, out, lambda: self._decide_fired(change, window is not None, out))
 
     def _decide_fired(self, change: Change, promoting: bool, out: list[Output]) -> None:
+        """What ``change`` decides as of when it came: it closes the promotion, or starts the reply."""
         if promoting:
             self._promotions.interrupted(out)
             if self._promotions.window is None:
