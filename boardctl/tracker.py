@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Callable
 
 from boardctl.core.geometry import Square
 from boardctl.core.rules import Color, GameBoard, Move, Variant
@@ -84,6 +85,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 CHESS = get_variant("chess")
+
+#: Before a lift: the last change, whether that was judged, and the timers.
+_BeforeLift = tuple[float, bool, float | None, bool, float | None]
 
 #: Occupancy of the standard chess start position.
 START_OCCUPANCY = CHESS.board().occupied
@@ -140,11 +144,8 @@ class Tracker:
         self._now = 0.0
         #: Changes younger than the brush time, whose decisions wait until they outlive it.
         self._pending: deque[Change] = deque()
-        self._seq = 0  # square events seen
-        #: The sequence number of the last lift and the timers just before it (see _unbrush).
-        self._before_lift: tuple[int, float, bool, float | None, bool, float | None] = (
-            -1, 0.0, True, None, False, None
-        )
+        #: The timers just before each square's last lift (see _unbrush).
+        self._before_lift: dict[Square, _BeforeLift] = {}
         if readings.occ != board.occupied:
             self._restoration.restore = Code.MISMATCH  # resuming onto a board that does not match yet
 
@@ -300,11 +301,10 @@ class Tracker:
             logger.debug("ignoring repeated %s at %s", "place" if ev.occupied else "lift", ev.t)
             return
         readings.occ ^= bit
-        self._seq += 1
         restoration = self._restoration
         if not ev.occupied:  # the timers before a lift: a brush puts them back (_unbrush)
-            self._before_lift = (
-                self._seq, readings.last_change, readings.settled_done, restoration.mismatch_at,
+            self._before_lift[ev.square] = (
+                readings.last_change, readings.settled_done, restoration.mismatch_at,
                 restoration.mismatch_shown, restoration.capture_at,
             )
         readings.last_change = ev.t
@@ -315,11 +315,12 @@ class Tracker:
         window = self._promotions.window
         if window is not None and ev.square == window.move.to_square:
             self._promotions.on_square(ev.t, ev.occupied)
-        prev = readings.cancel_brush(ev.t, ev.square, self._brush)
-        if prev is not None:
+        cancelled = readings.cancel_brush(ev.t, ev.square, self._brush)
+        if cancelled is not None:
+            prev, index = cancelled
             if ev.occupied and not prev.occupied:
+                self._unbrush(prev, index, out)
                 readings.blinks.append(prev)  # an occupied square blinked: maybe a victim pushed off
-                self._unbrush()
             return
         change = readings.append(ev.t, ev.square, ev.occupied)
         # What this change may decide at once (the other side's lift proving the move released,
@@ -334,19 +335,80 @@ class Tracker:
             if (ev.occupied or theirs & bit) and theirs & ~readings.occ:
                 self._pending.append(change)
 
-    def _unbrush(self) -> None:
-        """A piece brushed (off and back within the brush time, nothing else between): no change
-        at all, so the settle time and the delays run on as if it never was (a brush then cannot
-        keep a promotion or a pushed-off capture from being judged)."""
-        seq, last_change, settled, mismatch_at, mismatch_shown, capture_at = self._before_lift
-        if seq == self._seq - 1:
-            readings, restoration = self._readings, self._restoration
+    def _unbrush(self, lift: Change, index: int, out: list[Output]) -> None:
+        """A piece brushed (off and back within the brush time; the lift stood at ``index`` in the
+        log): no change at all, so the settle time and the delays run on as if it never was (a
+        brush then cannot keep a promotion or a pushed-off capture from being judged).
+
+        Other changes may have come while it was off (the mover's hand on the promotion square, the
+        reply's first lift). If the board would have settled before the first of them but for the
+        brush, it is judged as of then with them taken off, and they are put back after: a brush
+        must not turn the swap of a promoted piece into the opponent taking it."""
+        saved = self._before_lift
+        before = saved.pop(lift.square, None)
+        if before is None:
+            return
+        for square, other in saved.items():
+            if other[0] == lift.t:  # lifted while this lift was the last change (brushes that overlap)
+                saved[square] = before
+        last_change, settled, mismatch_at, mismatch_shown, capture_at = before
+        readings, restoration = self._readings, self._restoration
+        later = readings.log[index:]  # the changes since the lift that still stand (not brushes)
+        if not later:  # the usual case: nothing between the lift and the put-back, or only brushes
             readings.last_change = last_change
             restoration.mismatch_at, restoration.mismatch_shown, restoration.capture_at = (
                 mismatch_at, mismatch_shown, capture_at
             )
             # Judged again as of then, now with the blink it left, unless the board matched.
             readings.settled_done = settled and readings.occ == self._game.board.occupied
+            return
+        readings.last_change = max(last_change, later[-1].t)
+        due = last_change + self._settle
+        if settled or due > later[0].t:
+            return  # the board was judged already, or had not settled before the next change
+        self._as_of(index, out, lambda: self._settled_at(last_change, due, out))
+
+    def _settled_at(self, last_change: float, due: float, out: list[Output]) -> None:
+        """The board settled at ``due`` after the change at ``last_change``: judge it then."""
+        readings = self._readings
+        readings.last_change = last_change
+        readings.settled_done = True
+        self._judgement.evaluate(due, out)
+
+    def _as_of(self, cut: int, out: list[Output], decide: Callable[[], None]) -> None:
+        """Run ``decide`` on the board as it was before the log's changes from ``cut`` on: they
+        are taken off the board and out of the log, and put back after, into whatever position
+        ``decide`` left (a new one: they may decide in it what they could not before)."""
+        readings, game = self._readings, self._game
+        log = readings.log
+        later = log[cut:]
+        occ = readings.occ
+        for c in later:
+            occ ^= BIT[c.square]
+        now_occ, last_change = readings.occ, readings.last_change
+        board = game.board
+        position = (board, len(board.move_stack))
+        window = self._promotions.window
+        del log[cut:]
+        readings.reindex()
+        readings.occ = occ
+        decide()
+        readings.occ = now_occ
+        if not later:
+            return
+        readings.extend(later)
+        readings.last_change = max(last_change, readings.last_change)
+        readings.settled_done = False
+        self._restoration.stop_timers()
+        opened = self._promotions.window
+        if opened is not None and opened is not window:
+            for c in later:  # the hand on the promotion square: the swap (Promotions.on_square)
+                if c.square == opened.move.to_square:
+                    self._promotions.on_square(c.t, c.occupied)
+        if (game.board, len(game.board.move_stack)) != position:
+            # A new position: the changes since may decide in it what they could not before.
+            waiting = {id(c) for c in self._pending}
+            self._pending = deque(sorted([*self._pending, *(c for c in later if id(c) not in waiting)], key=lambda c: c.t))
 
     def _fire(self, change: Change, out: list[Output]) -> None:
         """Decide, as of ``change`` (now known not to be a brush), what it decided when it came:
@@ -373,35 +435,23 @@ class Tracker:
             cut = index  # the promotion closes before this change, which belongs to the next move
         else:
             cut = index + 1
-        later = log[cut:] if cut < len(log) else []
-        occ = readings.occ
-        for c in later:
-            occ ^= BIT[c.square]
         if window is None:
+            occ = readings.occ
+            for c in log[cut:]:
+                occ ^= BIT[c.square]
             theirs = board.occupied_co[not board.turn]
             if game.finished or not (change.occupied or theirs & BIT[change.square]) or not theirs & ~occ:
                 return  # neither the other side lifting nor a touchdown after its lift
-        now_occ, last_change = readings.occ, readings.last_change
-        position = (board, len(board.move_stack))
-        del log[cut:]
-        readings.reindex()
-        readings.occ = occ
-        if window is not None:
+        self._as_of(cut, out, lambda: self._decide_fired(change, window is not None, out))
+
+    def _decide_fired(self, change: Change, promoting: bool, out: list[Output]) -> None:
+        """What ``change`` decides as of when it came: it closes the promotion, or starts the reply."""
+        if promoting:
             self._promotions.interrupted(out)
             if self._promotions.window is None:
                 self._pending.appendleft(change)  # the same change may now start the reply
         else:
             self._captures.reply_started(change.t, out, hidden=False)  # the other side lifting, or a touchdown after it
-        readings.occ = now_occ
-        if later:
-            readings.extend(later)
-            readings.last_change = max(last_change, readings.last_change)
-            readings.settled_done = False
-            self._restoration.stop_timers()
-            if (game.board, len(game.board.move_stack)) != position:
-                # A new position: the changes since may decide in it what they could not before.
-                waiting = {id(c) for c in self._pending}
-                self._pending = deque(sorted([*self._pending, *(c for c in later if id(c) not in waiting)], key=lambda c: c.t))
 
     def _on_button(self, ev: ButtonPressed, out: list[Output]) -> None:
         button = ev.button

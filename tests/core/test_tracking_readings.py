@@ -14,11 +14,11 @@ def _log(changes: list[tuple[float, int, bool]]) -> Readings:
     """``changes`` recorded as the tracker records them: a brush cancels, a blink is kept."""
     readings = Readings(0, DEFAULT_TIMING)
     for t, square, occupied in changes:
-        prev = readings.cancel_brush(t, square, BRUSH)
-        if prev is None:
+        cancelled = readings.cancel_brush(t, square, BRUSH)
+        if cancelled is None:
             readings.append(t, square, occupied)
-        elif occupied and not prev.occupied:
-            readings.blinks.append(prev)
+        elif occupied and not cancelled[0].occupied:
+            readings.blinks.append(cancelled[0])
     return readings
 
 

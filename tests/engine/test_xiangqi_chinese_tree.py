@@ -6,7 +6,9 @@ takes an allowed perpetual (一将一闲) to draw and lets the other side's forb
 
 The tree leaves to the root guard (engine/xq_searcher.py) the cycles with a mate threat (杀: 长杀,
 一将一杀, 一杀一捉), a formal chase that would be mated (细则7), the defensive key point, and a chase
-of a protected piece that wins only through the exchange (a second attacker)."""
+of a protected piece that wins only through the exchange (a second attacker). Of the catalogue's
+cases only some with a mate threat are ruled otherwise by the tree: ``NOT_FOLLOWED`` lists each,
+and the root guard's ruling of each is checked; every other case must be ruled as the 棋例 does."""
 
 from __future__ import annotations
 
@@ -44,7 +46,9 @@ from engine.xq_position import (
     WIN,
     XiangqiError,
     XqBoard,
+    XqMove,
     move_name,
+    parse_move,
     tables,
     tables_with_rules,
 )
@@ -135,29 +139,126 @@ def chinese_verdict(fen: str, cycle: list[str], moves: list[str]) -> tuple[str, 
     return verdict, left_to_the_root(fen, cycle, ruling)
 
 
+#: The catalogue's cases (both colours) whose cycle the tree rules otherwise than the 棋例: the
+#: case's name, why the tree does not follow it (as :func:`left_to_the_root` names it), the 棋例's
+#: verdict and the tree's, for the side to move when the cycle starts. The root guard rules them
+#: at the move played (test_the_root_guard_gives_the_ruling_the_tree_does_not). Every other case,
+#: those :func:`left_to_the_root` names among them, the tree must rule as the 棋例 does: a case that
+#: starts agreeing, or a new disagreement, fails until this table says so.
+NOT_FOLLOWED: tuple[tuple[str, str, str, str], ...] = (
+    ('check and mate threat: 3k5/2P6/9/c8/1C7/9/9/4R4/5K3/9 e2h2 d9e9 h2e2 e9d9',
+     'a mate threat', 'loss', 'draw'),
+    ('check and mate threat: 9/3k5/4r4/9/9/7c1/8C/9/6p2/5K3 e7b7 f0e0 b7e7 e0f0',
+     'a mate threat', 'loss', 'draw'),
+    ('check and mate threat: 8R/1c7/5k3/9/9/9/9/7r1/9/1N1K5 i9f9 b8f8 f9i9 f8b8',
+     'a mate threat', 'loss', 'draw'),
+    ('check and mate threat: 5k1n1/9/1R7/9/9/9/9/3K5/7C1/r8 a0d0 h1d1 d0a0 d1h1',
+     'a mate threat', 'loss', 'draw'),
+    ('check and mate threat: 9/4k4/9/9/9/9/6R2/4nK3/7N1/9 g3e3 e8d8 e3g3 d8e8',
+     'a mate threat', 'loss', 'draw'),
+    ('check and mate threat: 9/1n7/3kN4/2r6/9/9/9/9/4K4/9 c6e6 e1f1 e6c6 f1e1',
+     'a mate threat', 'loss', 'draw'),
+    ('check and mate threat: 9/7c1/3k2c1R/9/9/9/9/9/4K4/9 i7i6 g7g2 i6i7 g2g7',
+     'a mate threat', 'loss', 'draw'),
+    ('check and mate threat: 9/4k4/9/9/9/9/9/r1C2K3/1C7/9 a2a3 c2c7 a3a2 c7c2',
+     'a mate threat', 'loss', 'draw'),
+    ('check and mate threat: 9/9/4k4/9/9/9/9/5C3/3K3r1/9 d1d2 h1h5 d2d1 h5h1',
+     'a mate threat', 'win', 'draw'),
+    ('check and mate threat: 9/1R3k3/3c5/9/9/9/9/4K4/9/9 f8f7 b8b4 f7f8 b4b8',
+     'a mate threat', 'win', 'draw'),
+    ('check and mate threat: 9/9/4k4/9/4N4/P8/9/4r4/1p3Kr2/9 f1f0 g1g8 f0f1 g8g1',
+     'a mate threat', 'win', 'draw'),
+    ('check and mate threat: 9/2Rk3P1/4R4/9/8p/4n4/9/4K4/9/9 d8d9 c8c1 d9d8 c1c8',
+     'a mate threat', 'win', 'draw'),
+    ('perpetual mate threat: 9/3k5/4R4/9/7cR/9/9/5K3/9/1r7 i5i3 h5d5 i3i5 d5h5',
+     'a mate threat', 'loss', 'draw'),
+    ('perpetual mate threat: 7R1/9/3k5/9/9/rC7/9/4r4/5K3/9 a4a6 b4f4 a6a4 f4b4',
+     'a mate threat', 'loss', 'draw'),
+    ('perpetual mate threat: 5a3/9/4kc3/9/9/9/3Nr4/4p4/9/4K4 e0d0 f7f0 d0e0 f0f7',
+     'a mate threat', 'win', 'draw'),
+    ('perpetual mate threat: 4k4/9/4P4/4Rn3/9/9/9/3CK4/9/3A5 e9f9 d2d9 f9e9 d9d2',
+     'a mate threat', 'win', 'draw'),
+    ('mate threat and chase: 9/7N1/4k4/8r/9/9/9/3K5/9/9 d2d1 i6i8 d1d2 i8i6',
+     'a mate threat', 'win', 'draw'),
+    ('mate threat and chase: 9/9/5k3/9/9/9/R8/4K4/1n7/9 f7f8 a3a1 f8f7 a1a3',
+     'a mate threat', 'win', 'draw'),
+    ('mate threat and chase: 4C4/3r3c1/4k4/9/9/9/9/9/N8/5K1c1 e9f9 d8d9 f9e9 d9d8',
+     'a mate threat', 'win', 'draw'),
+    ('mate threat and chase: 1C1k5/8n/9/9/9/9/9/4K4/1C3R3/4c4 e0d0 f1f0 d0e0 f0f1',
+     'a mate threat', 'win', 'draw'),
+    ('mate threat and chase: 5k3/9/9/9/3r2R2/2p6/9/4K4/1R2n4/1C7 b1b5 d5d3 b5b1 d3d5',
+     'a mate threat', 'loss', 'draw'),
+    ('mate threat and chase: 7c1/4N2r1/4k4/9/6P2/2r2R3/9/9/9/3K5 h8h4 f4f6 h4h8 f6f4',
+     'a mate threat', 'loss', 'draw'),
+    ('both forbidden: 3k5/9/9/9/9/9/9/7rR/9/4K4 i2i7 h2h7 i7i2 h7h2',
+     'a mate threat', 'draw', 'win'),
+    ('both forbidden: 4k4/9/rR7/9/9/9/9/9/9/5K3 a7a2 b7b2 a2a7 b2b7',
+     'a mate threat', 'draw', 'win'),
+    ('both forbidden: 1r7/4k4/9/6R2/9/9/9/7p1/9/3K5 g6g9 b9b6 g9g6 b6b9',
+     'a mate threat', 'draw', 'loss'),
+    ('both forbidden: 5k3/9/1P7/9/9/9/2r6/9/4K4/7R1 c3c0 h0h3 c0c3 h3h0',
+     'a mate threat', 'draw', 'loss'),
+    ('mate threat and chase: 9/4k4/9/9/9/9/9/2R4r1/5K3/9 c2c6 h2h9 c6c2 h9h2',
+     'a mate threat', 'win', 'draw'),
+    ('mate threat and chase: 9/3k5/1R4r2/9/9/9/9/9/4K4/9 g7g3 b7b0 g3g7 b0b7',
+     'a mate threat', 'win', 'draw'),
+    ('mate threat and chase: 1Rck5/9/5r3/9/9/9/9/4K4/4p4/9 b9b2 f7f4 b2b9 f4f7',
+     'a mate threat', 'loss', 'draw'),
+    ('mate threat and chase: 9/4P4/4k4/9/9/9/9/3R5/9/5KCr1 h0h7 d2d5 h7h0 d5d2',
+     'a mate threat', 'loss', 'draw'),
+)
+NOT_FOLLOWED_BY_NAME = {name: (why, ruled, tree) for name, why, ruled, tree in NOT_FOLLOWED}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.rule}-{c.fen.split()[1]}-{i}" for i, c in enumerate(CASES)])
 def test_the_tree_rules_the_catalogue_as_the_game_does(case: Case) -> None:
     moves = list(case.moves)
     expected, left = chinese_verdict(case.fen, moves, moves)
-    if left is not None:
-        pytest.skip(f"left to the root guard: {left}")
-    assert in_tree(CHINESE_TB, case.fen, moves) == expected
+    got = in_tree(CHINESE_TB, case.fen, moves)
+    if case.name not in NOT_FOLLOWED_BY_NAME:
+        assert got == expected, f"the tree rules {got}, the 棋例 {expected} ({left or 'followed'}): list it in NOT_FOLLOWED?"
+        return
+    why, ruled, tree = NOT_FOLLOWED_BY_NAME[case.name]
+    assert left == why  # a gap the tree is known to have, not a new one
+    assert (expected, got) == (ruled, tree), "listed in NOT_FOLLOWED, but ruled otherwise now"
+
+
+def test_the_table_of_cases_not_followed_names_catalogue_cases_once() -> None:
+    names = [name for name, *_ in NOT_FOLLOWED]
+    assert len(set(names)) == len(names)
+    assert set(names) <= {c.name for c in CASES}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.name in NOT_FOLLOWED_BY_NAME], ids=lambda c: c.name)
+def test_the_root_guard_gives_the_ruling_the_tree_does_not(searcher: XqSearcher, case: Case) -> None:
+    """The engine's root check of the move it plays (``XqSearcher._vary``, under the Chinese rules)
+    replaces a move that completes the cycle again exactly when the 棋例 makes its mover the loser:
+    the second mover closing the first round, the first mover repeating it, and the second mover
+    closing the second round."""
+    moves = list(case.moves)
+    ruling = rule_cycle(XiangqiBoard(case.fen), moves)
+    searcher.rules = "chinese"
+    for played, move in ((moves[:3], moves[3]), (moves, moves[0]), (moves + moves[:3], moves[3])):
+        board = XqBoard.from_moves(case.fen, played)
+        loses = ruling.loser is not None and ruling.loser == (board.turn == 0)
+        varied = searcher._vary(board, Result(XqMove(parse_move(move)), None, None))
+        assert varied.best is not None
+        assert (varied.best.uci() != move) == loses, (played, move, ruling.words)
 
 
 def test_the_tree_follows_most_of_the_catalogue_and_differs_from_the_asian_rules() -> None:
     followed = differs = 0
-    left: set[str] = set()  # the rules of the cases left to the root guard
     for case in CASES:
-        moves = list(case.moves)
-        expected, why = chinese_verdict(case.fen, moves, moves)
-        if why is not None:
-            left.add(case.rule)
+        if case.name in NOT_FOLLOWED_BY_NAME:
             continue
+        moves = list(case.moves)
+        expected, _ = chinese_verdict(case.fen, moves, moves)
         followed += 1
         differs += in_tree(ASIAN_TB, case.fen, moves) != expected
     assert followed >= 130, followed
     # 一将一捉, both sides forbidden, a chase that offers an exchange: the Asian rules rule otherwise
     assert differs >= 20, differs
+    left = {case.rule for case in CASES if case.name in NOT_FOLLOWED_BY_NAME}  # the rules of the cases not followed
     assert left.isdisjoint({"check and chase", "mutual attack", "pawn's attack", "exchange offer",
                             "protected piece", "unequal value", "both allowed"}), left
 

@@ -62,8 +62,9 @@ class Readings:
         self.last_change = t
         self.settled_done = False
 
-    def cancel_brush(self, t: float, square: Square, brush: float) -> Change | None:
-        """The change on ``square`` that one at ``t`` cancels as a brush (taken out of the log), or None."""
+    def cancel_brush(self, t: float, square: Square, brush: float) -> tuple[Change, int] | None:
+        """The change on ``square`` that one at ``t`` cancels as a brush (taken out of the log) and
+        where it stood in the log (the changes from there on came after it), or None."""
         log = self.log
         for i in range(len(log) - 1, -1, -1):
             prev = log[i]
@@ -71,7 +72,7 @@ class Readings:
                 if t - prev.t <= brush:
                     del log[i]  # a brush, or a slid piece passing over
                     self.reindex()
-                    return prev
+                    return prev, i
                 return None
         return None
 
