@@ -53,7 +53,7 @@ def start_guided(daemon: Daemon, action: LessonAction | StepAction) -> None:
 
 
 def _lesson_guide(daemon: Daemon, action: LessonAction) -> Any:
-    from boardctl.learn import progress_path
+    from boardctl.commands.learn import progress_path
     from boardctl.learning.guided import LessonGuide
     from boardctl.learning.lessons import LessonError, LessonState, Mode
     from boardctl.learning.progress import ProgressStore
