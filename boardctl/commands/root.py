@@ -285,6 +285,8 @@ async def _local_faces(daemon: Daemon, run: Run, app_link: Any) -> None:
 
 async def _run_board(daemon: Daemon, web: Any, run: Run, *, local: bool) -> None:
     """The board's own events until stopped, with the sim's face in this terminal when wanted."""
+    from boardctl.commands.games import resume_notice
+
     options, session = run.options, daemon.session
     view = _terminal_view(daemon, run.cfg) if run.view_wanted else None
     notes: list[str] = []
@@ -406,12 +408,6 @@ def open_session(options: Options, store: GameStore, *, engine_name: str, announ
     if options.note:  # boardctl games open: where the position came from
         session.warning = options.note
     return session
-
-
-def resume_notice(record: GameRecord, *, command: str) -> str:
-    from boardctl.commands.games import resume_notice as notice
-
-    return notice(record, command=command)
 
 
 def _preload_web(cfg: Config) -> None:
