@@ -79,7 +79,7 @@ class NewGameAction:
 @dataclass(frozen=True, slots=True)
 class LessonAction:
     """Start an opening lesson on the board (as ``boardctl learn``): the lesson's ``name``, the
-    user's ``color``, a quiz or not (boardctl.guided_actions)."""
+    user's ``color``, a quiz or not (boardctl.commands.guided)."""
 
     name: str
     color: str

@@ -1,4 +1,5 @@
-"""The ``boardctl`` command: one sub-command per module, each exposing ``add_parser`` and ``run``.
+"""The ``boardctl`` command: one sub-command per module of :mod:`boardctl.commands`, each exposing
+``add_parser`` and ``run``.
 
 Exit status: 0 done, 1 the hardware is not there (no serial device, no GPIO), 2 a usage or
 settings error, 130 interrupted before the game started.
@@ -17,23 +18,12 @@ from typing import Any
 from boardctl import __version__
 from boardctl.errors import BoardctlError, HardwareError
 
-#: sub-command name -> module defining ``add_parser(subparsers)`` and ``run(args) -> int``.
-COMMANDS: dict[str, str] = {
-    "replay": "boardctl.replay_command",
-    "pin": "boardctl.web.pin",
-    "play": "boardctl.play",
-    "record": "boardctl.record",
-    "demo": "boardctl.demo",
-    "games": "boardctl.games",
-    "selftest": "boardctl.selftest",
-    "tournament": "boardctl.tournament_cmd",
-    "host": "boardctl.network.host_command",
-    "join": "boardctl.network.join_command",
-    "online": "boardctl.online.command",
-    "learn": "boardctl.learn",
-    "link": "boardctl.chesslink.command",
-    "relay": "boardctl.broadcast.relay_command",
-}
+#: The sub-commands, in the order ``--help`` lists them; each is ``boardctl.commands.NAME``, a
+#: module defining ``add_parser(subparsers)`` and ``run(args) -> int``.
+COMMANDS: dict[str, str] = {name: f"boardctl.commands.{name}" for name in (
+    "replay", "pin", "play", "record", "demo", "games", "selftest", "tournament", "host", "join", "online",
+    "learn", "link", "relay",
+)}
 
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
 

@@ -246,7 +246,7 @@ GROUPS = ("board", "engine", "game", "files and web")
 class Key:
     """One setting: its TOML name, check, default, and its command-line flag.
 
-    The CLI's options are made from this table (``boardctl.launch.add_arguments``): the flag's
+    The CLI's options are made from this table (``boardctl.commands.options.add_arguments``): the flag's
     type follows the default (a boolean is ``--x/--no-x``, or ``--no-x`` alone when ``flag``
     says so), its choices the check's, its sentence ``flag_help`` or ``help``, its default
     ``shown_default`` or the value."""

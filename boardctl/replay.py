@@ -1,6 +1,6 @@
 """An event log judged again: the events go through the very :class:`~boardctl.session.Session`
 the daemon runs, so a saved ``<id>.jsonl`` gives back the saved game (``boardctl replay``,
-boardctl/replay_command.py) and a damaged state file is rebuilt from its log (boardctl.storage).
+boardctl/commands/replay.py) and a damaged state file is rebuilt from its log (boardctl.storage).
 A log the daemon wrote starts with a header line (settings, start position, clock;
 docs/events.md) and holds the engine's replies; a hand-made log without one is judged with the
 policy, variant and start position given.

@@ -19,7 +19,6 @@ pure like the session (boardctl.guide).
 
 from __future__ import annotations
 
-import argparse
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,6 @@ from boardctl.guide import legal, move_leds, wrong_leds
 
 if TYPE_CHECKING:
     from boardctl.session import Session
-    from boardctl.storage import GameStore
 
 log = logging.getLogger(__name__)
 
@@ -95,27 +93,6 @@ def read_game_data(data: bytes, *, source: str, name: str, variant_name: str | N
         raise GameFileError(f"{source}: the game has no moves to step through")
     headers = {k: v for k, v in game.headers.items() if k in SHOWN_TAGS and v not in ("", "?")}
     return ReplayGame(variant.name, game.fen, tuple(game.moves), headers, source=name, comments=dict(game.comments))
-
-
-def game_from_store(store: GameStore, name: str) -> ReplayGame:
-    """A saved game by id, unique id prefix or ``last``."""
-    from boardctl.games import _find
-
-    record = _find(store, name)
-    if not record.moves:
-        raise GameFileError(f"game {record.id} has no moves to step through")
-    headers = {"White": record.white, "Black": record.black, "Result": record.result,
-               "Date": record.started[:10]}
-    return ReplayGame(record.variant, record.fen, tuple(record.moves),
-                      {k: v for k, v in headers.items() if v}, source=record.id)
-
-
-def load_game(name: str, *, store: GameStore, variant_name: str | None = None) -> ReplayGame:
-    """``name`` as a record file when such a file exists (or it ends in .pgn/.xqf), else a saved game."""
-    path = Path(name)
-    if path.suffix.lower() in (".pgn", ".xqf") or path.is_file():
-        return read_game_file(path, variant_name=variant_name)
-    return game_from_store(store, name)
 
 
 class StepGuide:
@@ -285,52 +262,3 @@ class StepGuide:
             out.update(fen=board.fen(), moves=list(self.game.moves[: self.cursor]), occupancy=None,
                        turn=self.variant.color_name(board.turn), matching=True, pending=None)
         return out
-
-
-def add_step(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The ``games step`` action and its options (those of ``boardctl record`` besides its own)."""
-    from boardctl import launch
-
-    step = actions.add_parser(
-        "step", help="replay a game on the board, move by move",
-        description="Set up the start of a game on the board, then step through it: the hint button forward, "
-        "takeback back. The LEDs show each move and you make it, or with --watch you only watch. GAME is a saved "
-        "game's id (or a unique prefix, or 'last'), or a record file: any PGN (in xiangqi also XQF).")
-    step.add_argument("game", metavar="GAME", help="a saved game's id, unique prefix or 'last'; or a PGN/XQF file")
-    step.add_argument("--watch", action="store_true",
-                      help="Only watch: nothing is moved on the board, the LEDs show each move. Default: you make "
-                      "each move on the board.")
-    launch.add_arguments(step, mode="record")
-
-
-def run_step(args: argparse.Namespace) -> int:
-    """``games step``: read the game, then run the daemon on its start with a :class:`StepGuide`."""
-    import tempfile
-
-    from boardctl import config, launch
-    from boardctl.games import demo_games_dir
-    from boardctl.storage import GameStore
-    from boardctl.variants import get_variant
-
-    if getattr(args, "demo", False):
-        root = demo_games_dir()
-    else:
-        files = None if args.config is None else [config.SYSTEM_FILE, args.config]
-        root = config.load({"storage.games_dir": args.games_dir}, files=files).games_dir
-    game = load_game(args.game, store=GameStore(root), variant_name=args.variant)
-    variant = get_variant(game.variant)
-    guide = StepGuide(game, variant, watch=args.watch)  # every move checked before the board starts
-
-    def prepare(session: Session) -> Session:
-        session.guide = guide
-        return session
-
-    args.variant = game.variant
-    args.fen = game.fen if game.fen != variant.starting_fen else None
-    args.new = True
-    args.time_control = ""
-    args.prepare_session = prepare
-    log.info("stepping through %s: %d plies", game.source, len(game.moves))
-    with tempfile.TemporaryDirectory(prefix="boardctl-step-") as scratch:
-        args.games_dir = scratch  # the replay is not a game of its own: nothing is kept
-        return launch.run_command("record", args)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from boardctl import launch
 from boardctl.cli import COMMANDS, build_parser, main
+from boardctl.commands import options
 
 
 def test_every_command_registers() -> None:
@@ -148,7 +148,7 @@ def test_games_dir_is_taken_before_or_after_the_action(argv: list[str], tmp_path
 
 def test_games_demo_reads_the_demos_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    from boardctl.games import demo_games_dir
+    from boardctl.commands.games import demo_games_dir
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
@@ -171,7 +171,7 @@ def test_games_demo_reads_the_demos_folder(tmp_path: Path, monkeypatch: pytest.M
 def test_demo_takes_the_documented_port_unless_it_is_taken() -> None:
     import socket
 
-    from boardctl.demo import DEFAULT_PORT, is_port_free
+    from boardctl.commands.demo import DEFAULT_PORT, is_port_free
 
     assert DEFAULT_PORT == 8080
     with socket.socket() as busy:
@@ -192,7 +192,7 @@ def test_the_settings_flags_are_made_from_the_config_table(command: str) -> None
     from boardctl.config import KEYS
 
     parser = argparse.ArgumentParser()
-    launch.add_arguments(parser, mode=command)
+    options.add_arguments(parser, mode=command)
     for key in KEYS:
         if key.flag is None or command not in key.commands:
             assert key.flag is None or all(key.flag not in a.option_strings for a in parser._actions), key.name
@@ -203,9 +203,9 @@ def test_the_settings_flags_are_made_from_the_config_table(command: str) -> None
         assert f"(config {key.name})" in (action.help or ""), key.name
         if key.choices is not None:
             assert list(action.choices or []) == list(key.choices), key.name
-    source = Path(launch.__file__).read_text(encoding="utf-8")
+    source = Path(options.__file__).read_text(encoding="utf-8")
     hand_listed = [key.flag for key in KEYS if key.flag and f'"{key.flag}"' in source]
-    assert not hand_listed, f"flags written out by hand in boardctl/launch.py: {hand_listed}"
+    assert not hand_listed, f"flags written out by hand in boardctl/commands/options.py: {hand_listed}"
 
 
 SAMPLE_VALUES = {
@@ -248,10 +248,10 @@ SAMPLE_VALUES = {
 def test_each_flag_sets_its_key(name: str, sample: tuple[str, str | None, object]) -> None:
     flag, text, expected = sample
     parser = argparse.ArgumentParser()
-    launch.add_arguments(parser, mode="play")
+    options.add_arguments(parser, mode="play")
     args = parser.parse_args([flag] if text is None else [flag, text])
     args.config = None
-    cfg = launch.config_from_args(args)
+    cfg = options.config_from_args(args)
     assert getattr(cfg, name.replace(".", "_")) == expected
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from boardctl.games import read_opened
+from boardctl.commands.games import read_opened
 from boardctl.records import RecordError, read_any_record, what_record_says
 from boardctl.stepper import read_game_data
 from boardctl.variants import get_variant

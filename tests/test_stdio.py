@@ -192,8 +192,8 @@ def _imported(tree: ast.Module) -> set[str]:
 
 def test_the_flow_runs_one_way_launch_stdio_daemon() -> None:
     """launch builds the daemon and hands it to stdio; the daemon knows neither of them."""
-    assert not _imported(_module_tree("daemon")) & {"boardctl.stdio", "boardctl.launch"}
-    assert "boardctl.launch" not in _imported(_module_tree("stdio"))
+    assert not _imported(_module_tree("daemon")) & {"boardctl.stdio", "boardctl.commands.root"}
+    assert "boardctl.commands.root" not in _imported(_module_tree("stdio"))
 
 
 def test_stdio_writes_no_private_field_of_another_object() -> None:

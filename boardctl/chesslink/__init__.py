@@ -6,5 +6,5 @@ replies, automatic reports, LEDs; pure), :mod:`~boardctl.chesslink.view` (which 
 where, from the game and the switches; pure), :mod:`~boardctl.chesslink.face` (the face on the
 daemon: state lines in, statuses out, the app's LEDs to the board),
 :mod:`~boardctl.chesslink.transports` (TCP, a serial port, BLE) and
-:mod:`~boardctl.chesslink.command` (``boardctl link``).
+:mod:`~boardctl.chesslink.appmode` (``boardctl link``, :mod:`boardctl.commands.link`).
 """

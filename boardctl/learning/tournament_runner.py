@@ -1,5 +1,5 @@
 """A tournament against the characters, run: who plays whom next, the background games between
-characters, the user's results entered and rated. ``boardctl tournament`` (boardctl/tournament_cmd.py)
+characters, the user's results entered and rated. ``boardctl tournament`` (boardctl/commands/tournament.py)
 and the page's tournament panel (boardctl/web/tournament_api.py) both drive it; the pairings and
 the saved tournaments themselves are :mod:`boardctl.learning.tournament`.
 """
@@ -159,7 +159,7 @@ class GameFollower:
         self.task: asyncio.Task[None] | None = None
 
     def attach(self, daemon: Any, stop: asyncio.Event) -> None:
-        """``launch.serve``'s hook: called once the daemon holds the tournament game."""
+        """the composition root's hook: called once the daemon holds the tournament game."""
         record = daemon.session.record
         self.game_id = record.id
         self.store.attach_game(self.job.tournament_id, self.job.round, self.job.white, record.id)

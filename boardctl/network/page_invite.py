@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The game's endpoint, as ``boardctl host`` serves it (boardctl.network.serve.PATH).
+#: The game's endpoint, as ``boardctl host`` serves it (boardctl.commands.network.PATH).
 PATH = "/net"
 MAX_BODY = 1024
 COLORS = ("white", "black", "red", "random")

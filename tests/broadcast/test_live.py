@@ -22,7 +22,7 @@ import pytest
 from bench.club_room import RoomBoard, make_script
 from bench.mqtt_rig import Broker, CuttableLink, free_port, mosquitto_path
 from boardctl.broadcast.relay import Relay
-from boardctl.broadcast.relay_command import RelayLink, RelayServer
+from boardctl.broadcast.relay_server import RelayLink, RelayServer
 from boardctl.broadcast.schema import parse_address
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(mosquitto_path() is None, reason="mosquitto not installed "

@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 
 from boardctl.broadcast.relay import Relay
-from boardctl.broadcast.relay_command import RelayServer
+from boardctl.broadcast.relay_server import RelayServer
 from tests.broadcast.support import EVENT, OPENING, payload, record, snapshot, topic
 
 

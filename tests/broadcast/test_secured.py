@@ -16,7 +16,7 @@ import pytest
 from bench.mqtt_rig import Broker, mosquitto_path
 from boardctl.broadcast import mqtt
 from boardctl.broadcast.relay import Relay
-from boardctl.broadcast.relay_command import RelayLink, acl_text
+from boardctl.broadcast.relay_server import RelayLink, acl_text
 from boardctl.broadcast.schema import parse_address
 from tests.broadcast.support import EVENT, payload, record, snapshot
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from boardctl.actions import AppModeAction
-from boardctl.chesslink.command import AppMode
+from boardctl.chesslink.appmode import AppMode
 from boardctl.daemon import ActionError, Daemon
 from boardctl.hw.sim import SimBoard
 from boardctl.session import Session, Settings

@@ -16,8 +16,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "boardctl"
 CORE, SESSION, DAEMON, FACE, COMMAND = range(5)
 NAMES = ("core", "session", "daemon", "face", "command")
 
-#: Module (or package prefix) -> layer; the longest matching name decides, and a module none
-#: names is a command (cli, launch, play, record, demo, learn, games, replay, …).
+#: Module (or package prefix) -> layer; the longest matching name decides. Every module is named
+#: (a new one fails ``test_every_module_has_a_layer`` until it is given its layer here).
 LAYERS: dict[str, int] = {
     "boardctl.core": CORE, "boardctl.variants": CORE, "boardctl.tracker": CORE, "boardctl.events": CORE,
     "boardctl.errors": CORE, "boardctl.jsonlimits": CORE, "boardctl.positions": CORE, "boardctl.records": CORE,
@@ -25,7 +25,8 @@ LAYERS: dict[str, int] = {
     "boardctl.session": SESSION, "boardctl.clock": SESSION, "boardctl.storage": SESSION,
     "boardctl.orientation": SESSION, "boardctl.config": SESSION, "boardctl.actions": SESSION,
     "boardctl.guide": SESSION, "boardctl.reply": SESSION, "boardctl.learning": SESSION,
-    "boardctl.replay": SESSION,  # a log judged again by the session (the command is replay_command)
+    "boardctl.replay": SESSION,  # a log judged again by the session (the command is commands/replay)
+    "boardctl.stepper": SESSION,  # the guide of games step, pure like the lesson guide (the command is commands/games)
     "boardctl.learning.lessons": CORE,  # the lessons' format and state, pure: a game's lessons are written in it
     "boardctl.broadcast.schema": SESSION,  # the broadcast's pure wire format (config checks addresses with it)
     "boardctl.daemon": DAEMON, "boardctl.engine_client": DAEMON, "boardctl.hw": DAEMON,
@@ -34,10 +35,10 @@ LAYERS: dict[str, int] = {
     "boardctl.learning.tournament_runner": DAEMON,
     "boardctl.web": FACE, "boardctl.network": FACE, "boardctl.online": FACE, "boardctl.stdio": FACE,
     "boardctl.terminal": FACE, "boardctl.chesslink": FACE, "boardctl.broadcast": FACE,
-    "boardctl.network.serve": COMMAND, "boardctl.chesslink.command": COMMAND,
-    "boardctl.broadcast.relay_command": COMMAND, "boardctl.network.host_command": COMMAND,
-    "boardctl.network.join_command": COMMAND, "boardctl.online.command": COMMAND,
+    "boardctl.commands": COMMAND, "boardctl.cli": COMMAND, "boardctl.__main__": COMMAND,
 }
+#: The only modules outside ``boardctl.commands`` that may import it: the front that collects the commands.
+COMMANDS_FRONT = ("boardctl.cli", "boardctl.__main__")
 #: The faces: one may not import another (a face registers with the daemon instead).
 FACES = ("boardctl.web", "boardctl.network", "boardctl.online", "boardctl.stdio", "boardctl.terminal",
          "boardctl.chesslink", "boardctl.broadcast")
@@ -72,7 +73,9 @@ def layer_of(module: str) -> int:
     if module == "boardctl":
         return CORE  # the package's own __init__
     named = [prefix for prefix in LAYERS if module == prefix or module.startswith(prefix + ".")]
-    return LAYERS[max(named, key=len)] if named else COMMAND
+    if not named:
+        raise KeyError(f"{module}: no layer in tests/core/test_layers.py LAYERS")
+    return LAYERS[max(named, key=len)]
 
 
 def face_of(module: str) -> str | None:
@@ -94,7 +97,24 @@ def _wrong_way() -> dict[tuple[str, str], str]:
 
 def test_every_module_has_a_layer() -> None:
     assert all(layer_of(module) in range(5) for module in _imports())
-    assert layer_of("boardctl.learning.coach") == DAEMON and layer_of("boardctl.launch") == COMMAND
+    assert layer_of("boardctl.learning.coach") == DAEMON and layer_of("boardctl.commands.root") == COMMAND
+
+
+def _in_commands(module: str) -> bool:
+    return module == "boardctl.commands" or module.startswith("boardctl.commands.")
+
+
+def test_commands_live_in_one_package() -> None:
+    """Every command-layer module is in ``boardctl.commands`` but the front that collects them."""
+    strays = sorted(m for m in _imports() if layer_of(m) == COMMAND and not _in_commands(m) and m not in COMMANDS_FRONT)
+    assert not strays, strays
+
+
+def test_nothing_imports_the_commands_but_the_front() -> None:
+    """The commands are the top: a face, the daemon or anything below never imports one."""
+    found = sorted(f"{module} -> {target}" for module, targets in _imports().items() for target in targets
+                   if _in_commands(target) and not _in_commands(module) and module not in COMMANDS_FRONT)
+    assert not found, found
 
 
 def test_no_import_runs_upwards_or_across_faces() -> None:
@@ -105,7 +125,7 @@ def test_no_import_runs_upwards_or_across_faces() -> None:
 
 def test_the_check_sees_a_wrong_import() -> None:
     """The test itself: a face importing a command, or the core a face, would be seen."""
-    assert layer_of("boardctl.tracker") < layer_of("boardctl.web.server") < layer_of("boardctl.launch")
+    assert layer_of("boardctl.tracker") < layer_of("boardctl.web.server") < layer_of("boardctl.commands.root")
     assert face_of("boardctl.network.host") != face_of("boardctl.web.server") is not None
 
 

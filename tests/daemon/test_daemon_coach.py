@@ -123,13 +123,13 @@ def test_the_coach_flag_over_the_practice_levels(tmp_path: Path, monkeypatch: py
                                                  flags: list[str], level: str, coached: bool) -> None:
     """``--no-coach`` turns the coach off at the practice levels too, from the command line to the
     session (and ``coach.enabled = true`` in the config file, like ``--coach``, turns it on)."""
-    from boardctl import launch
     from boardctl.cli import build_parser
+    from boardctl.commands import options, root
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     args = build_parser("play").parse_args(["play", "--board", "sim", "--level", level, *flags])
-    cfg = launch.config_from_args(args)
-    session = launch.open_session("play", cfg, args, GameStore(tmp_path / "games"), engine_name="engine")
+    session = root.open_session(options.options_from_args(args, mode="play"), GameStore(tmp_path / "games"),
+                                engine_name="engine")
     assert session.is_coached() is coached
     assert not Session(replace(session.settings, mode="record")).is_coached()
 
@@ -151,13 +151,13 @@ CONFIG_FILE_COACH = [
 @pytest.mark.parametrize(("enabled", "flags", "level", "coached"), CONFIG_FILE_COACH)
 def test_the_config_file_turns_the_coach_on_or_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, enabled: str,
                                                   flags: list[str], level: str, coached: bool) -> None:
-    from boardctl import launch
     from boardctl.cli import build_parser
+    from boardctl.commands import options, root
 
     (tmp_path / "config" / "boardctl").mkdir(parents=True)
     (tmp_path / "config" / "boardctl" / "config.toml").write_text(f"[coach]\nenabled = {enabled}\n")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     args = build_parser("play").parse_args(["play", "--board", "sim", "--level", level, *flags])
-    session = launch.open_session("play", launch.config_from_args(args), args, GameStore(tmp_path / "games"),
-                                  engine_name="engine")
+    session = root.open_session(options.options_from_args(args, mode="play"), GameStore(tmp_path / "games"),
+                                engine_name="engine")
     assert session.is_coached() is coached

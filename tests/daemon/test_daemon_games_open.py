@@ -156,7 +156,7 @@ def _xiangqi_fen_after(moves: list[str]) -> str:
 def test_a_xiangqi_record_is_set_up_after_ply_n(tmp_path: Path, text: str, ply: int | None) -> None:
     import argparse
 
-    from boardctl.games import read_opened
+    from boardctl.commands.games import read_opened
 
     path = tmp_path / "game.pgn"
     path.write_text(text, encoding="utf-8")
@@ -193,7 +193,7 @@ class _XiangqiGame:
      ("chinese-ascii", "Chinese", "炮二平五", "马8进7")],
 )
 def test_xiangqi_export_in_each_notation(notation: str, fmt: str, first: str, second: str) -> None:
-    from boardctl.games import _export_text
+    from boardctl.commands.games import _export_text
 
     text = _export_text(_XiangqiGame(), notation)  # type: ignore[arg-type]
     assert text.startswith('[Game "Chinese Chess"]\n')
@@ -211,7 +211,7 @@ class _SetUpXiangqiGame(_XiangqiGame):
 
 
 def test_xiangqi_export_of_a_set_up_game_names_its_start() -> None:
-    from boardctl.games import _export_text
+    from boardctl.commands.games import _export_text
 
     text = _export_text(_SetUpXiangqiGame(), "iccs")  # type: ignore[arg-type]
     assert f'[FEN "{_SetUpXiangqiGame.fen}"]' in text

@@ -12,10 +12,10 @@ import pytest
 from test_daemon_support import STOCKFISH, move_events, needs_engine
 
 from boardctl.actions import ButtonAction, LessonAction, NewGameAction, SquareAction, StepAction
+from boardctl.commands.guided import start_guided
 from boardctl.daemon import SUBSCRIBER_BACKLOG, ActionError, Daemon
 from boardctl.engine_client import EngineClient
 from boardctl.events import Button, ButtonPressed, SquareChanged, Tick
-from boardctl.guided_actions import start_guided
 from boardctl.hw.sim import SimBoard
 from boardctl.session import Session, Settings
 from boardctl.storage import GameStore

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from test_daemon_support import STOCKFISH, Daemon
 
-from boardctl import config, launch
+from boardctl import config
+from boardctl.commands import root
 from boardctl.errors import ConfigError
 
 
@@ -97,9 +98,9 @@ def test_a_game_this_build_cannot_save_is_refused_in_words(monkeypatch: pytest.M
     from boardctl.variants import get_variant
 
     real = get_variant("xiangqi")
-    monkeypatch.setattr(launch, "get_variant", lambda name: dataclasses.replace(real, write_pgn=None))
-    with pytest.raises(launch.NotReady) as info:
-        launch.check_game_ready("record", config.load({"game.variant": "xiangqi"}, files=[]))
+    monkeypatch.setattr(root, "get_variant", lambda name: dataclasses.replace(real, write_pgn=None))
+    with pytest.raises(root.NotReady) as info:
+        root.check_game_ready(config.load({"game.variant": "xiangqi"}, files=[]))
     assert str(info.value) == "--variant xiangqi: this build cannot save xiangqi games as PGN yet"
     assert isinstance(info.value, ConfigError)  # the CLI prints it as one error line, exit status 2
 
@@ -111,9 +112,9 @@ def test_a_broken_import_of_a_game_fails_loudly(monkeypatch: pytest.MonkeyPatch)
     def broken(name: str) -> object:
         raise ModuleNotFoundError("No module named 'pyffish'", name="pyffish")
 
-    monkeypatch.setattr(launch, "get_variant", broken)
+    monkeypatch.setattr(root, "get_variant", broken)
     with pytest.raises(ModuleNotFoundError, match="pyffish"):
-        launch.check_game_ready("record", config.load({"game.variant": "xiangqi"}, files=[]))
+        root.check_game_ready(config.load({"game.variant": "xiangqi"}, files=[]))
 
 
 @pytest.mark.slow

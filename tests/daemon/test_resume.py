@@ -12,7 +12,7 @@ import chess
 import pytest
 from test_daemon_support import STOCKFISH, needs_engine
 
-from boardctl.games import abandon_unfinished, demo_games_dir, resume_notice
+from boardctl.commands.games import abandon_unfinished, demo_games_dir, resume_notice
 from boardctl.storage import GameRecord, GameStore
 
 

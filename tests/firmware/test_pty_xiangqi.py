@@ -92,7 +92,7 @@ def test_a_xiangqi_board_is_refused_for_a_chess_game(xq_pico: tuple[Pico, str], 
 def test_selftest_over_serial_checks_all_90_switches_and_leds(xq_pico: tuple[Pico, str], wiring: Wiring) -> None:
     """``boardctl selftest --board serial --variant xiangqi`` against the real firmware: a person
     sees the lit WS2812, places and lifts a disc there; a dead switch and a dead LED are found."""
-    from boardctl.selftest import SelfTest
+    from boardctl.commands.selftest import SelfTest
 
     pico, path = xq_pico
     dead_switch, dead_led = G.parse("h9"), G.parse("c3")

@@ -131,7 +131,7 @@ def test_npc_levels(level: str) -> None:
 
 @pytest.mark.slow
 def test_the_runner_and_the_command_never_import_numba() -> None:
-    code = ("import sys, boardctl.learning.npc_games, boardctl.tournament_cmd, boardctl.web.tournament_api; "
+    code = ("import sys, boardctl.learning.npc_games, boardctl.commands.tournament, boardctl.web.tournament_api; "
             "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr

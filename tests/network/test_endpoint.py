@@ -19,6 +19,7 @@ import aiohttp
 import chess
 import pytest
 
+from boardctl.commands.host import certificate_fingerprint
 from boardctl.daemon import Daemon
 from boardctl.events import Button, ButtonPressed, SquareChanged
 from boardctl.network import host as host_mod
@@ -26,7 +27,6 @@ from boardctl.network import protocol
 from boardctl.network.host import HostLink, attach
 from boardctl.network.join import Address, JoinLink, JoinRefused, handshake, tls_option
 from boardctl.network.protocol import Hello
-from boardctl.network.serve import certificate_fingerprint
 from boardctl.network.tokens import Ticket, TicketStore, new_code
 from boardctl.session import Session, Settings
 from boardctl.storage import GameStore

@@ -25,7 +25,7 @@ PROVIDES = {
 }
 
 #: Modules outside boardctl/variants that still import a game's part by its path (only shrinks).
-STILL_BY_PATH = frozenset({"boardctl/guided_actions.py", "boardctl/learn.py"})
+STILL_BY_PATH = frozenset({"boardctl/commands/guided.py", "boardctl/commands/learn.py"})
 
 
 def test_every_part_says_what_it_provides() -> None:

@@ -136,7 +136,7 @@ def test_the_daemon_serves_on_the_documented_port_unless_taken_and_keeps_the_add
     """``start_web`` with the default ``web.port`` (8080): that port, or the next free one when
     something else has it; ``--port`` given: exactly that one or an error."""
     from boardctl import config as config_mod
-    from boardctl.launch import start_web
+    from boardctl.commands.root import start_web
 
     cfg = config_mod.load({}, files=[])
     assert cfg.web_port == 8080

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import stat
 import tomllib
 from pathlib import Path
@@ -10,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from boardctl.errors import ConfigError
-from boardctl.web import pin as pinmod
 from boardctl.web.pin import PIN_DIGITS, load_or_create_pin, read_pin, store_pin
 
 
@@ -81,16 +79,3 @@ def test_inline_web_table_is_not_silently_broken(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="by hand"):
         load_or_create_pin(path)
     assert path.read_text() == original
-
-
-def test_boardctl_pin_command_prints_the_stored_pin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    parser = argparse.ArgumentParser()
-    pinmod.add_parser(parser.add_subparsers())
-    path = tmp_path / "config.toml"
-    assert pinmod.run(parser.parse_args(["pin", "--config", str(path)])) == 0
-    first = capsys.readouterr().out.strip()
-    assert first == read_pin(path)
-    assert pinmod.run(parser.parse_args(["pin", "--config", str(path), "--new"])) == 0
-    second = capsys.readouterr().out.strip()
-    assert second == read_pin(path)
-    assert second.isdigit() and len(second) == PIN_DIGITS

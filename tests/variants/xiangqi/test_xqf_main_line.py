@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from boardctl.commands.games import read_opened
 from boardctl.errors import GameFileError
-from boardctl.games import read_opened
 from boardctl.variants.xiangqi import STARTING_FEN, XiangqiBoard
 from boardctl.variants.xiangqi.records import read_xqf, xqf_record
 from boardctl.variants.xiangqi.xqf import MAX_MOVES

@@ -10,13 +10,13 @@ import pytest
 from gpiozero import Device
 
 from boardctl.cli import main
+from boardctl.commands.selftest import SelfTest
 from boardctl.core.geometry import XIANGQI_9X10, Geometry
 from boardctl.events import Button
 from boardctl.hw.gpio import GpioBoard
 from boardctl.hw.mockwiring import WiredMockFactory
 from boardctl.hw.pinout import XIANGQI_PATH, Pinout
 from boardctl.hw.sim import SimBoard
-from boardctl.selftest import SelfTest
 
 
 class Person:

@@ -16,10 +16,14 @@ import logging
 import random
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from boardctl import config, launch
+from boardctl import config
+from boardctl.commands import options, root
 from boardctl.errors import ConfigError
+
+if TYPE_CHECKING:
+    from boardctl.daemon import Daemon
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +62,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     lesson.add_argument("--speak", action="store_true",
                         help="Say each move's explanation aloud: the same as --speech (espeak-ng, with the "
                         "speech.* settings: language, voice, events, output). Default: speech.enabled.")
-    launch.add_arguments(parser, mode="play")
+    options.add_arguments(parser, mode="play")
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -107,11 +111,21 @@ class NoteVoice:
             self._waiting.append(text)
 
 
+class LessonPlug(root.GuidePlug):
+    """The lesson's guide on the session, and its notes said by the daemon's speaker."""
+
+    def __init__(self, guide: Any, voice: NoteVoice) -> None:
+        super().__init__(guide)
+        self.voice = voice
+
+    async def attach(self, daemon: Daemon, run: root.Run) -> None:
+        self.voice.attach(daemon.speaker)
+
+
 def run(args: argparse.Namespace) -> int:
     from boardctl.learning.guided import LessonGuide
     from boardctl.learning.lessons import LessonState, Mode
     from boardctl.learning.progress import ProgressStore
-    from boardctl.session import Session
     from boardctl.variants.chess.lessons import load_lesson
 
     if args.list:
@@ -135,28 +149,21 @@ def run(args: argparse.Namespace) -> int:
             return
         log.info("%s: run counted (%d runs, %d quizzes)", lesson.key, done.runs, done.quiz_runs)
 
-    def on_daemon(daemon: Any, stop: Any) -> None:
-        voice.attach(daemon.speaker)
-
-    def prepare(session: Session) -> Session:
-        session.guide = LessonGuide(
-            lesson,
-            mode=Mode.QUIZ if args.quiz else Mode.GUIDED,
-            rng=random.Random(args.seed),
-            practised=lambda: store.get(lesson.key).lines,
-            on_finished=finished,
-            say=voice.say,
-            play_on=args.play_on,
-        )
-        return session
-
+    guide = LessonGuide(
+        lesson,
+        mode=Mode.QUIZ if args.quiz else Mode.GUIDED,
+        rng=random.Random(args.seed),
+        practised=lambda: store.get(lesson.key).lines,
+        on_finished=finished,
+        say=voice.say,
+        play_on=args.play_on,
+    )
+    # The lesson's own settings, over the flags: chess, no clock, its own folder, speech with --speak.
     args.variant = "chess"
     args.time_control = ""  # no clock in a lesson
-    args.new = True  # each lesson is a new run; an unfinished one is abandoned
     if args.games_dir is None:
         args.games_dir = str(lesson_games_dir())
-    args.prepare_session = prepare
-    args.on_daemon = on_daemon
     if args.speak:
         args.speech = True  # --speak is --speech: the notes are one of the events speech says
-    return launch.run_command("play", args)
+    # Each lesson is a new run; an unfinished one is abandoned.
+    return root.run(options.options_from_args(args, mode="play", new=True), LessonPlug(guide, voice))

@@ -22,9 +22,10 @@ import argparse
 import contextlib
 import errno
 import socket
+from pathlib import Path
 
-from boardctl import launch
-from boardctl.games import demo_games_dir
+from boardctl.commands import options, root
+from boardctl.commands.games import demo_games_dir
 
 #: The documented default port of the page (``web.port``).
 DEFAULT_PORT = 8080
@@ -42,7 +43,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     from boardctl.cli import describe
 
     parser = sub.add_parser("demo", help="play the engine on the simulated board", description=describe(__doc__))
-    launch.add_arguments(parser, mode="demo", shown_defaults=SHOWN_DEFAULTS)
+    options.add_arguments(parser, mode="demo", shown_defaults=SHOWN_DEFAULTS)
 
 
 def is_port_free(host: str, port: int) -> bool:
@@ -63,15 +64,16 @@ def is_port_free(host: str, port: int) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    given = args.games_dir
     args.board = args.board or "sim"
     args.movetime = args.movetime if args.movetime is not None else 0.5
     args.games_dir = args.games_dir or str(demo_games_dir())
     if args.port is None:
         # web.port from the config file is honoured as play and learn honour it; only the
         # documented default gives way to a free port when it is taken.
-        cfg = launch.config_from_args(args)
+        cfg = options.config_from_args(args)
         if cfg.web_port == DEFAULT_PORT:
             args.port = DEFAULT_PORT if is_port_free(cfg.web_host, DEFAULT_PORT) else 0
-    args.open_browser = True
-    args.show_games_dir = True
-    return launch.run_command("play", args)
+    return root.run(options.options_from_args(
+        args, mode="play", open_browser=True, show_games_dir=True,
+        games_dir_given=bool(given) and Path(given) != demo_games_dir()))

@@ -18,8 +18,9 @@ import contextlib
 import logging
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+from boardctl.commands import options, root
 from boardctl.errors import BoardctlError
 from boardctl.learning import npc_games
 from boardctl.learning.rating import default_store
@@ -44,11 +45,13 @@ from boardctl.learning.tournament_runner import (
     wait_for_round,
 )
 
+if TYPE_CHECKING:
+    from boardctl.daemon import Daemon
+
 log = logging.getLogger(__name__)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from boardctl import launch
     from boardctl.cli import describe
 
     parser = sub.add_parser("tournament", help="a tournament against the characters", description=describe(__doc__))
@@ -74,7 +77,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     nxt = actions.add_parser("next", help="play your next game on the board", description="Play your next "
                              "tournament game on the board, as boardctl play does (same options).")
     common(nxt)
-    launch.add_arguments(nxt, mode="play")
+    options.add_arguments(nxt, mode="play")
 
     standings = actions.add_parser("standings", help="the table and the crosstable", description="The standings "
                                    "with Buchholz and Sonneborn-Berger, and the crosstable.")
@@ -84,11 +87,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from boardctl import launch
+    from boardctl.commands import options
 
     if not hasattr(args, "config"):
         args.config = None
-    return launch.config_from_args(args)
+    return options.config_from_args(args)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -202,8 +205,17 @@ def _resumable(games: Any, game_id: str | None) -> tuple[str | None, Any]:
     return None, record
 
 
+class FollowerPlug(root.Plug):
+    """The tournament game followed: its result entered and rated when it ends."""
+
+    def __init__(self, follower: GameFollower) -> None:
+        self.follower = follower
+
+    async def attach(self, daemon: Daemon, run: root.Run) -> None:
+        self.follower.attach(daemon, run.stop)
+
+
 def run_next(args: argparse.Namespace, *, out: TextIO) -> int:
-    from boardctl import launch
     from boardctl.storage import GameStore
 
     cfg = _config(args)
@@ -235,8 +247,7 @@ def run_next(args: argparse.Namespace, *, out: TextIO) -> int:
     args.new = state != "resume"
     args.fen = None
     follower = GameFollower(store, rating, job, linger=None if args.stdio else LINGER)
-    args.on_daemon = follower.attach
-    code = launch.run_command("play", args)
+    code = root.run(options.options_from_args(args, mode="play"), FollowerPlug(follower))
     if follower.task is not None and follower.result is None:
         # the game ended as the daemon stopped (the last input line): enter it from the saved file
         with contextlib.suppress(OSError, BoardctlError):

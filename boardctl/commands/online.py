@@ -15,16 +15,15 @@ import asyncio
 import contextlib
 import getpass
 import logging
-import signal
 import sys
-import time
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boardctl import config as config_mod
-from boardctl import launch
 from boardctl.clock import TimeControl
+from boardctl.commands import options, root
 from boardctl.errors import ConfigError
 from boardctl.online import OnlineError
 from boardctl.online.client import RATE_LIMIT_WAIT, LichessClient, StreamDropped
@@ -38,6 +37,11 @@ from boardctl.online.protocol import (
     is_username,
 )
 from boardctl.online.token import Redactor, check_private, check_token, store_token
+from boardctl.session import Session, Settings
+from boardctl.tracker import Policy
+
+if TYPE_CHECKING:
+    from boardctl.daemon import Daemon
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     from boardctl.cli import describe
 
     parser = sub.add_parser("online", help="play on Lichess from the board", description=describe(__doc__))
-    launch.add_arguments(parser, mode="record")
+    options.add_arguments(parser, mode="record")
     group = parser.add_argument_group("lichess")
     how = group.add_mutually_exclusive_group()
     how.add_argument("--seek", type=_clock, metavar="MIN+INC",
@@ -85,7 +89,34 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--challenge: not a Lichess user name: {args.challenge[:40]!r}")
     if args.set_token:
         return _set_token(args)
-    return asyncio.run(serve(args))
+    cfg = options.config_from_args(args)
+    if cfg.game_variant != "chess":
+        raise ConfigError("--variant: Lichess games are played in chess only")
+    token = cfg.lichess_token
+    if not token:
+        raise ConfigError(f"no Lichess token: create one with scope board:play (docs/online.md) and store it with "
+                          f"'boardctl online --set-token' (in {_config_path(args)})")
+    Redactor(token).install()
+    warning = check_private(_config_path(args))
+    if warning:
+        log.warning("%s", warning)
+    checked = options.options_from_args(args, mode="record", cfg=cfg)
+    seeking = Seeking(seek=args.seek, challenge=args.challenge, accept=args.accept, clock=args.clock,
+                      rated=args.rated, color=args.color)
+    return root.run(checked, LichessPlug(token, seeking, url=args.lichess_url or cfg.lichess_url,
+                                         rate_limit_wait=args.rate_limit_wait))
+
+
+@dataclass(frozen=True)
+class Seeking:
+    """How the game is found: a seek, a challenge, a challenge accepted, or the game going on."""
+
+    seek: tuple[float, int] | None = None
+    challenge: str | None = None
+    accept: str | None = None
+    clock: tuple[float, int] = (10.0, 5)
+    rated: bool = False
+    color: str = "random"
 
 
 def _config_path(args: argparse.Namespace) -> Path:
@@ -102,7 +133,7 @@ def _set_token(args: argparse.Namespace) -> int:
     return 0
 
 
-async def find_game(client: LichessClient, args: argparse.Namespace, stop: asyncio.Event) -> GameStart | None:
+async def find_game(client: LichessClient, args: Seeking, stop: asyncio.Event) -> GameStart | None:
     """Follow the event stream until a game of ours starts, seeking, challenging or accepting
     on the way; None if stopped first. The event stream is opened first, as Lichess advises, and
     lists the games going on whenever it (re)opens, so a game started meanwhile is not missed."""
@@ -218,42 +249,28 @@ def resumed_record(store: Any, full: GameFull, *, color: str, names: dict[str, s
                       orientation="normal" if orientation == "auto" else orientation, time_control=time_control)
 
 
-async def serve(args: argparse.Namespace) -> int:
-    from boardctl.daemon import Daemon
-    from boardctl.hw import open_board
-    from boardctl.hw.sim import occupancy_for_setup
-    from boardctl.launch import start_web
-    from boardctl.session import Session, Settings
-    from boardctl.stdio import InputClock, run_stdio
-    from boardctl.storage import GameStore
-    from boardctl.tracker import Policy
-    from boardctl.variants import get_variant
+class LichessPlug(root.Plug):
+    """The game found on Lichess (or taken up), followed and answered by an :class:`OnlineGame`."""
 
-    cfg = launch.config_from_args(args)
-    if cfg.game_variant != "chess":
-        raise ConfigError("--variant: Lichess games are played in chess only")
-    token = cfg.lichess_token
-    if not token:
-        raise ConfigError(f"no Lichess token: create one with scope board:play (docs/online.md) and store it with "
-                          f"'boardctl online --set-token' (in {_config_path(args)})")
-    Redactor(token).install()
-    warning = check_private(_config_path(args))
-    if warning:
-        log.warning("%s", warning)
-    if args.stdio and cfg.board_backend != "sim":
-        raise ConfigError("--stdio: only with the sim board (--board sim)")
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    client = LichessClient(token, url=args.lichess_url or cfg.lichess_url, rate_limit_wait=args.rate_limit_wait)
-    async with contextlib.AsyncExitStack() as stack:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-            stack.callback(loop.remove_signal_handler, sig)
-        stack.push_async_callback(client.close)
-        start = await find_game(client, args, stop)
+    local = False
+    terminal_view = False
+
+    def __init__(self, token: str, seeking: Seeking, *, url: str, rate_limit_wait: float) -> None:
+        self.token, self.url, self.rate_limit_wait = token, url, rate_limit_wait
+        self.seeking = seeking
+        self.game: OnlineGame | None = None
+        self.stream: AsyncGenerator[GameLine, None] | None = None
+
+    async def open_session(self, run: root.Run) -> Session | None:
+        from boardctl.variants import get_variant
+
+        cfg = run.cfg
+        client = LichessClient(self.token, url=self.url, rate_limit_wait=self.rate_limit_wait)
+        run.stack.push_async_callback(client.close)
+        start = await find_game(client, self.seeking, run.stop)
         if start is None:
-            return 0
-        full, stream = await first_full(client, start.game_id)
+            return None
+        full, self.stream = await first_full(client, start.game_id)
         color = start.color or ("white" if full.white.name == getattr(start, "me", None) else "black")
         opponent = full.black if color == "white" else full.white
         log.warning("playing %s on Lichess as %s against %s%s", full.id, color, opponent.name,
@@ -266,12 +283,9 @@ async def serve(args: argparse.Namespace) -> int:
         settings = Settings(mode="network", color=color, orientation=cfg.board_orientation, time_control=tc,
                             policy=Policy(cfg.game_policy).value, arbiter=cfg.game_arbiter, takeback="off",
                             settle=cfg.board_settle, legal_moves=cfg.game_legal_moves, variant="chess")
-        store = GameStore(cfg.games_dir)
-        with contextlib.suppress(OSError):
-            store.check()
         names = {side: p.name + (f" ({p.rating})" if p.rating else "") for side, p in
                  (("white", full.white), ("black", full.black))}
-        record = resumed_record(store, full, color=color, names=names, fen=fen, time_control=tc,
+        record = resumed_record(run.store, full, color=color, names=names, fen=fen, time_control=tc,
                                 orientation=cfg.board_orientation)
         session = Session(settings, record=record, fen=fen, variant=variant)
         session.set_players(names["white"], names["black"])
@@ -281,28 +295,14 @@ async def serve(args: argparse.Namespace) -> int:
                                   "boardctl online again (--seek 5+3, --challenge NAME or --accept)")
         if session.resumed:
             session.notice = f"Taking up Lichess game {full.id} at move {len(full.state.moves) // 2 + 1}"
-        game = OnlineGame(client, full, color=color)
-        input_clock = InputClock() if args.stdio else None
-        clock = input_clock.now if input_clock is not None else time.monotonic
-        board = open_board(cfg.board_backend, clock=clock, url=cfg.board_serial_url, pinout=cfg.board_pinout or None, pin_factory=cfg.board_pin_factory,
-                           debounce=cfg.board_debounce,
-                           occupancy=occupancy_for_setup(args.sim_setup, expected=session.physical_occupancy(),
-                                                         geometry=variant.geometry),
-                           geometry=variant.geometry)
-        stack.callback(board.close)
-        daemon = Daemon(session, store=store, engine=None, board=board,
-                        virtual_board=cfg.board_backend == "sim", clock=clock, direct=input_clock is not None)
-        stack.push_async_callback(daemon.close)
-        game.attach(daemon)
-        watcher = loop.create_task(game.watch(daemon.subscribe()))
-        stack.callback(watcher.cancel)
-        follower = loop.create_task(game.follow(stop, stream=stream))
-        stack.callback(follower.cancel)
-        web = await start_web(daemon, cfg, port_chosen=args.port is not None)
-        if web is not None:
-            stack.push_async_callback(web.close)
-            log.warning("Open %s in a browser", web.url)
-        if input_clock is not None:
-            return await run_stdio(daemon, stop, clock=input_clock)
-        await daemon.run_board(stop)
-    return 0
+        self.game = OnlineGame(client, full, color=color)
+        return session
+
+    async def attach(self, daemon: Daemon, run: root.Run) -> None:
+        assert self.game is not None and self.stream is not None
+        loop = asyncio.get_running_loop()
+        self.game.attach(daemon)
+        watcher = loop.create_task(self.game.watch(daemon.subscribe()))
+        run.stack.callback(watcher.cancel)
+        follower = loop.create_task(self.game.follow(run.stop, stream=self.stream))
+        run.stack.callback(follower.cancel)

@@ -1,15 +1,10 @@
-"""``boardctl link``: the board speaks the Millennium ChessLink protocol to other apps (docs/chesslink.md).
-
-The board records the game the hands make, as ``boardctl record`` does, and answers the app
-from it: the pieces as they stand (a lifted piece absent, the sequence of a move as the hands
-make it), the app's LEDs on the board. Transports: ``serial`` (a USB gadget serial port, any
-pyserial URL), ``tcp`` (apps on the LAN, ``socket://HOST:PORT``) and ``ble`` (the Millennium
-boards' BLE service; the ``ble`` extra). Xiangqi has no such protocol.
-"""
+"""The board as a Millennium ChessLink board for other apps (docs/chesslink.md): a transport opened
+before the game (``serial``, ``tcp`` or ``ble``), the ChessLink face attached to the daemon, and
+app mode beside a game of ``play``, ``record`` or ``demo``. ``boardctl link`` serves it alone
+(``boardctl.commands.link``)."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import logging
@@ -17,7 +12,6 @@ import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from boardctl import launch
 from boardctl.chesslink.transports import DEFAULT_TCP_PORT, LinkError
 from boardctl.errors import ConfigError
 
@@ -26,40 +20,6 @@ log = logging.getLogger(__name__)
 TRANSPORTS = ("serial", "tcp", "ble")
 #: The USB gadget serial port of a Pi set up as a USB device (docs/chesslink.md).
 DEFAULT_SERIAL_PORT = "/dev/ttyGS0"
-
-
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from boardctl.cli import describe
-
-    parser = sub.add_parser("link", help="be a Millennium ChessLink board for other chess apps",
-                            description=describe(__doc__), conflict_handler="resolve")
-    launch.add_arguments(parser, mode="record")
-    group = parser.add_argument_group("link")
-    group.add_argument("--transport", choices=TRANSPORTS, default=None,
-                       help="How the app reaches the board. Default: tcp (config link.transport when not off).")
-    group.add_argument("--port", dest="link_port", metavar="PORT",
-                       help="Where the app connects: the serial port or pyserial URL, or the TCP port "
-                       f"(0: any free one). Default: {DEFAULT_SERIAL_PORT} (serial), {DEFAULT_TCP_PORT} (tcp) "
-                       "(config link.port).")
-    group.add_argument("--link-host", default=None, metavar="ADDRESS",
-                       help="tcp: the address to listen on. Default: 0.0.0.0, the LAN (config link.host).")
-    group.add_argument("--web-port", dest="port", type=int, default=None, metavar="PORT",
-                       help="Port of the web page (0: any free port). Default: 8080 (config web.port).")
-
-
-def run(args: argparse.Namespace) -> int:
-    cfg = launch.config_from_args(args)
-    if cfg.game_variant != "chess":
-        raise ConfigError(f"link: no app protocol exists for {cfg.game_variant} boards; "
-                          "ChessLink (Millennium) is a chess protocol, so link serves chess only")
-    transport = args.transport or (cfg.link_transport if cfg.link_transport != "off" else "tcp")
-    opened = open_transport(transport, args.link_port or cfg.link_port or None, args.link_host or cfg.link_host)
-    args.on_daemon = attach(transport, opened)
-    try:
-        return launch.run_command("record", args)
-    finally:
-        if opened is not None:
-            opened.close()
 
 
 def open_transport(transport: str, port: str | None, host: str) -> Any:
@@ -88,7 +48,7 @@ def open_transport(transport: str, port: str | None, host: str) -> Any:
 
 
 def attach(transport: str, opened: Any, *, fatal: bool = True) -> Callable[[Any, asyncio.Event], Callable[[], Awaitable[None]]]:
-    """``launch.serve``'s hook: the face on the daemon and the transport; returns its closer."""
+    """The face on the daemon and the transport (the composition root's hook); returns its closer."""
 
     def hook(daemon: Any, stop: asyncio.Event) -> Callable[[], Awaitable[None]]:
         from boardctl.chesslink.face import ChessLinkFace

@@ -15,12 +15,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from chesslink.client import GameFollower, ReplyReader, frame
 
 from boardctl.cli import main
 from boardctl.events import SquareChanged, Tick
 from boardctl.gestures import Hand, events_for_game, random_game
 from boardctl.storage import GameStore
-from chesslink.client import GameFollower, ReplyReader, frame
 
 
 def test_xiangqi_answers_one_line_and_exits_non_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from boardctl.broadcast.relay_command import acl_text
+from boardctl.broadcast.relay_server import acl_text
 from boardctl.cli import main
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from boardctl import cli
+from boardctl.commands.tournament import standings_text
 from boardctl.learning.characters import load_characters
 from boardctl.learning.rating import RatingStore, default_store
 from boardctl.learning.tournament import Format, TournamentStore
 from boardctl.learning.tournament_runner import new_tournament, tournaments_folder
-from boardctl.tournament_cmd import standings_text
 
 
 def _store(games: Path) -> TournamentStore:
@@ -147,7 +147,7 @@ def test_next_waits_for_the_characters_games_then_pairs_the_next_round(
     import io
     import threading
 
-    from boardctl import tournament_cmd
+    from boardctl.commands import tournament as tournament_cmd
     from boardctl.learning import npc_games
 
     started: list[str] = []
@@ -188,7 +188,7 @@ def test_next_says_when_the_next_round_cannot_be_paired(tmp_path: Path) -> None:
     import io
     from dataclasses import replace
 
-    from boardctl import tournament_cmd
+    from boardctl.commands import tournament as tournament_cmd
     from boardctl.learning.tournament import Game, Tournament
 
     # {1, 2, 3} each met all of {4, 5, 6}: the games left form two triangles (test_tournament.py)

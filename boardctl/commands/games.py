@@ -22,6 +22,7 @@ from pathlib import Path
 from boardctl import config
 from boardctl.errors import GameFileError
 from boardctl.guide import GUIDED_MODES
+from boardctl.stepper import ReplayGame, read_game_file
 from boardctl.storage import ABANDONED, GameRecord, GameStore
 
 log = logging.getLogger(__name__)
@@ -87,8 +88,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "full-width as Chinese PGN files print them) or chinese-ascii (马8进7); chess games keep SAN. "
         "Default: iccs."))
     _add_open(actions)
-    from boardctl.stepper import add_step
-
     add_step(actions)
 
 
@@ -97,7 +96,7 @@ NOTATIONS = ("iccs", "wxf", "chinese", "chinese-ascii")
 
 
 def _add_open(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from boardctl import launch
+    from boardctl.commands import options
 
     opener = actions.add_parser(
         "open", help="play on from a game record (PGN, or XQF in xiangqi)",
@@ -109,7 +108,7 @@ def _add_open(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                         help="Set up the position after this many half-moves (0: the start). Default: the last.")
     opener.add_argument("--mode", choices=("play", "record"), default="play",
                         help="Play on against the engine (play) or between two people (record). Default: play.")
-    launch.add_arguments(opener, mode="play")
+    options.add_arguments(opener, mode="play")
 
 
 def _find(store: GameStore, name: str) -> GameRecord:
@@ -160,13 +159,12 @@ def read_opened(args: argparse.Namespace) -> tuple[str, str, str]:
 
 def open_record(args: argparse.Namespace) -> int:
     """``games open``: the daemon of ``--mode`` on the position read from the record."""
-    from boardctl import launch
+    from boardctl.commands import options, root
 
     variant, fen, note = read_opened(args)
-    args.variant, args.fen, args.new = variant, fen, False
-    args.open_note = note
+    args.variant = variant  # the record's game, over --variant
     log.warning("%s", note)
-    return launch.run_command(args.mode, args)
+    return root.run(options.options_from_args(args, mode=args.mode, fen=fen, new=False, note=note))
 
 
 def _export_text(record: GameRecord, notation: str | None) -> str:
@@ -201,8 +199,6 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "open":
         return open_record(args)
     if args.action == "step":
-        from boardctl.stepper import run_step
-
         return run_step(args)
     if args.demo:
         root = demo_games_dir()
@@ -240,3 +236,67 @@ def run(args: argparse.Namespace) -> int:
         else:
             out.write(text)
     return 0
+
+
+# -- games step: a game replayed on the board (boardctl.stepper's guide) ---------------------------
+
+
+def game_from_store(store: GameStore, name: str) -> ReplayGame:
+    """A saved game by id, unique id prefix or ``last``."""
+    record = _find(store, name)
+    if not record.moves:
+        raise GameFileError(f"game {record.id} has no moves to step through")
+    headers = {"White": record.white, "Black": record.black, "Result": record.result,
+               "Date": record.started[:10]}
+    return ReplayGame(record.variant, record.fen, tuple(record.moves),
+                      {k: v for k, v in headers.items() if v}, source=record.id)
+
+
+def load_game(name: str, *, store: GameStore, variant_name: str | None = None) -> ReplayGame:
+    """``name`` as a record file when such a file exists (or it ends in .pgn/.xqf), else a saved game."""
+    path = Path(name)
+    if path.suffix.lower() in (".pgn", ".xqf") or path.is_file():
+        return read_game_file(path, variant_name=variant_name)
+    return game_from_store(store, name)
+
+
+def add_step(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``games step`` action and its options (those of ``boardctl record`` besides its own)."""
+    from boardctl.commands import options
+
+    step = actions.add_parser(
+        "step", help="replay a game on the board, move by move",
+        description="Set up the start of a game on the board, then step through it: the hint button forward, "
+        "takeback back. The LEDs show each move and you make it, or with --watch you only watch. GAME is a saved "
+        "game's id (or a unique prefix, or 'last'), or a record file: any PGN (in xiangqi also XQF).")
+    step.add_argument("game", metavar="GAME", help="a saved game's id, unique prefix or 'last'; or a PGN/XQF file")
+    step.add_argument("--watch", action="store_true",
+                      help="Only watch: nothing is moved on the board, the LEDs show each move. Default: you make "
+                      "each move on the board.")
+    options.add_arguments(step, mode="record")
+
+
+def run_step(args: argparse.Namespace) -> int:
+    """``games step``: read the game, then run the daemon on its start with a :class:`StepGuide`."""
+    import tempfile
+
+    from boardctl.commands import options, root
+    from boardctl.stepper import StepGuide
+    from boardctl.variants import get_variant
+
+    if getattr(args, "demo", False):
+        folder = demo_games_dir()
+    else:
+        files = None if args.config is None else [config.SYSTEM_FILE, args.config]
+        folder = config.load({"storage.games_dir": args.games_dir}, files=files).games_dir
+    game = load_game(args.game, store=GameStore(folder), variant_name=args.variant)
+    variant = get_variant(game.variant)
+    guide = StepGuide(game, variant, watch=args.watch)  # every move checked before the board starts
+
+    args.variant = game.variant
+    args.time_control = ""
+    log.info("stepping through %s: %d plies", game.source, len(game.moves))
+    with tempfile.TemporaryDirectory(prefix="boardctl-step-") as scratch:
+        args.games_dir = scratch  # the replay is not a game of its own: nothing is kept
+        fen = game.fen if game.fen != variant.starting_fen else None
+        return root.run(options.options_from_args(args, mode="record", fen=fen, new=True), root.GuidePlug(guide))

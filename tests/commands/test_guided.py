@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardctl.actions import ActionError, LessonAction, StepAction
+from boardctl.commands.guided import start_guided
 from boardctl.daemon import Daemon
-from boardctl.guided_actions import start_guided
 from boardctl.session import Session, Settings
 from boardctl.storage import GameStore
 from boardctl.web.protocol import WebInputError, action_to_json, validate_action

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from boardctl import launch
+from boardctl.commands import options, root
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from boardctl.cli import describe
 
     parser = sub.add_parser("play", help="play against the engine", description=describe(__doc__))
-    launch.add_arguments(parser, mode="play")
+    options.add_arguments(parser, mode="play")
 
 
 def run(args: argparse.Namespace) -> int:
-    return launch.run_command("play", args)
+    return root.run(options.options_from_args(args, mode="play"))

@@ -55,7 +55,7 @@ def start_guided(daemon: Daemon, action: LessonAction | StepAction) -> Effects:
 
 
 def _lesson_guide(daemon: Daemon, action: LessonAction) -> Any:
-    from boardctl.learn import progress_path
+    from boardctl.commands.learn import progress_path
     from boardctl.learning.guided import LessonGuide
     from boardctl.learning.lessons import LessonError, LessonState, Mode
     from boardctl.learning.progress import ProgressStore

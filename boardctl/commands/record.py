@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from boardctl import launch
+from boardctl.commands import options, root
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from boardctl.cli import describe
 
     parser = sub.add_parser("record", help="record a game between two people", description=describe(__doc__))
-    launch.add_arguments(parser, mode="record")
+    options.add_arguments(parser, mode="record")
 
 
 def run(args: argparse.Namespace) -> int:
-    return launch.run_command("record", args)
+    return root.run(options.options_from_args(args, mode="record"))
