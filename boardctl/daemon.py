@@ -116,7 +116,7 @@ class Daemon:
         ``clock`` tells it (``boardctl.stdio.InputClock`` lets the first input line decide);
         ``direct``: the board delivers on the loop's thread (the stdio sim), see :meth:`feed`;
         ``guided``: what starts a lesson or a replay asked for from the page (the commands give
-        boardctl.guided_actions.start_guided; None: not offered by this daemon)."""
+        boardctl.commands.guided.start_guided; None: not offered by this daemon)."""
         self.session = session
         self.store = store
         self.board = board

@@ -59,12 +59,11 @@ def _lesson_guide(daemon: Daemon, action: LessonAction) -> Any:
     from boardctl.learning.guided import LessonGuide
     from boardctl.learning.lessons import LessonError, LessonState, Mode
     from boardctl.learning.progress import ProgressStore
-    from boardctl.variants.chess.lessons import load_lesson
-
-    if daemon.session.variant.name != "chess":
-        raise ActionError(f"the lessons are chess openings; this board plays {daemon.session.variant.name}")
+    variant = daemon.session.variant
+    if not variant.has_part("lessons"):
+        raise ActionError(f"the lessons are chess openings; this board plays {variant.name}")
     try:
-        lesson = load_lesson(action.name)
+        lesson = variant.part("lessons").load_lesson(action.name)
     except LessonError as exc:
         raise ActionError(str(exc)) from None
     store = ProgressStore(progress_path())

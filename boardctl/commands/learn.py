@@ -16,11 +16,13 @@ import logging
 import random
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from boardctl import config
 from boardctl.commands import options, root
 from boardctl.errors import ConfigError
+from boardctl.variants import NAMES, get_variant
 
 if TYPE_CHECKING:
     from boardctl.daemon import Daemon
@@ -38,13 +40,19 @@ def lesson_games_dir() -> Path:
     return config.data_dir() / "lesson-games"
 
 
+def _lessons() -> ModuleType:
+    """The opening lessons: the ``lessons`` part of the game that has them (chess)."""
+    return next(variant for variant in map(get_variant, NAMES) if variant.has_part("lessons")).part("lessons")
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from boardctl.cli import describe
-    from boardctl.variants.chess.lessons import LESSON_KEYS
+
+    keys = _lessons().LESSON_KEYS
 
     parser = sub.add_parser("learn", help="an opening lesson on the board", description=describe(__doc__))
     parser.add_argument("lesson", nargs="?", metavar="LESSON",
-                        help=f"the opening: {', '.join(LESSON_KEYS)} (or one of your own with --lessons-dir)")
+                        help=f"the opening: {', '.join(keys)} (or one of your own with --lessons-dir)")
     lesson = parser.add_argument_group("lesson")
     lesson.add_argument("--list", action="store_true", help="List the lessons and your progress, and exit. Default: run the lesson.")
     lesson.add_argument("--quiz", action="store_true",
@@ -67,8 +75,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def _list(args: argparse.Namespace) -> int:
     from boardctl.learning.progress import ProgressStore
-    from boardctl.variants.chess.lessons import lesson_names, load_lesson
 
+    lesson_names, load_lesson = _lessons().lesson_names, _lessons().load_lesson
     store = ProgressStore(args.progress or progress_path())
     progress = store.load()
     for key in lesson_names(args.lessons_dir):
@@ -126,8 +134,8 @@ def run(args: argparse.Namespace) -> int:
     from boardctl.learning.guided import LessonGuide
     from boardctl.learning.lessons import LessonState, Mode
     from boardctl.learning.progress import ProgressStore
-    from boardctl.variants.chess.lessons import load_lesson
 
+    load_lesson = _lessons().load_lesson
     if args.list:
         return _list(args)
     if args.lesson is None:

@@ -16,6 +16,7 @@ from boardctl.chesslink.appmode import DEFAULT_SERIAL_PORT, TRANSPORTS, attach, 
 from boardctl.chesslink.transports import DEFAULT_TCP_PORT
 from boardctl.commands import options, root
 from boardctl.errors import ConfigError
+from boardctl.variants import get_variant
 
 if TYPE_CHECKING:
     from boardctl.daemon import Daemon
@@ -53,7 +54,7 @@ class LinkPlug(root.Plug):
 
 def run(args: argparse.Namespace) -> int:
     cfg = options.config_from_args(args)
-    if cfg.game_variant != "chess":
+    if not get_variant(cfg.game_variant).capabilities.has_app_link:
         raise ConfigError(f"link: no app protocol exists for {cfg.game_variant} boards; "
                           "ChessLink (Millennium) is a chess protocol, so link serves chess only")
     checked = options.options_from_args(args, mode="record", cfg=cfg)

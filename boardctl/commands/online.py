@@ -39,6 +39,7 @@ from boardctl.online.protocol import (
 from boardctl.online.token import Redactor, check_private, check_token, store_token
 from boardctl.session import Session, Settings
 from boardctl.tracker import Policy
+from boardctl.variants import get_variant
 
 if TYPE_CHECKING:
     from boardctl.daemon import Daemon
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if args.set_token:
         return _set_token(args)
     cfg = options.config_from_args(args)
-    if cfg.game_variant != "chess":
+    if not get_variant(cfg.game_variant).capabilities.is_online:
         raise ConfigError("--variant: Lichess games are played in chess only")
     token = cfg.lichess_token
     if not token:
@@ -262,8 +263,6 @@ class LichessPlug(root.Plug):
         self.stream: AsyncGenerator[GameLine, None] | None = None
 
     async def open_session(self, run: root.Run) -> Session | None:
-        from boardctl.variants import get_variant
-
         cfg = run.cfg
         client = LichessClient(self.token, url=self.url, rate_limit_wait=self.rate_limit_wait)
         run.stack.push_async_callback(client.close)

@@ -256,7 +256,7 @@ def _daemon(run: Run, session: Session, board: Any, *, clock: Callable[[], float
                     virtual_board=cfg.board_backend == "sim", clock=clock, direct=direct,
                     coach=make_coach(cfg) if options.mode == "play" else None,
                     speaker=make_speaker(cfg, session.variant), guided=start_guided)
-    if options.mode == "play" and session.variant.name == "chess":
+    if options.mode == "play" and session.variant.capabilities.is_rated:
         daemon.on_record_saved.append(_rater())
     return daemon
 
@@ -265,7 +265,7 @@ async def _local_faces(daemon: Daemon, run: Run, app_link: Any) -> None:
     """App mode (chess, but under ``boardctl link``, which serves its own), the practice coach's
     engine, and the broadcast to a club's screen."""
     cfg, stack = run.cfg, run.stack
-    if daemon.session.variant.name == "chess" and run.options.command != "link":
+    if daemon.session.variant.capabilities.has_app_link and run.options.command != "link":
         from boardctl.chesslink.appmode import AppMode
 
         app_mode = AppMode(daemon, run.stop, transport=cfg.link_transport if cfg.link_transport != "off" else "tcp",
@@ -423,7 +423,7 @@ def _open_app_link(options: Options) -> Any:
     cfg = options.cfg
     if cfg.link_transport == "off" or options.command == "link":
         return None
-    if cfg.game_variant != "chess":
+    if not get_variant(cfg.game_variant).capabilities.has_app_link:
         log.warning("link.transport: no app protocol exists for %s boards; no app is served", cfg.game_variant)
         return None
     from boardctl.chesslink.appmode import open_transport
