@@ -76,7 +76,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _list(args: argparse.Namespace) -> int:
     from boardctl.learning.progress import ProgressStore
 
-    lesson_names, load_lesson = _lessons().lesson_names, _lessons().load_lesson
+    lessons = _lessons()
+    lesson_names, load_lesson = lessons.lesson_names, lessons.load_lesson
     store = ProgressStore(args.progress or progress_path())
     progress = store.load()
     for key in lesson_names(args.lessons_dir):
